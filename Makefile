@@ -1,0 +1,36 @@
+# goplsmcp — build, test and demo. Only Go is needed; the pinned gopls is
+# built from go.mod into bin/ and rebuilt only when its version changes.
+
+GO ?= go
+GOPLS_VERSION := $(shell $(GO) list -m -f '{{.Version}}' golang.org/x/tools/gopls)
+
+.PHONY: all build gopls goplsmcp test demo vet clean
+
+all: build
+
+build: goplsmcp gopls
+
+goplsmcp:
+	$(GO) build -o bin/goplsmcp ./cmd/goplsmcp
+
+# Building gopls takes about a minute, so it is skipped when bin/gopls
+# already reports the pinned version.
+gopls:
+	@if bin/gopls version 2>/dev/null | grep -q ' $(GOPLS_VERSION)$$'; then \
+		echo "bin/gopls is $(GOPLS_VERSION)"; \
+	else \
+		echo "building gopls $(GOPLS_VERSION) into bin/ (about a minute)"; \
+		$(GO) build -o bin/gopls golang.org/x/tools/gopls; \
+	fi
+
+vet:
+	$(GO) vet ./...
+
+test: build vet
+	$(GO) test -race ./...
+
+demo: build
+	$(GO) run ./cmd/goplsmcp-demo -server bin/goplsmcp -root testdata/example
+
+clean:
+	rm -rf bin

@@ -1,0 +1,72 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/goplsmcp/goplsmcp/mcp"
+	"go.lsp.dev/protocol"
+)
+
+// DefinitionInput is the input of go_definition.
+type DefinitionInput struct {
+	At
+	Kind string `json:"kind,omitempty" jsonschema:"\"type\" for the declaration of the target's type instead of the target's own"`
+}
+
+// DefinitionOutput is the result of go_definition.
+type DefinitionOutput struct {
+	Note        string `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
+	Definitions []Loc  `json:"definitions" jsonschema:"where the target is declared"`
+}
+
+// Render implements mcp.Renderer.
+func (o *DefinitionOutput) Render() string {
+	var b strings.Builder
+	if o.Note != "" {
+		b.WriteString(o.Note + "\n")
+	}
+	if len(o.Definitions) == 0 {
+		b.WriteString("no definition found")
+	}
+	for _, d := range o.Definitions {
+		b.WriteString(d.String() + "\n")
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func (b *Bridge) addDefinition(s *mcp.Server) error {
+	return mcp.AddTool(s, mcp.Tool{
+		Name:  "go_definition",
+		Title: "Go to definition",
+		Description: "Where the identifier at a position (or a named symbol) is declared, with the declaring line. " +
+			`kind "type" gives the declaration of its type instead.`,
+		Annotations: readOnly(),
+	}, b.definition)
+}
+
+func (b *Bridge) definition(ctx context.Context, in *DefinitionInput) (*DefinitionOutput, error) {
+	method := "textDocument/definition"
+	switch in.Kind {
+	case "":
+	case "type":
+		method = "textDocument/typeDefinition"
+	default:
+		return nil, errors.New(`kind must be "type" or left out`)
+	}
+	t, err := b.resolve(ctx, in.At)
+	if err != nil {
+		return nil, err
+	}
+	var locs []protocol.Location
+	if err := b.client.Call(ctx, method, t.position(), &locs); err != nil {
+		return nil, goplsError(err)
+	}
+	lines := b.newLineCache()
+	out := &DefinitionOutput{Note: t.note, Definitions: []Loc{}}
+	for _, l := range locs {
+		out.Definitions = append(out.Definitions, lines.loc(l))
+	}
+	return out, nil
+}

@@ -1,0 +1,106 @@
+package bridge
+
+import (
+	"context"
+	"strings"
+
+	"github.com/goplsmcp/goplsmcp/mcp"
+	"go.lsp.dev/protocol"
+)
+
+// DescribeInput is the input of go_describe.
+type DescribeInput struct {
+	At
+	Detailed bool `json:"detailed,omitempty" jsonschema:"include the full documentation, not just its first sentence"`
+}
+
+// DescribeOutput is the result of go_describe.
+type DescribeOutput struct {
+	Note      string `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
+	At        Loc    `json:"at" jsonschema:"the position described"`
+	Signature string `json:"signature,omitempty" jsonschema:"the declaration: type, signature or value"`
+	Doc       string `json:"doc,omitempty" jsonschema:"documentation: its first sentence, or all of it when detailed"`
+}
+
+// Render implements mcp.Renderer.
+func (o *DescribeOutput) Render() string {
+	var parts []string
+	if o.Note != "" {
+		parts = append(parts, o.Note)
+	}
+	if o.Signature == "" && o.Doc == "" {
+		parts = append(parts, "nothing to describe at "+o.At.String())
+	}
+	if o.Signature != "" {
+		parts = append(parts, o.Signature)
+	}
+	if o.Doc != "" {
+		parts = append(parts, o.Doc)
+	}
+	return strings.Join(parts, "\n")
+}
+
+func (b *Bridge) addDescribe(s *mcp.Server) error {
+	return mcp.AddTool(s, mcp.Tool{
+		Name:        "go_describe",
+		Title:       "Describe a Go identifier",
+		Description: "Type, signature and documentation of the identifier at a position, or of a named symbol (hover).",
+		Annotations: readOnly(),
+	}, b.describe)
+}
+
+func (b *Bridge) describe(ctx context.Context, in *DescribeInput) (*DescribeOutput, error) {
+	t, err := b.resolve(ctx, in.At)
+	if err != nil {
+		return nil, err
+	}
+	var hover *protocol.Hover
+	if err := b.client.Call(ctx, "textDocument/hover", t.position(), &hover); err != nil {
+		return nil, goplsError(err)
+	}
+	out := &DescribeOutput{
+		Note: t.note,
+		At: Loc{File: b.displayPath(t.src.path), Line: t.line, Character: t.character,
+			Text: strings.TrimSpace(t.src.line(t.line))},
+	}
+	if hover != nil {
+		out.Signature, out.Doc = splitHover(hover.Contents.Value)
+		if !in.Detailed {
+			out.Doc = firstSentence(out.Doc)
+		}
+	}
+	return out, nil
+}
+
+// splitHover separates gopls's markdown hover into the declaration (the
+// first Go code block) and the documentation that follows it.
+func splitHover(md string) (sig, doc string) {
+	rest := md
+	if i := strings.Index(rest, "```go\n"); i >= 0 {
+		body := rest[i+len("```go\n"):]
+		if j := strings.Index(body, "\n```"); j >= 0 {
+			sig = strings.TrimSpace(body[:j])
+			rest = rest[:i] + body[j+len("\n```"):]
+		}
+	}
+	var paras []string
+	for _, p := range strings.Split(rest, "\n---\n") {
+		if p = strings.TrimSpace(p); p != "" && p != "---" {
+			paras = append(paras, p)
+		}
+	}
+	return sig, strings.Join(paras, "\n\n")
+}
+
+// firstSentence returns the first sentence of doc, on one line.
+func firstSentence(doc string) string {
+	doc = strings.TrimSpace(doc)
+	if i := strings.Index(doc, "\n\n"); i >= 0 {
+		doc = doc[:i]
+	}
+	doc = strings.Join(strings.Fields(doc), " ")
+	if i := strings.Index(doc, ". "); i >= 0 {
+		doc = doc[:i+1]
+	}
+	return doc
+}

@@ -1,0 +1,280 @@
+package bridge
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/goplsmcp/goplsmcp/lspclient"
+	"github.com/goplsmcp/goplsmcp/mcp"
+	"go.lsp.dev/protocol"
+)
+
+const defaultDiagnosticLimit = 100
+
+// DiagnosticsInput is the input of go_diagnostics.
+type DiagnosticsInput struct {
+	Files    []string `json:"files,omitempty" jsonschema:"files to check (relative to the root or absolute inside it); leave out for the whole workspace"`
+	Limit    int      `json:"limit,omitempty" jsonschema:"most diagnostics to list (default 100)"`
+	Detailed bool     `json:"detailed,omitempty" jsonschema:"add each diagnostic's end position and source line"`
+}
+
+// DiagnosticsOutput is the result of go_diagnostics.
+type DiagnosticsOutput struct {
+	Total       int          `json:"total" jsonschema:"number of diagnostics found"`
+	Truncated   bool         `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
+	Files       []FileCount  `json:"files,omitempty" jsonschema:"per-file counts, given when the list is truncated"`
+	Diagnostics []Diagnostic `json:"diagnostics" jsonschema:"the diagnostics, by file and position"`
+}
+
+// FileCount is the number of items in one file.
+type FileCount struct {
+	File  string `json:"file"`
+	Count int    `json:"count"`
+}
+
+// Diagnostic is one problem gopls reports.
+type Diagnostic struct {
+	File         string `json:"file"`
+	Line         int    `json:"line"`
+	Character    int    `json:"character"`
+	EndLine      int    `json:"endLine,omitempty"`
+	EndCharacter int    `json:"endCharacter,omitempty"`
+	Severity     string `json:"severity" jsonschema:"error, warning, info or hint"`
+	Source       string `json:"source,omitempty" jsonschema:"what found it: compiler, syntax, or an analyzer's name"`
+	Code         string `json:"code,omitempty"`
+	Message      string `json:"message"`
+	Text         string `json:"text,omitempty" jsonschema:"the source line (detailed only)"`
+}
+
+// Render implements mcp.Renderer.
+func (o *DiagnosticsOutput) Render() string {
+	if o.Total == 0 {
+		return "no diagnostics"
+	}
+	var b strings.Builder
+	files := map[string]bool{}
+	for _, d := range o.Diagnostics {
+		files[d.File] = true
+	}
+	n := len(files)
+	if o.Truncated {
+		n = len(o.Files)
+	}
+	fmt.Fprintf(&b, "%s in %s", plural(o.Total, "diagnostic"), plural(n, "file"))
+	if o.Truncated {
+		fmt.Fprintf(&b, " (%d listed; raise limit to see more)", len(o.Diagnostics))
+	}
+	b.WriteString("\n")
+	for _, d := range o.Diagnostics {
+		fmt.Fprintf(&b, "%s:%d:%d: %s: %s", d.File, d.Line, d.Character, d.Severity, d.Message)
+		if d.Source != "" {
+			fmt.Fprintf(&b, " (%s)", d.Source)
+		}
+		b.WriteString("\n")
+		if d.Text != "" {
+			fmt.Fprintf(&b, "\t%s\n", d.Text)
+		}
+	}
+	if o.Truncated {
+		for _, f := range o.Files {
+			fmt.Fprintf(&b, "%s: %d\n", f.File, f.Count)
+		}
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func (b *Bridge) addDiagnostics(s *mcp.Server) error {
+	return mcp.AddTool(s, mcp.Tool{
+		Name:  "go_diagnostics",
+		Title: "Go diagnostics",
+		Description: "Parse, type and analyzer errors and warnings, for the listed files or the whole workspace. " +
+			"Waits until gopls has finished diagnosing, so the answer is current.",
+		Annotations: readOnly(),
+	}, b.diagnostics)
+}
+
+func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*DiagnosticsOutput, error) {
+	limit := in.Limit
+	if limit < 0 {
+		return nil, errors.New("limit must be positive")
+	}
+	if limit == 0 {
+		limit = defaultDiagnosticLimit
+	}
+	byURI := map[string][]protocol.Diagnostic{}
+	if len(in.Files) > 0 {
+		paths := make([]string, len(in.Files))
+		for i, f := range in.Files {
+			p, err := b.resolveFile(f)
+			if err != nil {
+				return nil, err
+			}
+			paths[i] = p
+		}
+		if err := b.diagnoseFiles(ctx, paths, byURI); err != nil {
+			return nil, err
+		}
+	} else {
+		anyGo, err := b.anyGoFile()
+		if err != nil {
+			return nil, err
+		}
+		if err := b.client.DiagnoseWorkspace(ctx, lspclient.FileURI(anyGo)); err != nil {
+			return nil, goplsError(err)
+		}
+		for uri, diags := range b.client.PublishedDiagnostics() {
+			if p, err := lspclient.URIPath(uri); err == nil && within(b.root, p) {
+				byURI[uri] = diags
+			}
+		}
+	}
+	return b.shapeDiagnostics(byURI, limit, in.Detailed), nil
+}
+
+// diagnoseFiles syncs each file and asks gopls for its diagnostics, all at
+// once.
+func (b *Bridge) diagnoseFiles(ctx context.Context, paths []string, into map[string][]protocol.Diagnostic) error {
+	var (
+		mu       sync.Mutex
+		wg       sync.WaitGroup
+		firstErr error
+	)
+	for _, p := range paths {
+		wg.Go(func() {
+			src, err := b.open(ctx, p)
+			var diags []protocol.Diagnostic
+			if err == nil {
+				diags, err = b.client.DiagnoseFile(ctx, src.uri)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if firstErr == nil {
+					firstErr = fmt.Errorf("%s: %w", b.displayPath(p), goplsError(err))
+				}
+				return
+			}
+			into[src.uri] = diags
+		})
+	}
+	wg.Wait()
+	return firstErr
+}
+
+func (b *Bridge) shapeDiagnostics(byURI map[string][]protocol.Diagnostic, limit int, detailed bool) *DiagnosticsOutput {
+	lines := b.newLineCache()
+	var all []Diagnostic
+	for uri, diags := range byURI {
+		file := b.displayURI(uri)
+		for _, d := range diags {
+			x := Diagnostic{
+				File:      file,
+				Line:      int(d.Range.Start.Line),
+				Character: int(d.Range.Start.Character),
+				Severity:  severityName(d.Severity),
+				Source:    d.Source,
+				Code:      codeString(d.Code),
+				Message:   d.Message,
+			}
+			if detailed {
+				x.EndLine, x.EndCharacter = int(d.Range.End.Line), int(d.Range.End.Character)
+				x.Text = lines.line(uri, x.Line)
+			}
+			all = append(all, x)
+		}
+	}
+	slices.SortFunc(all, func(a, b Diagnostic) int {
+		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line),
+			cmp.Compare(a.Character, b.Character), cmp.Compare(a.Message, b.Message))
+	})
+	out := &DiagnosticsOutput{Total: len(all), Diagnostics: all}
+	if out.Diagnostics == nil {
+		out.Diagnostics = []Diagnostic{}
+	}
+	if len(all) > limit {
+		out.Truncated = true
+		out.Diagnostics = all[:limit]
+		for _, d := range all {
+			if n := len(out.Files); n == 0 || out.Files[n-1].File != d.File {
+				out.Files = append(out.Files, FileCount{File: d.File})
+			}
+			out.Files[len(out.Files)-1].Count++
+		}
+	}
+	return out
+}
+
+func severityName(s protocol.DiagnosticSeverity) string {
+	switch s {
+	case protocol.DiagnosticSeverityError:
+		return "error"
+	case protocol.DiagnosticSeverityWarning:
+		return "warning"
+	case protocol.DiagnosticSeverityInformation:
+		return "info"
+	case protocol.DiagnosticSeverityHint:
+		return "hint"
+	}
+	return "error"
+}
+
+func codeString(c any) string {
+	switch c := c.(type) {
+	case nil:
+		return ""
+	case string:
+		return c
+	case float64:
+		return fmt.Sprint(int64(c))
+	}
+	return fmt.Sprint(c)
+}
+
+// anyGoFile returns a Go file inside the root, which names the workspace
+// to gopls's diagnose command. It searches the tree breadth first and
+// stops at the first one.
+func (b *Bridge) anyGoFile() (string, error) {
+	b.goFileMu.Lock()
+	defer b.goFileMu.Unlock()
+	if b.goFile != "" {
+		if _, err := os.Stat(b.goFile); err == nil {
+			return b.goFile, nil
+		}
+	}
+	queue := []string{b.root}
+	for visited := 0; len(queue) > 0 && visited < 10000; visited++ {
+		dir := queue[0]
+		queue = queue[1:]
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if e.Type().IsRegular() && strings.HasSuffix(name, ".go") {
+				b.goFile = filepath.Join(dir, name)
+				return b.goFile, nil
+			}
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if e.IsDir() && !skipDir(name) {
+				queue = append(queue, filepath.Join(dir, name))
+			}
+		}
+	}
+	return "", fmt.Errorf("no Go file under the workspace root %s: %w", b.root, fs.ErrNotExist)
+}
+
+// skipDir reports directories the go command ignores.
+func skipDir(name string) bool {
+	return name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")
+}

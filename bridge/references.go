@@ -1,0 +1,137 @@
+package bridge
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/goplsmcp/goplsmcp/mcp"
+	"go.lsp.dev/protocol"
+)
+
+// defaultReferenceLimit bounds the references listed when no limit is given.
+const defaultReferenceLimit = 100
+
+// ReferencesInput is the input of go_symbol_references.
+type ReferencesInput struct {
+	At
+	IncludeDeclaration bool `json:"includeDeclaration,omitempty" jsonschema:"also list the declaration itself"`
+	Limit              int  `json:"limit,omitempty" jsonschema:"most references to list (default 100); every file's count is kept when cut"`
+}
+
+// ReferencesOutput is the result of go_symbol_references.
+type ReferencesOutput struct {
+	Note      string     `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
+	Symbol    string     `json:"symbol" jsonschema:"the identifier whose references these are"`
+	Total     int        `json:"total" jsonschema:"number of references found"`
+	Truncated bool       `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
+	Files     []FileRefs `json:"files" jsonschema:"references grouped by file"`
+}
+
+// FileRefs are the references in one file.
+type FileRefs struct {
+	File  string `json:"file"`
+	Count int    `json:"count" jsonschema:"references in this file, listed or not"`
+	Refs  []Ref  `json:"refs,omitempty"`
+}
+
+// Ref is one reference within a file.
+type Ref struct {
+	Line      int    `json:"line"`
+	Character int    `json:"character"`
+	Text      string `json:"text,omitempty"`
+}
+
+// Render implements mcp.Renderer.
+func (o *ReferencesOutput) Render() string {
+	var b strings.Builder
+	if o.Note != "" {
+		b.WriteString(o.Note + "\n")
+	}
+	fmt.Fprintf(&b, "%s to %s in %s", plural(o.Total, "reference"), o.Symbol, plural(len(o.Files), "file"))
+	if o.Truncated {
+		b.WriteString(" (list truncated; raise limit to see more)")
+	}
+	b.WriteString("\n")
+	for _, f := range o.Files {
+		for _, r := range f.Refs {
+			fmt.Fprintf(&b, "%s:%d:%d: %s\n", f.File, r.Line, r.Character, r.Text)
+		}
+		if len(f.Refs) < f.Count {
+			fmt.Fprintf(&b, "%s: %d more\n", f.File, f.Count-len(f.Refs))
+		}
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func (b *Bridge) addSymbolReferences(s *mcp.Server) error {
+	return mcp.AddTool(s, mcp.Tool{
+		Name:  "go_symbol_references",
+		Title: "Find references",
+		Description: "Every reference to a symbol across the workspace, grouped by file, each with its source line. " +
+			`Name the symbol with file + symbol ("Foo", "pkg.Foo", "Type.Method", "pkg.Type.Method") or file + line + character.`,
+		Annotations: readOnly(),
+	}, b.references)
+}
+
+func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*ReferencesOutput, error) {
+	limit := in.Limit
+	if limit < 0 {
+		return nil, fmt.Errorf("limit must be positive")
+	}
+	if limit == 0 {
+		limit = defaultReferenceLimit
+	}
+	t, err := b.resolve(ctx, in.At)
+	if err != nil {
+		return nil, err
+	}
+	params := t.position()
+	params["context"] = map[string]any{"includeDeclaration": in.IncludeDeclaration}
+	var locs []protocol.Location
+	if err := b.client.Call(ctx, "textDocument/references", params, &locs); err != nil {
+		return nil, goplsError(err)
+	}
+	slices.SortFunc(locs, func(a, b protocol.Location) int {
+		return cmp.Or(cmp.Compare(a.URI, b.URI),
+			cmp.Compare(a.Range.Start.Line, b.Range.Start.Line),
+			cmp.Compare(a.Range.Start.Character, b.Range.Start.Character))
+	})
+	out := &ReferencesOutput{Note: t.note, Symbol: identAt(t.src.line(t.line), t.character), Total: len(locs), Files: []FileRefs{}}
+	lines := b.newLineCache()
+	listed := 0
+	for _, l := range locs {
+		file := b.displayURI(string(l.URI))
+		if n := len(out.Files); n == 0 || out.Files[n-1].File != file {
+			out.Files = append(out.Files, FileRefs{File: file})
+		}
+		f := &out.Files[len(out.Files)-1]
+		f.Count++
+		if listed == limit {
+			out.Truncated = true
+			continue
+		}
+		listed++
+		loc := lines.loc(l)
+		f.Refs = append(f.Refs, Ref{Line: loc.Line, Character: loc.Character, Text: loc.Text})
+	}
+	return out, nil
+}
+
+// identAt returns the identifier that covers UTF-16 column char of line.
+func identAt(line string, char int) string {
+	off := byteOffset(line, char)
+	isWord := func(c byte) bool {
+		return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
+	}
+	start, end := off, off
+	for start > 0 && isWord(line[start-1]) {
+		start--
+	}
+	for end < len(line) && isWord(line[end]) {
+		end++
+	}
+	return line[start:end]
+}

@@ -1,0 +1,122 @@
+// Command goplsmcp-demo drives a short scripted MCP session against
+// goplsmcp over stdio and prints, readably, what an agent would see.
+//
+// Usage: goplsmcp-demo [-server bin/goplsmcp] [-root testdata/example]
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/goplsmcp/goplsmcp/mcp"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "goplsmcp-demo:", err)
+		os.Exit(1)
+	}
+}
+
+// step is one tool call of the script.
+type step struct {
+	why  string
+	tool string
+	args map[string]any
+}
+
+var script = []step{
+	{"Which files have errors? (a file with a type error)", "go_diagnostics",
+		map[string]any{"files": []string{"broken/broken.go"}}},
+	{"Where is TotalArea declared, as seen from report.go?", "go_definition",
+		map[string]any{"file": "report/report.go", "symbol": "shapes.TotalArea"}},
+	{"Who uses the Shape interface?", "go_symbol_references",
+		map[string]any{"file": "shapes/shapes.go", "symbol": "Shape"}},
+	{"What is report.Summary? (the position is one line off; name snaps it)", "go_describe",
+		map[string]any{"file": "main.go", "line": 11, "character": 20, "name": "Summary"}},
+	{"A mistake: a file outside the workspace root", "go_describe",
+		map[string]any{"file": "../../go.mod", "line": 0, "character": 0}},
+}
+
+func run(args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("goplsmcp-demo", flag.ContinueOnError)
+	server := fs.String("server", "bin/goplsmcp", "goplsmcp binary")
+	root := fs.String("root", "testdata/example", "workspace root")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	cmd := exec.Command(*server, "--root", *root, "--log-level", "warn")
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting %s (run make build first): %w", *server, err)
+	}
+	defer func() {
+		stdin.Close()
+		cmd.Wait()
+	}()
+	c := mcp.NewClient(stdout, stdin)
+
+	heading(out, "initialize")
+	raw, err := c.Initialize(ctx, "2025-11-25")
+	if err != nil {
+		return err
+	}
+	var init struct {
+		ServerInfo struct{ Name, Version string }
+	}
+	_ = json.Unmarshal(raw, &init)
+	fmt.Fprintf(out, "connected to %s %s\n", init.ServerInfo.Name, init.ServerInfo.Version)
+
+	heading(out, "tools/list")
+	var list struct {
+		Tools []struct{ Name, Title string }
+	}
+	if err := c.Call(ctx, "tools/list", map[string]any{}, &list); err != nil {
+		return err
+	}
+	for _, t := range list.Tools {
+		fmt.Fprintf(out, "%-22s %s\n", t.Name, t.Title)
+	}
+
+	for _, s := range script {
+		argText, _ := json.Marshal(s.args)
+		heading(out, s.why)
+		fmt.Fprintf(out, "→ %s %s\n", s.tool, argText)
+		start := time.Now()
+		res, err := c.CallTool(ctx, s.tool, s.args)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.tool, err)
+		}
+		tag := ""
+		if res.IsError {
+			tag = " (tool error)"
+		}
+		fmt.Fprintf(out, "← %s%s in %s\n", s.tool, tag, time.Since(start).Round(time.Millisecond))
+		for _, line := range strings.Split(res.Text(), "\n") {
+			fmt.Fprintf(out, "  %s\n", line)
+		}
+	}
+	return nil
+}
+
+func heading(out io.Writer, s string) {
+	fmt.Fprintf(out, "\n== %s\n", s)
+}

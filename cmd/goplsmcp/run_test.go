@@ -1,0 +1,62 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestRunFlags(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantOut  string // substring of stdout
+		wantErr  string // substring of the error
+	}{
+		{"help", []string{"--help"}, 0, "Usage:", ""},
+		{"help wins over a bad flag", []string{"--bogus", "--help"}, 0, "--root", ""},
+		{"version", []string{"--version", "--gopls", "../../bin/gopls"}, 0, "goplsmcp ", ""},
+		{"unknown flag", []string{"--bogus"}, 2, "", "flag provided but not defined"},
+		{"stray argument", []string{"serve"}, 2, "", `unexpected argument "serve"`},
+		{"bad log level", []string{"--log-level", "loud"}, 2, "", "--log-level"},
+		{"missing gopls", []string{"--gopls", filepath.Join(t.TempDir(), "gopls")}, 2, "", "gopls not found"},
+		{"root not a directory", []string{"--gopls", "../../bin/gopls", "--root", "run.go"}, 2, "", "not a directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := run(context.Background(), tt.args, strings.NewReader(""), &stdout, &stderr)
+			code := 0
+			var ee *exitError
+			if errors.As(err, &ee) {
+				code = ee.code
+			} else if err != nil {
+				code = 1
+			}
+			if code != tt.wantCode {
+				t.Errorf("exit code %d (err %v), want %d", code, err, tt.wantCode)
+			}
+			if !strings.Contains(stdout.String(), tt.wantOut) {
+				t.Errorf("stdout %q does not contain %q", stdout.String(), tt.wantOut)
+			}
+			if tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Errorf("error %v does not contain %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestVersionFormat(t *testing.T) {
+	var stdout bytes.Buffer
+	if err := run(context.Background(), []string{"--version", "--gopls", goplsPath(t)}, strings.NewReader(""), &stdout, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.TrimSpace(stdout.String())
+	if !strings.HasPrefix(got, "goplsmcp ") || !strings.HasSuffix(got, "(gopls v0.23.0)") {
+		t.Errorf("--version printed %q, want goplsmcp VERSION (gopls v0.23.0)", got)
+	}
+}

@@ -1,0 +1,177 @@
+package lspclient
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// goplsPath returns the pinned gopls that make builds into bin/.
+func goplsPath(t *testing.T) string {
+	t.Helper()
+	p, err := filepath.Abs("../bin/gopls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("%s is missing: run make build (or make test) first", p)
+	}
+	return p
+}
+
+// exampleRoot copies the example module to a temporary directory and
+// returns its symlink-free path.
+func exampleRoot(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../testdata/example")); err != nil {
+		t.Fatal(err)
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return real
+}
+
+func startClient(t *testing.T, root string) *Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := Start(ctx, Options{Gopls: goplsPath(t), Root: root})
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func alive(pid int) bool {
+	return syscall.Kill(pid, 0) == nil
+}
+
+func TestStartLoadClose(t *testing.T) {
+	c := startClient(t, exampleRoot(t))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := c.WaitLoaded(ctx); err != nil {
+		t.Fatalf("WaitLoaded: %v", err)
+	}
+	if v := c.Version(); !strings.HasPrefix(v, "v0.") {
+		t.Errorf("Version() = %q, want a gopls module version", v)
+	}
+	pid := c.PID()
+	if !alive(pid) {
+		t.Fatalf("gopls %d is not running after Start", pid)
+	}
+	start := time.Now()
+	if err := c.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Close took %s, want under 2s", d)
+	}
+	if alive(pid) {
+		t.Errorf("gopls %d still exists after Close", pid)
+	}
+	select {
+	case <-c.Exited():
+	default:
+		t.Error("Exited() not closed after Close")
+	}
+}
+
+func TestSyncAndDiagnoseFile(t *testing.T) {
+	root := exampleRoot(t)
+	c := startClient(t, root)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	path := filepath.Join(root, "broken", "broken.go")
+	uri := FileURI(path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := c.Sync(ctx, uri, string(data))
+	if err != nil || v != 1 {
+		t.Fatalf("Sync = %d, %v; want version 1", v, err)
+	}
+	diags, err := c.DiagnoseFile(ctx, uri)
+	if err != nil {
+		t.Fatalf("DiagnoseFile: %v", err)
+	}
+	if len(diags) != 1 || !strings.Contains(diags[0].Message, `cannot use "1" (untyped string constant) as float64 value`) ||
+		diags[0].Range.Start.Line != 7 || diags[0].Range.Start.Character != 29 {
+		t.Fatalf("diagnostics of broken.go = %+v, want the one type error at 7:29", diags)
+	}
+
+	fixed := strings.Replace(string(data), `H: "1"`, `H: 1`, 1)
+	if v, err := c.Sync(ctx, uri, fixed); err != nil || v != 2 {
+		t.Fatalf("Sync(fixed) = %d, %v; want version 2", v, err)
+	}
+	if v, _ := c.Sync(ctx, uri, fixed); v != 2 {
+		t.Errorf("Sync of unchanged text moved the version to %d", v)
+	}
+	diags, err = c.DiagnoseFile(ctx, uri)
+	if err != nil || len(diags) != 0 {
+		t.Fatalf("diagnostics after the fix = %+v, %v; want none", diags, err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != string(data) {
+		t.Error("syncing a buffer changed the file on disk")
+	}
+}
+
+func TestDiagnoseWorkspace(t *testing.T) {
+	root := exampleRoot(t)
+	c := startClient(t, root)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := c.DiagnoseWorkspace(ctx, FileURI(filepath.Join(root, "main.go"))); err != nil {
+		t.Fatalf("DiagnoseWorkspace: %v", err)
+	}
+	got := c.PublishedDiagnostics()
+	broken := FileURI(filepath.Join(root, "broken", "broken.go"))
+	if len(got) != 1 || len(got[broken]) != 1 {
+		t.Fatalf("published diagnostics = %v, want one for broken.go only", got)
+	}
+}
+
+func TestCallAfterExit(t *testing.T) {
+	c := startClient(t, exampleRoot(t))
+	if err := syscall.Kill(c.PID(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-c.Exited()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := c.Call(ctx, "workspace/symbol", map[string]any{"query": "x"}, nil)
+	if !errors.Is(err, ErrExited) {
+		t.Errorf("Call after gopls died = %v, want ErrExited", err)
+	}
+}
+
+func TestLocate(t *testing.T) {
+	if _, err := Locate(filepath.Join(t.TempDir(), "nope")); !errors.Is(err, ErrGoplsNotFound) {
+		t.Errorf("Locate(missing) = %v, want ErrGoplsNotFound", err)
+	}
+	t.Setenv("PATH", t.TempDir())
+	_, err := Locate("")
+	// The test binary has no gopls beside it and PATH is empty.
+	if !errors.Is(err, ErrGoplsNotFound) {
+		t.Fatalf("Locate(\"\") with nothing anywhere = %v, want ErrGoplsNotFound", err)
+	}
+	for _, place := range []string{"--gopls", "beside goplsmcp", "on PATH"} {
+		if !strings.Contains(err.Error(), place) {
+			t.Errorf("Locate error %q does not name %q", err, place)
+		}
+	}
+	p, err := Locate(goplsPath(t))
+	if err != nil || p != goplsPath(t) {
+		t.Errorf("Locate(explicit) = %q, %v", p, err)
+	}
+}

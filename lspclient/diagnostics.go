@@ -1,0 +1,54 @@
+package lspclient
+
+import (
+	"encoding/json"
+	"sync"
+
+	"go.lsp.dev/protocol"
+)
+
+// diagnosticStore keeps the diagnostics gopls last published for each URI.
+// gopls publishes only when a file's diagnostics change, so an absent URI
+// means "none".
+type diagnosticStore struct {
+	mu    sync.Mutex
+	byURI map[string]publishedDiagnostics
+}
+
+type publishedDiagnostics struct {
+	version     int32
+	diagnostics []protocol.Diagnostic
+}
+
+func (s *diagnosticStore) init() { s.byURI = make(map[string]publishedDiagnostics) }
+
+func (s *diagnosticStore) publish(params json.RawMessage) {
+	var p struct {
+		URI         string                `json:"uri"`
+		Version     int32                 `json:"version"`
+		Diagnostics []protocol.Diagnostic `json:"diagnostics"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(p.Diagnostics) == 0 {
+		delete(s.byURI, p.URI)
+		return
+	}
+	s.byURI[p.URI] = publishedDiagnostics{version: p.Version, diagnostics: p.Diagnostics}
+}
+
+// PublishedDiagnostics returns the diagnostics gopls last published, by
+// URI, leaving out URIs whose last publication was empty. They are current
+// only after a barrier such as [Client.DiagnoseWorkspace].
+func (c *Client) PublishedDiagnostics() map[string][]protocol.Diagnostic {
+	c.diags.mu.Lock()
+	defer c.diags.mu.Unlock()
+	out := make(map[string][]protocol.Diagnostic, len(c.diags.byURI))
+	for uri, d := range c.diags.byURI {
+		out[uri] = d.diagnostics
+	}
+	return out
+}

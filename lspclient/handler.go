@@ -1,0 +1,83 @@
+package lspclient
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+
+	"go.lsp.dev/jsonrpc2"
+)
+
+// handle answers what gopls sends its client. It runs on the connection's
+// reading goroutine, so it never blocks.
+func (c *Client) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	params := req.Params()
+	switch req.Method() {
+	case "textDocument/publishDiagnostics":
+		c.diags.publish(params)
+		return nil
+	case "$/progress":
+		c.prog.report(params)
+		return nil
+	case "window/logMessage", "window/showMessage":
+		var m struct {
+			Type    int    `json:"type"`
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(params, &m) == nil {
+			level := messageLevel(m.Type)
+			c.log.Log(ctx, level-4, "gopls message", "text", m.Message)
+			if c.opts.OnMessage != nil {
+				c.opts.OnMessage(level, m.Message)
+			}
+		}
+		return nil
+	case "window/workDoneProgress/create":
+		var p struct {
+			Token json.RawMessage `json:"token"`
+		}
+		_ = json.Unmarshal(params, &p)
+		c.prog.create(p.Token)
+		return reply(ctx, nil, nil)
+	case "workspace/configuration":
+		var p struct {
+			Items []json.RawMessage `json:"items"`
+		}
+		_ = json.Unmarshal(params, &p)
+		res := make([]any, len(p.Items))
+		for i := range res {
+			res[i] = c.settings()
+		}
+		return reply(ctx, res, nil)
+	case "workspace/workspaceFolders":
+		return reply(ctx, c.workspaceFolders(), nil)
+	case "client/registerCapability", "client/unregisterCapability":
+		return reply(ctx, nil, nil)
+	case "workspace/applyEdit":
+		// Edits are returned to the caller, never applied behind its back.
+		return reply(ctx, map[string]any{"applied": false, "failureReason": "goplsmcp does not apply edits for gopls"}, nil)
+	case "window/showMessageRequest", "window/showDocument":
+		return reply(ctx, nil, nil)
+	case "workspace/semanticTokens/refresh", "workspace/codeLens/refresh",
+		"workspace/inlayHint/refresh", "workspace/diagnostic/refresh", "workspace/inlineValue/refresh":
+		return reply(ctx, nil, nil)
+	}
+	if _, isCall := req.(*jsonrpc2.Call); isCall {
+		return reply(ctx, nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method not supported by goplsmcp: %s", req.Method()))
+	}
+	return nil
+}
+
+// messageLevel maps an LSP MessageType to a log level.
+func messageLevel(t int) slog.Level {
+	switch t {
+	case 1:
+		return slog.LevelError
+	case 2:
+		return slog.LevelWarn
+	case 3:
+		return slog.LevelInfo
+	default:
+		return slog.LevelDebug
+	}
+}

@@ -1,0 +1,113 @@
+package lspclient
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+)
+
+// Progress is one $/progress report from gopls.
+type Progress struct {
+	// Title names the work, e.g. "Setting up workspace".
+	Title string
+	// Message is the latest status text, if any.
+	Message string
+	// Done is set on the report that ends the work.
+	Done bool
+}
+
+// progressTracker follows gopls's work-done progress and knows when the
+// initial workspace load has ended.
+type progressTracker struct {
+	mu       sync.Mutex
+	titles   map[string]string // token → title of work in progress
+	loaded   chan struct{}     // closed when the initial load has ended
+	loadErr  error
+	onReport func(Progress)
+}
+
+func (t *progressTracker) init(onReport func(Progress)) {
+	t.titles = make(map[string]string)
+	t.loaded = make(chan struct{})
+	t.onReport = onReport
+}
+
+func (t *progressTracker) create(token json.RawMessage) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.titles[string(token)] = ""
+}
+
+func (t *progressTracker) report(params json.RawMessage) {
+	var p struct {
+		Token json.RawMessage `json:"token"`
+		Value struct {
+			Kind    string `json:"kind"`
+			Title   string `json:"title"`
+			Message string `json:"message"`
+		} `json:"value"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	key := string(p.Token)
+	t.mu.Lock()
+	title := t.titles[key]
+	switch p.Value.Kind {
+	case "begin":
+		title = p.Value.Title
+		t.titles[key] = title
+	case "end":
+		delete(t.titles, key)
+	}
+	t.mu.Unlock()
+	if t.onReport != nil {
+		t.onReport(Progress{Title: title, Message: p.Value.Message, Done: p.Value.Kind == "end"})
+	}
+}
+
+func (t *progressTracker) markLoaded(err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	select {
+	case <-t.loaded:
+	default:
+		t.loadErr = err
+		close(t.loaded)
+	}
+}
+
+// WaitLoaded waits until gopls has finished its initial workspace load.
+func (c *Client) WaitLoaded(ctx context.Context) error {
+	select {
+	case <-c.prog.loaded:
+		c.prog.mu.Lock()
+		defer c.prog.mu.Unlock()
+		return c.prog.loadErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Loaded reports whether the initial workspace load has ended.
+func (c *Client) Loaded() bool {
+	select {
+	case <-c.prog.loaded:
+		return true
+	default:
+		return false
+	}
+}
+
+// ActiveWork returns the titles of the work gopls is reporting progress on.
+func (c *Client) ActiveWork() []string {
+	c.prog.mu.Lock()
+	defer c.prog.mu.Unlock()
+	var titles []string
+	for _, title := range c.prog.titles {
+		if title != "" {
+			titles = append(titles, title)
+		}
+	}
+	return titles
+}

@@ -1,0 +1,84 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// JSON-RPC 2.0 and MCP error codes.
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
+	// CodeNotInitialized answers anything but ping before the session is
+	// initialized.
+	CodeNotInitialized = -32002
+)
+
+// An Error is a JSON-RPC error object. A handler returns one to choose the
+// code the client sees; any other error becomes -32603.
+type Error struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// errorf builds an *Error with a formatted message.
+func newError(code int, msg string) *Error { return &Error{Code: code, Message: msg} }
+
+// wireMessage is any incoming JSON-RPC message. Fields are raw so that the
+// session can tell "absent" from "null" and validate each one itself.
+type wireMessage struct {
+	JSONRPC json.RawMessage `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  *string         `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   json.RawMessage `json:"error"`
+}
+
+// response is an outgoing JSON-RPC response. A nil ID omits the member,
+// which is how errors about unidentifiable messages are sent.
+type response struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Result  any             `json:"result,omitempty"`
+	Error   *Error          `json:"error,omitempty"`
+}
+
+// notification is an outgoing JSON-RPC notification.
+type notification struct {
+	JSONRPC string `json:"jsonrpc"`
+	Method  string `json:"method"`
+	Params  any    `json:"params,omitempty"`
+}
+
+// validID reports whether raw is an id JSON-RPC allows and MCP accepts: a
+// string or an integer. Null, booleans, fractions, exponents, objects and
+// arrays are not.
+func validID(raw json.RawMessage) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		return json.Unmarshal(raw, &s) == nil
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		if bytes.ContainsAny(raw, ".eE") {
+			return false
+		}
+		var n json.Number
+		return json.Unmarshal(raw, &n) == nil
+	}
+	return false
+}
+
+// isNull reports whether raw is absent or the JSON literal null.
+func isNull(raw json.RawMessage) bool {
+	return len(raw) == 0 || string(raw) == "null"
+}

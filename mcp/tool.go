@@ -1,0 +1,242 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// A Tool describes a tool to clients. Its schemas are derived from the Go
+// types given to [AddTool].
+type Tool struct {
+	Name        string
+	Title       string
+	Description string
+	Annotations *ToolAnnotations
+}
+
+// ToolAnnotations are the behaviour hints of a tool. Nil pointers are
+// omitted.
+type ToolAnnotations struct {
+	ReadOnlyHint    *bool `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool `json:"openWorldHint,omitempty"`
+}
+
+// A Renderer renders a tool's output as the lean text a model reads. Output
+// types that do not implement it are sent as indented JSON text.
+type Renderer interface {
+	Render() string
+}
+
+// A ToolHandler answers one call of a tool. A returned error becomes a
+// result with isError set and the error's text as its message, so it should
+// be one sentence the model can act on. A panic becomes -32603.
+type ToolHandler[In, Out any] func(ctx context.Context, in *In) (*Out, error)
+
+// serverTool is a registered tool with its resolved schemas.
+type serverTool struct {
+	def          Tool
+	inputSchema  *jsonschema.Schema
+	outputSchema *jsonschema.Schema
+	input        *jsonschema.Resolved
+	// run decodes validated arguments, calls the handler and returns its
+	// output (nil on error).
+	run func(ctx context.Context, args json.RawMessage) (any, error)
+}
+
+// AddTool registers a tool whose arguments decode into In and whose
+// structured result is Out. Both must be structs; their JSON Schemas are
+// generated from the types, with field descriptions from `jsonschema` tags.
+func AddTool[In, Out any](s *Server, t Tool, h ToolHandler[In, Out]) error {
+	in, err := schemaFor[In]()
+	if err != nil {
+		return fmt.Errorf("tool %s: input schema: %w", t.Name, err)
+	}
+	out, err := schemaFor[Out]()
+	if err != nil {
+		return fmt.Errorf("tool %s: output schema: %w", t.Name, err)
+	}
+	resolved, err := in.Resolve(nil)
+	if err != nil {
+		return fmt.Errorf("tool %s: resolving input schema: %w", t.Name, err)
+	}
+	st := &serverTool{
+		def:          t,
+		inputSchema:  in,
+		outputSchema: out,
+		input:        resolved,
+		run: func(ctx context.Context, args json.RawMessage) (any, error) {
+			var v In
+			dec := json.NewDecoder(bytes.NewReader(args))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&v); err != nil {
+				return nil, decodeError(err)
+			}
+			res, err := h(ctx, &v)
+			if err != nil {
+				return nil, err
+			}
+			if res == nil {
+				return nil, errors.New("the tool returned no result")
+			}
+			return res, nil
+		},
+	}
+	return s.addTool(st)
+}
+
+// schemaFor generates the schema of T, adjusted for clients: every object
+// schema lists properties, even when it has none.
+func schemaFor[T any]() (*jsonschema.Schema, error) {
+	s, err := jsonschema.For[T](nil)
+	if err != nil {
+		return nil, err
+	}
+	if s.Type != "object" {
+		return nil, fmt.Errorf("schema type is %q, not object", s.Type)
+	}
+	addProperties(s)
+	return s, nil
+}
+
+// addProperties gives every object schema in the tree a properties map;
+// some clients reject an object schema without one.
+func addProperties(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if (s.Type == "object" || slices.Contains(s.Types, "object")) && s.Properties == nil {
+		s.Properties = map[string]*jsonschema.Schema{}
+	}
+	for _, p := range s.Properties {
+		addProperties(p)
+	}
+	for _, d := range s.Defs {
+		addProperties(d)
+	}
+	addProperties(s.Items)
+	addProperties(s.AdditionalProperties)
+	for _, list := range [][]*jsonschema.Schema{s.PrefixItems, s.AnyOf, s.OneOf, s.AllOf} {
+		for _, sub := range list {
+			addProperties(sub)
+		}
+	}
+}
+
+// validate checks args, a JSON object, against the tool's input schema and
+// returns a sentence describing the first problem.
+func (t *serverTool) validate(args json.RawMessage) error {
+	var v any
+	if err := json.Unmarshal(args, &v); err != nil {
+		return errors.New("the arguments are not valid JSON")
+	}
+	if err := t.input.Validate(v); err != nil {
+		return fmt.Errorf("invalid arguments: %s", schemaProblem(err))
+	}
+	return nil
+}
+
+// schemaProblem turns a validator error into a short description: the
+// innermost clause, which names the field and what was wrong.
+func schemaProblem(err error) string {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, "validating "); i >= 0 {
+		msg = msg[i+len("validating "):]
+	}
+	msg = strings.ReplaceAll(msg, "/properties/", "")
+	msg = strings.TrimPrefix(msg, "root: ")
+	msg = strings.Replace(msg, ": type: ", ": ", 1)
+	msg = strings.Replace(msg, "unexpected additional properties", "unknown arguments", 1)
+	return shorten(msg, 160)
+}
+
+// decodeError rewords a decoding failure that the schema did not catch,
+// such as a number too large for its field.
+func decodeError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		field := te.Field
+		if i := strings.LastIndex(field, "."); i >= 0 {
+			field = field[i+1:]
+		}
+		want := te.Type.Kind().String()
+		if strings.HasPrefix(want, "int") || strings.HasPrefix(want, "uint") {
+			want = "an integer in range"
+		}
+		return fmt.Errorf("invalid arguments: %s must be %s, not %s", field, want, shorten(te.Value, 40))
+	}
+	return fmt.Errorf("invalid arguments: %s", shorten(err.Error(), 160))
+}
+
+// toolJSON is a tool as tools/list sends it.
+type toolJSON struct {
+	Name         string             `json:"name"`
+	Title        string             `json:"title,omitempty"`
+	Description  string             `json:"description"`
+	InputSchema  *jsonschema.Schema `json:"inputSchema"`
+	OutputSchema *jsonschema.Schema `json:"outputSchema,omitempty"`
+	Annotations  *ToolAnnotations   `json:"annotations,omitempty"`
+}
+
+// describe renders the tool for a session, leaving out what its protocol
+// version does not have.
+func (t *serverTool) describe(version string) toolJSON {
+	j := toolJSON{Name: t.def.Name, Description: t.def.Description, InputSchema: t.inputSchema}
+	if version >= "2025-03-26" {
+		j.Annotations = t.def.Annotations
+	}
+	if version >= "2025-06-18" {
+		j.Title = t.def.Title
+		j.OutputSchema = t.outputSchema
+	}
+	return j
+}
+
+// Content is one block of a tool result.
+type Content struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// ToolResult is the result of tools/call.
+type ToolResult struct {
+	Content           []Content `json:"content"`
+	StructuredContent any       `json:"structuredContent,omitempty"`
+	IsError           bool      `json:"isError,omitempty"`
+}
+
+// errorResult is the result of a failed call.
+func errorResult(msg string, structured bool) *ToolResult {
+	r := &ToolResult{Content: []Content{{Type: "text", Text: msg}}, IsError: true}
+	if structured {
+		r.StructuredContent = map[string]string{"error": msg}
+	}
+	return r
+}
+
+// shorten cuts s to at most n runes, marking the cut, and replaces control
+// characters so that echoed client text cannot break a log or a message.
+func shorten(s string, n int) string {
+	var b strings.Builder
+	i := 0
+	for _, r := range s {
+		if i == n {
+			b.WriteString("…")
+			break
+		}
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			r = '?'
+		}
+		b.WriteRune(r)
+		i++
+	}
+	return b.String()
+}
