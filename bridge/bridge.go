@@ -53,6 +53,9 @@ func (b *Bridge) Register(s *mcp.Server) error {
 		b.addDescribe,
 		b.addDefinition,
 		b.addSymbolReferences,
+		b.addSearch,
+		b.addImplementations,
+		b.addSymbols,
 	} {
 		if err := add(s); err != nil {
 			return fmt.Errorf("registering tools: %w", err)
