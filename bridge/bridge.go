@@ -56,6 +56,9 @@ func (b *Bridge) Register(s *mcp.Server) error {
 		b.addSearch,
 		b.addImplementations,
 		b.addSymbols,
+		b.addComplete,
+		b.addSignature,
+		b.addTokens,
 	} {
 		if err := add(s); err != nil {
 			return fmt.Errorf("registering tools: %w", err)
