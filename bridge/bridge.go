@@ -59,6 +59,8 @@ func (b *Bridge) Register(s *mcp.Server) error {
 		b.addComplete,
 		b.addSignature,
 		b.addTokens,
+		b.addCallHierarchy,
+		b.addTypeHierarchy,
 	} {
 		if err := add(s); err != nil {
 			return fmt.Errorf("registering tools: %w", err)
