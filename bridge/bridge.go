@@ -54,6 +54,8 @@ func (b *Bridge) Register(s *mcp.Server) error {
 		b.addDefinition,
 		b.addSymbolReferences,
 		b.addSearch,
+		b.addFileContext,
+		b.addPackageAPI,
 		b.addImplementations,
 		b.addSymbols,
 		b.addComplete,

@@ -24,6 +24,7 @@ const maxValueSig = 160
 
 // goFile is a parsed Go file.
 type goFile struct {
+	tags  bool // show struct tags
 	fset  *token.FileSet
 	file  *ast.File
 	tf    *token.File
@@ -35,6 +36,9 @@ type goFile struct {
 type goFiles struct {
 	b     *Bridge
 	files map[string]*goFile
+	// tags keeps struct field tags in signatures: they cost many tokens
+	// and matter only now and then, so only detailed answers show them.
+	tags bool
 }
 
 func (b *Bridge) newGoFiles() *goFiles {
@@ -58,7 +62,7 @@ func (c *goFiles) get(path string) *goFile {
 		fset := token.NewFileSet()
 		f, _ := parser.ParseFile(fset, path, text, parser.ParseComments|parser.SkipObjectResolution)
 		if f != nil {
-			g = &goFile{fset: fset, file: f, tf: fset.File(f.FileStart), lines: strings.Split(text, "\n")}
+			g = &goFile{tags: c.tags, fset: fset, file: f, tf: fset.File(f.FileStart), lines: strings.Split(text, "\n")}
 		}
 	}
 	c.files[path] = g
@@ -89,12 +93,16 @@ type declInfo struct {
 	kind string // func, method, type, var, const, field
 	sig  string // the declaration on one line, without body or comments
 	doc  string // its doc comment, as text
+	// owner is, for a struct field or interface method, the position of
+	// its type's name: the type's signature shows the member already.
+	owner token.Pos
 }
 
 // declAt finds the declaration whose name is at p: a package-level
 // declaration, a method, or a field or method of a named struct or
-// interface type.
-func (g *goFile) declAt(p token.Pos) *declInfo {
+// interface type. exportedOnly hides the unexported members of a type,
+// which code outside its package cannot use.
+func (g *goFile) declAt(p token.Pos, exportedOnly bool) *declInfo {
 	for _, d := range g.file.Decls {
 		if p < d.Pos() || p > d.End() {
 			continue
@@ -109,7 +117,7 @@ func (g *goFile) declAt(p token.Pos) *declInfo {
 				switch s := spec.(type) {
 				case *ast.TypeSpec:
 					if s.Name.Pos() == p {
-						return g.typeDecl(d, s, false)
+						return g.typeDecl(d, s, exportedOnly)
 					}
 					if m := g.memberAt(s, p); m != nil {
 						return m
@@ -196,7 +204,7 @@ func (g *goFile) memberAt(s *ast.TypeSpec, p token.Pos) *declInfo {
 		if len(f.Names) == 0 {
 			// An embedded field is named by its type.
 			if id := embeddedName(f.Type); id != nil && id.Pos() == p {
-				return &declInfo{name: s.Name.Name + "." + id.Name, kind: "field", sig: s.Name.Name + "." + typ + " (embedded)", doc: doc}
+				return &declInfo{name: s.Name.Name + "." + id.Name, kind: "field", sig: s.Name.Name + "." + typ + " (embedded)", doc: doc, owner: s.Name.Pos()}
 			}
 			continue
 		}
@@ -206,9 +214,9 @@ func (g *goFile) memberAt(s *ast.TypeSpec, p token.Pos) *declInfo {
 			}
 			if ft, ok := f.Type.(*ast.FuncType); ok {
 				return &declInfo{name: s.Name.Name + "." + n.Name, kind: "method",
-					sig: s.Name.Name + "." + n.Name + strings.TrimPrefix(g.oneLine(ft), "func"), doc: doc}
+					sig: s.Name.Name + "." + n.Name + strings.TrimPrefix(g.oneLine(ft), "func"), doc: doc, owner: s.Name.Pos()}
 			}
-			return &declInfo{name: s.Name.Name + "." + n.Name, kind: "field", sig: s.Name.Name + "." + n.Name + " " + typ, doc: doc}
+			return &declInfo{name: s.Name.Name + "." + n.Name, kind: "field", sig: s.Name.Name + "." + n.Name + " " + typ, doc: doc, owner: s.Name.Pos()}
 		}
 	}
 	return nil
@@ -309,22 +317,27 @@ func exportedMembers(t ast.Expr) ast.Expr {
 // alignment padding is dropped.
 func (g *goFile) oneLine(node ast.Node) string {
 	// The printer prints the comments of fields (and only those), which
-	// have no place on one line: they are hidden while printing.
-	type comments struct {
+	// have no place on one line: they are hidden while printing, and so
+	// are tags unless wanted.
+	type saved struct {
 		f        *ast.Field
 		doc, com *ast.CommentGroup
+		tag      *ast.BasicLit
 	}
-	var hidden []comments
+	var hidden []saved
 	ast.Inspect(node, func(n ast.Node) bool {
-		if f, ok := n.(*ast.Field); ok && (f.Doc != nil || f.Comment != nil) {
-			hidden = append(hidden, comments{f, f.Doc, f.Comment})
+		if f, ok := n.(*ast.Field); ok && (f.Doc != nil || f.Comment != nil || f.Tag != nil && !g.tags) {
+			hidden = append(hidden, saved{f, f.Doc, f.Comment, f.Tag})
 			f.Doc, f.Comment = nil, nil
+			if !g.tags {
+				f.Tag = nil
+			}
 		}
 		return true
 	})
 	defer func() {
 		for _, h := range hidden {
-			h.f.Doc, h.f.Comment = h.doc, h.com
+			h.f.Doc, h.f.Comment, h.f.Tag = h.doc, h.com, h.tag
 		}
 	}()
 	var buf bytes.Buffer

@@ -57,7 +57,7 @@ func (o *ImplementationsOutput) Render() string {
 		b.WriteString(l.String() + "\n")
 	}
 	if o.Truncated {
-		renderMore(&b, o.Files, listed)
+		renderMore(&b, o.Files, listed, 10)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }

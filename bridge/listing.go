@@ -68,25 +68,29 @@ func (fc *fileCounts) add(file string) {
 }
 
 // renderMore writes, for a cut list, how many items each file has beyond
-// those listed. It names at most ten files so that the note stays short;
-// the structured result has them all.
-func renderMore(b *strings.Builder, all []FileCount, listed map[string]int) {
-	n := 0
-	rest := 0
+// those listed. It names at most maxFiles files so that the note stays
+// short, and sums up the rest; the structured result has them all.
+func renderMore(b *strings.Builder, all []FileCount, listed map[string]int, maxFiles int) {
+	named, restFiles, restItems := 0, 0, 0
 	for _, f := range all {
 		more := f.Count - listed[f.File]
 		if more <= 0 {
 			continue
 		}
-		if n == 10 {
-			rest++
+		if named == maxFiles {
+			restFiles++
+			restItems += more
 			continue
 		}
-		n++
+		named++
 		fmt.Fprintf(b, "%s: %d more\n", f.File, more)
 	}
-	if rest > 0 {
-		fmt.Fprintf(b, "and more in %s\n", plural(rest, "other file"))
+	switch {
+	case restFiles == 0:
+	case named == 0:
+		fmt.Fprintf(b, "%d more in %s\n", restItems, plural(restFiles, "file"))
+	default:
+		fmt.Fprintf(b, "%d more in %s\n", restItems, plural(restFiles, "other file"))
 	}
 }
 

@@ -59,7 +59,7 @@ func (o *SearchOutput) Render() string {
 		b.WriteString("\n")
 	}
 	if o.Truncated {
-		renderMore(&b, o.Files, listed)
+		renderMore(&b, o.Files, listed, 0)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
