@@ -93,7 +93,7 @@ func (b *Bridge) callHierarchy(ctx context.Context, in *CallHierarchyInput) (*Ca
 	return &CallHierarchyOutput{
 		Note:      t.note,
 		Direction: dir,
-		Root:      b.hierarchyNode(b.newLineCache(), root),
+		Root:      b.hierarchyNode(b.newLineCache(), b.newImportPaths(), root),
 		Total:     tree.total,
 		Truncated: tree.truncated,
 		Calls:     tree.nodes,

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/lspclient"
 	"go.lsp.dev/protocol"
 )
 
@@ -26,7 +28,6 @@ const (
 type hierItem struct {
 	Name           string         `json:"name"`
 	Kind           int            `json:"kind"`
-	Detail         string         `json:"detail"`
 	URI            string         `json:"uri"`
 	Range          protocol.Range `json:"range"`
 	SelectionRange protocol.Range `json:"selectionRange"`
@@ -165,12 +166,12 @@ func (b *Bridge) expandHierarchy(ctx context.Context, root hierItem, depth, limi
 		level = next
 	}
 
-	lines := b.newLineCache()
+	lines, paths := b.newLineCache(), b.newImportPaths()
 	tree.nodes = []HierarchyNode{}
 	var flatten func(ns []*node, depth int)
 	flatten = func(ns []*node, depth int) {
 		for _, n := range ns {
-			h := b.hierarchyNode(lines, n.edge.item)
+			h := b.hierarchyNode(lines, paths, n.edge.item)
 			h.Repeated, h.Depth = n.repeated, depth
 			for _, r := range n.edge.sites {
 				h.Sites = append(h.Sites, CallSite{
@@ -188,14 +189,19 @@ func (b *Bridge) expandHierarchy(ctx context.Context, root hierItem, depth, limi
 	return tree, nil
 }
 
-// hierarchyNode describes an item, without its neighbours.
-func (b *Bridge) hierarchyNode(lines *lineCache, it hierItem) HierarchyNode {
+// hierarchyNode describes an item, without its neighbours. The package is
+// found from the item's file: gopls's detail names the package of the
+// item asked about, not the caller's, for incoming calls.
+func (b *Bridge) hierarchyNode(lines *lineCache, paths *importPaths, it hierItem) HierarchyNode {
 	start := it.SelectionRange.Start
-	pkg, _, _ := strings.Cut(it.Detail, " • ")
+	var pkg string
+	if p, err := lspclient.URIPath(it.URI); err == nil {
+		pkg = paths.of(filepath.Dir(p))
+	}
 	return HierarchyNode{
 		Name:      it.Name,
 		Kind:      symbolKind(it.Kind),
-		Package:   strings.TrimSpace(pkg),
+		Package:   pkg,
 		File:      b.displayURI(it.URI),
 		Line:      int(start.Line),
 		Character: int(start.Character),

@@ -92,7 +92,7 @@ func (b *Bridge) typeHierarchy(ctx context.Context, in *TypeHierarchyInput) (*Ty
 	if err != nil {
 		return nil, err
 	}
-	out := &TypeHierarchyOutput{Note: t.note, Root: b.hierarchyNode(b.newLineCache(), root)}
+	out := &TypeHierarchyOutput{Note: t.note, Root: b.hierarchyNode(b.newLineCache(), b.newImportPaths(), root)}
 	for _, dir := range dirs {
 		method := "typeHierarchy/" + dir
 		tree, err := b.expandHierarchy(ctx, root, depth, limit, func(ctx context.Context, it hierItem) ([]hierEdge, error) {
