@@ -26,6 +26,8 @@ type CallHierarchyOutput struct {
 	Total     int             `json:"total" jsonschema:"callers (incoming) or callees (outgoing) found, over the levels followed"`
 	Truncated bool            `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
 	Calls     []HierarchyNode `json:"calls" jsonschema:"the callers or callees, each with its call sites and the next level"`
+
+	depth int // levels followed
 }
 
 // Render implements mcp.Renderer.
@@ -39,6 +41,9 @@ func (o *CallHierarchyOutput) Render() string {
 		noun = "callee"
 	}
 	fmt.Fprintf(&b, "%s of %s (%s)", plural(o.Total, noun), o.Root.Name, o.Root.loc())
+	if o.depth > 1 {
+		fmt.Fprintf(&b, " over %d levels", o.depth)
+	}
 	if o.Truncated {
 		b.WriteString(" (list truncated; raise limit to see more)")
 	}
@@ -97,6 +102,7 @@ func (b *Bridge) callHierarchy(ctx context.Context, in *CallHierarchyInput) (*Ca
 		Total:     tree.total,
 		Truncated: tree.truncated,
 		Calls:     tree.nodes,
+		depth:     depth,
 	}, nil
 }
 

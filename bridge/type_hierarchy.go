@@ -23,6 +23,8 @@ type TypeHierarchyOutput struct {
 	Root       HierarchyNode  `json:"root" jsonschema:"the type asked about"`
 	Supertypes *TypeRelations `json:"supertypes,omitempty" jsonschema:"interfaces the type implements (when asked)"`
 	Subtypes   *TypeRelations `json:"subtypes,omitempty" jsonschema:"types that implement it (when asked)"`
+
+	depth int // levels followed
 }
 
 // TypeRelations are the types found in one direction.
@@ -51,6 +53,9 @@ func (o *TypeHierarchyOutput) Render() string {
 			continue
 		}
 		b.WriteString(plural(r.rel.Total, strings.TrimSuffix(r.name, "s")))
+		if o.depth > 1 {
+			fmt.Fprintf(&b, " over %d levels", o.depth)
+		}
 		if r.rel.Truncated {
 			b.WriteString(" (list truncated; raise limit to see more)")
 		}
@@ -92,7 +97,7 @@ func (b *Bridge) typeHierarchy(ctx context.Context, in *TypeHierarchyInput) (*Ty
 	if err != nil {
 		return nil, err
 	}
-	out := &TypeHierarchyOutput{Note: t.note, Root: b.hierarchyNode(b.newLineCache(), b.newImportPaths(), root)}
+	out := &TypeHierarchyOutput{Note: t.note, depth: depth, Root: b.hierarchyNode(b.newLineCache(), b.newImportPaths(), root)}
 	for _, dir := range dirs {
 		method := "typeHierarchy/" + dir
 		tree, err := b.expandHierarchy(ctx, root, depth, limit, func(ctx context.Context, it hierItem) ([]hierEdge, error) {
