@@ -53,6 +53,16 @@ func (b *Bridge) Register(s *mcp.Server) error {
 		b.addDescribe,
 		b.addDefinition,
 		b.addSymbolReferences,
+		b.addSearch,
+		b.addFileContext,
+		b.addPackageAPI,
+		b.addImplementations,
+		b.addSymbols,
+		b.addComplete,
+		b.addSignature,
+		b.addTokens,
+		b.addCallHierarchy,
+		b.addTypeHierarchy,
 	} {
 		if err := add(s); err != nil {
 			return fmt.Errorf("registering tools: %w", err)

@@ -63,6 +63,9 @@ type Client struct {
 
 	// serverVersion is gopls's version, from its initialize result.
 	serverVersion string
+	// capabilities are gopls's server capabilities, from its initialize
+	// result (see capabilities.go).
+	capabilities json.RawMessage
 
 	closeOnce sync.Once
 	closeErr  error
@@ -185,11 +188,13 @@ func (c *Client) initialize(ctx context.Context) error {
 			Name    string `json:"name"`
 			Version string `json:"version"`
 		} `json:"serverInfo"`
+		Capabilities json.RawMessage `json:"capabilities"`
 	}
 	if err := c.Call(ctx, "initialize", c.initializeParams(), &res); err != nil {
 		return fmt.Errorf("initializing gopls: %w", err)
 	}
 	c.serverVersion = parseGoplsVersion(res.ServerInfo.Version)
+	c.capabilities = res.Capabilities
 	if err := c.Notify(ctx, "initialized", struct{}{}); err != nil {
 		return fmt.Errorf("initializing gopls: %w", err)
 	}

@@ -205,7 +205,12 @@ func TestEndToEnd(t *testing.T) {
 			}
 		}
 	}
-	if diff := cmp.Diff([]string{"go_diagnostics", "go_describe", "go_definition", "go_symbol_references"}, names); diff != "" {
+	want := []string{
+		"go_diagnostics", "go_describe", "go_definition", "go_symbol_references",
+		"go_search", "go_file_context", "go_package_api", "go_implementations", "go_symbols",
+		"go_complete", "go_signature", "go_tokens", "go_call_hierarchy", "go_type_hierarchy",
+	}
+	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tools/list names (-want +got):\n%s", diff)
 	}
 
