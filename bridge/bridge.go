@@ -28,6 +28,8 @@ type Bridge struct {
 	client *lspclient.Client
 	log    *slog.Logger
 	env    goEnv
+	// buffers are the snippets gopls holds for this bridge.
+	buffers buffers
 
 	goFileMu sync.Mutex
 	goFile   string // a Go file in the workspace, found on first need
@@ -53,6 +55,7 @@ func (b *Bridge) Register(s *mcp.Server) error {
 		b.addDescribe,
 		b.addDefinition,
 		b.addSymbolReferences,
+		b.addClose,
 	} {
 		if err := add(s); err != nil {
 			return fmt.Errorf("registering tools: %w", err)

@@ -17,11 +17,8 @@ import (
 // into an absolute path inside the root, following symbolic links. The file
 // must exist.
 func (b *Bridge) resolveFile(file string) (string, error) {
-	if file == "" {
-		return "", errors.New("file is empty; pass a path relative to the root or an absolute path inside it")
-	}
-	if strings.ContainsRune(file, 0) || !utf8.ValidString(file) || hasControl(file) {
-		return "", errors.New("file contains control characters or invalid UTF-8; pass a plain path")
+	if err := checkPathText(file); err != nil {
+		return "", err
 	}
 	p := file
 	if !filepath.IsAbs(p) {
@@ -49,6 +46,18 @@ func (b *Bridge) resolveFile(file string) (string, error) {
 		return "", fmt.Errorf("%s is a directory; pass a file", quote(file))
 	}
 	return real, nil
+}
+
+// checkPathText rejects a path argument that is empty or holds what no
+// plain path does.
+func checkPathText(file string) error {
+	if file == "" {
+		return errors.New("file is empty; pass a path relative to the root or an absolute path inside it")
+	}
+	if strings.ContainsRune(file, 0) || !utf8.ValidString(file) || hasControl(file) {
+		return errors.New("file contains control characters or invalid UTF-8; pass a plain path")
+	}
+	return nil
 }
 
 // within reports whether path is root or below it. Both must be clean.
