@@ -55,6 +55,10 @@ func (b *Bridge) Register(s *mcp.Server) error {
 		b.addDescribe,
 		b.addDefinition,
 		b.addSymbolReferences,
+		b.addRename,
+		b.addFormat,
+		b.addOrganizeImports,
+		b.addCodeActions,
 		b.addClose,
 	} {
 		if err := add(s); err != nil {

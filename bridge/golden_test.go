@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/goplsmcp/goplsmcp/bridge"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -124,6 +126,7 @@ func runGolden(t *testing.T, path string) {
 	c := startStack(t, root)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	schemas := outputSchemas(t, ctx, c)
 	var rewritten []txtar.File
 	for _, s := range steps {
 		if s.write || s.delete {
@@ -142,6 +145,8 @@ func runGolden(t *testing.T, path string) {
 		text := res.Text()
 		if res.IsError {
 			text = "ERROR: " + text
+		} else if err := validateOutput(schemas[s.Tool], res.StructuredContent); err != nil {
+			t.Errorf("%s: %s: structuredContent does not match the output schema: %v", s.name, s.Tool, err)
 		}
 		got := map[string]string{".text": strings.ReplaceAll(text, root, "$ROOT") + "\n"}
 		if len(res.StructuredContent) > 0 {
@@ -208,6 +213,44 @@ func runGolden(t *testing.T, path string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// outputSchemas returns each tool's output schema, resolved, from
+// tools/list.
+func outputSchemas(t *testing.T, ctx context.Context, c *mcp.Client) map[string]*jsonschema.Resolved {
+	t.Helper()
+	var list struct {
+		Tools []struct {
+			Name         string             `json:"name"`
+			OutputSchema *jsonschema.Schema `json:"outputSchema"`
+		} `json:"tools"`
+	}
+	if err := c.Call(ctx, "tools/list", map[string]any{}, &list); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*jsonschema.Resolved{}
+	for _, tool := range list.Tools {
+		if tool.OutputSchema == nil {
+			t.Fatalf("tool %s has no output schema", tool.Name)
+		}
+		r, err := tool.OutputSchema.Resolve(nil)
+		if err != nil {
+			t.Fatalf("tool %s: resolving its output schema: %v", tool.Name, err)
+		}
+		out[tool.Name] = r
+	}
+	return out
+}
+
+func validateOutput(schema *jsonschema.Resolved, structured json.RawMessage) error {
+	if schema == nil {
+		return errors.New("unknown tool")
+	}
+	var v any
+	if err := json.Unmarshal(structured, &v); err != nil {
+		return err
+	}
+	return schema.Validate(v)
 }
 
 func writeWorkspaceFile(t *testing.T, root, name string, data []byte) {
