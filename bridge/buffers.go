@@ -111,6 +111,7 @@ func (b *Bridge) openDoc(ctx context.Context, d Doc) (*source, error) {
 	if err := d.check(); err != nil {
 		return nil, err
 	}
+	b.client.Refresh()
 	if d.URI != "" {
 		return b.openURI(ctx, d.URI)
 	}
@@ -124,12 +125,18 @@ func (b *Bridge) openDoc(ctx context.Context, d Doc) (*source, error) {
 		}
 		return b.openURI(ctx, uri)
 	}
+	if d.Text != "" {
+		// A file not yet on disk may have an overlay: the file about to
+		// be created.
+		path, err := b.resolveNewFile(d.File)
+		if err != nil {
+			return nil, err
+		}
+		return b.openOverlay(ctx, path, d.Text)
+	}
 	path, err := b.resolveFile(d.File)
 	if err != nil {
 		return nil, err
-	}
-	if d.Text != "" {
-		return b.openOverlay(ctx, path, d.Text)
 	}
 	return b.open(ctx, path)
 }

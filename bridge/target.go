@@ -95,6 +95,7 @@ func (b *Bridge) resolve(ctx context.Context, at At) (*target, error) {
 		}
 	}()
 	if at.Symbol != "" && !at.given() {
+		b.client.Refresh()
 		if err := b.resolveSymbol(ctx, t, nil, at.Symbol); err != nil {
 			return nil, err
 		}

@@ -439,3 +439,8 @@ func within(dir, path string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
+
+// Refresh tells gopls about the files changed on disk since the last
+// request, as every request does first. A call runs it before taking the
+// buffers it reads, so that it takes the files as they are now.
+func (c *Client) Refresh() { c.watch.barrier() }
