@@ -187,3 +187,57 @@ func waitWatching(t *testing.T, c *Client, dir string) {
 		t.Fatalf("%s is not watched", dir)
 	}
 }
+
+// TestWatchStatFallback checks the fallback used where directories cannot
+// be watched (other platforms, or past maxWatches): open documents are
+// checked with stat at each request.
+func TestWatchStatFallback(t *testing.T) {
+	root := exampleRoot(t)
+	c := startClient(t, root)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	<-c.watch.ready
+	c.watch.mu.Lock()
+	if c.watch.fs != nil {
+		c.watch.fs.close()
+		c.watch.fs = nil
+	}
+	c.watch.mu.Unlock()
+
+	broken := filepath.Join(root, "broken", "broken.go")
+	data, _ := os.ReadFile(broken)
+	uri := FileURI(broken)
+	if _, err := c.Sync(ctx, uri, string(data)); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := c.DiagnoseFile(ctx, uri); err != nil || len(d) != 1 {
+		t.Fatalf("diagnostics before the fix = %v, %v; want one", d, err)
+	}
+	// A different size, so that the change shows even where file times
+	// are coarse.
+	writeFile(t, broken, strings.Replace(string(data), `H: "1"`, `H: 1.0`, 1))
+	if d, err := c.DiagnoseFile(ctx, uri); err != nil || len(d) != 0 {
+		t.Errorf("diagnostics after fixing the file on disk = %v, %v; want none", d, err)
+	}
+}
+
+// BenchmarkBarrierIdle measures what every request pays when nothing
+// changed on disk: one non-blocking read.
+func BenchmarkBarrierIdle(b *testing.B) {
+	dir := b.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../testdata/example")); err != nil {
+		b.Fatal(err)
+	}
+	root, _ := filepath.EvalSymlinks(dir)
+	gopls, _ := filepath.Abs("../bin/gopls")
+	c, err := Start(context.Background(), Options{Gopls: gopls, Root: root})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	<-c.watch.ready
+	b.ResetTimer()
+	for b.Loop() {
+		c.Refresh()
+	}
+}
