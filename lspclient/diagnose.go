@@ -2,6 +2,7 @@ package lspclient
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"go.lsp.dev/protocol"
@@ -25,9 +26,19 @@ func (c *Client) DiagnoseFile(ctx context.Context, uri string) ([]protocol.Diagn
 
 // DiagnoseWorkspace has gopls diagnose the whole workspace view that
 // contains the Go file anyGoFile, and returns when gopls has published the
-// results, so that [Client.PublishedDiagnostics] is current.
+// results, so that [Client.PublishedDiagnostics] is current. Waiting for the
+// workspace to load is bounded by the client's timeout, like a request.
 func (c *Client) DiagnoseWorkspace(ctx context.Context, anyGoFile string) error {
-	if err := c.WaitLoaded(ctx); err != nil {
+	waitCtx, cancel := context.WithTimeoutCause(ctx, c.opts.Timeout, ErrTimeout)
+	err := c.WaitLoaded(waitCtx)
+	timedOut := errors.Is(context.Cause(waitCtx), ErrTimeout)
+	cancel()
+	if err != nil {
+		if ctx.Err() == nil && timedOut {
+			// Loading may be slow, or gopls may have stopped: find out.
+			c.suspectCurrent()
+			err = fmt.Errorf("%w: the workspace did not finish loading within %s", ErrTimeout, c.opts.Timeout)
+		}
 		return fmt.Errorf("waiting for the workspace to load: %w", err)
 	}
 	return c.ExecuteCommand(ctx, "gopls.diagnose_files", map[string]any{"Files": []string{anyGoFile}}, nil)

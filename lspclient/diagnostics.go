@@ -22,6 +22,14 @@ type publishedDiagnostics struct {
 
 func (s *diagnosticStore) init() { s.byURI = make(map[string]publishedDiagnostics) }
 
+// reset forgets what a gopls that has ended published; its replacement
+// publishes afresh.
+func (s *diagnosticStore) reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.byURI)
+}
+
 func (s *diagnosticStore) publish(params json.RawMessage) {
 	var p struct {
 		URI         string                `json:"uri"`

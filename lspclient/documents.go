@@ -2,7 +2,8 @@ package lspclient
 
 import (
 	"context"
-	"fmt"
+	"errors"
+	"slices"
 	"sync"
 )
 
@@ -23,33 +24,34 @@ func (d *documents) init() { d.open = make(map[string]*document) }
 // Sync makes gopls see text as the content of the document uri: it opens
 // the document, or changes it if its text differs from what gopls has. It
 // returns the version gopls now holds.
+//
+// The client's record of open documents, not the delivery to one gopls
+// process, is what counts: a gopls that is being restarted, or that fails
+// while receiving the text, gets every open document with its current text
+// when its replacement comes up, before any request reaches it.
 func (c *Client) Sync(ctx context.Context, uri, text string) (int32, error) {
 	c.docs.mu.Lock()
 	defer c.docs.mu.Unlock()
+	if _, err := c.watch(); errors.Is(err, ErrClosed) {
+		return 0, err
+	}
 	doc, ok := c.docs.open[uri]
 	if !ok {
-		err := c.Notify(ctx, "textDocument/didOpen", map[string]any{
-			"textDocument": map[string]any{"uri": uri, "languageId": languageID(uri), "version": 1, "text": text},
-		})
-		if err != nil {
-			return 0, fmt.Errorf("opening %s: %w", uri, err)
-		}
-		c.docs.open[uri] = &document{version: 1, text: text}
-		return 1, nil
+		doc = &document{version: 1, text: text}
+		c.docs.open[uri] = doc
+		c.sendDocument("textDocument/didOpen", doc.openParams(uri))
+		return doc.version, nil
 	}
 	if doc.text == text {
 		return doc.version, nil
 	}
-	next := doc.version + 1
-	err := c.Notify(ctx, "textDocument/didChange", map[string]any{
-		"textDocument":   map[string]any{"uri": uri, "version": next},
+	doc.version++
+	doc.text = text
+	c.sendDocument("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": doc.version},
 		"contentChanges": []any{map[string]any{"text": text}},
 	})
-	if err != nil {
-		return 0, fmt.Errorf("changing %s: %w", uri, err)
-	}
-	doc.version, doc.text = next, text
-	return next, nil
+	return doc.version, nil
 }
 
 // CloseDocument closes uri in gopls, which then reads the file from disk
@@ -61,12 +63,46 @@ func (c *Client) CloseDocument(ctx context.Context, uri string) error {
 		return nil
 	}
 	delete(c.docs.open, uri)
-	if err := c.Notify(ctx, "textDocument/didClose", map[string]any{
+	c.sendDocument("textDocument/didClose", map[string]any{
 		"textDocument": map[string]any{"uri": uri},
-	}); err != nil {
-		return fmt.Errorf("closing %s: %w", uri, err)
-	}
+	})
 	return nil
+}
+
+// sendDocument sends a document notification to the running gopls, if
+// there is one. The caller holds docs.mu. A failed write has already
+// failed the process, which the supervisor replaces.
+func (c *Client) sendDocument(method string, params any) {
+	if p := c.live(); p != nil {
+		if err := p.notify(method, params); err != nil && p.ctx.Err() == nil {
+			p.fail(err)
+		}
+	}
+}
+
+// replay opens every document in a new gopls, at the version and with the
+// text the client holds. The caller holds docs.mu.
+func (c *Client) replay(p *process) {
+	uris := make([]string, 0, len(c.docs.open))
+	for uri := range c.docs.open {
+		uris = append(uris, uri)
+	}
+	slices.Sort(uris)
+	for _, uri := range uris {
+		if err := p.notify("textDocument/didOpen", c.docs.open[uri].openParams(uri)); err != nil {
+			// The process has failed; the next one gets them all.
+			return
+		}
+	}
+	if len(uris) > 0 {
+		c.log.Debug("reopened documents in gopls", "pid", p.pid, "count", len(uris))
+	}
+}
+
+func (d *document) openParams(uri string) map[string]any {
+	return map[string]any{
+		"textDocument": map[string]any{"uri": uri, "languageId": languageID(uri), "version": d.version, "text": d.text},
+	}
 }
 
 // Document returns the text and version gopls holds for an open document.
