@@ -156,7 +156,8 @@ type Health struct {
 	State string
 	// PID is the process id of the gopls last started.
 	PID int
-	// Restarts counts the times gopls ended unexpectedly.
+	// Restarts counts the times gopls ended unexpectedly or failed to
+	// start, each followed by an attempt to start it again.
 	Restarts int
 	// LastExit says why gopls last ended unexpectedly, if it did.
 	LastExit string

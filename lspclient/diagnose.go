@@ -43,3 +43,23 @@ func (c *Client) DiagnoseWorkspace(ctx context.Context, anyGoFile string) error 
 	}
 	return c.ExecuteCommand(ctx, "gopls.diagnose_files", map[string]any{"Files": []string{anyGoFile}}, nil)
 }
+
+// WorkspaceDiagnostics is [Client.DiagnoseWorkspace] followed by
+// [Client.PublishedDiagnostics], with the guarantee that the diagnostics
+// come from the gopls that diagnosed: if gopls is replaced in between, the
+// new one is asked once more.
+func (c *Client) WorkspaceDiagnostics(ctx context.Context, anyGoFile string) (map[string][]protocol.Diagnostic, error) {
+	for attempt := 0; ; attempt++ {
+		gen := c.diags.generation()
+		if err := c.DiagnoseWorkspace(ctx, anyGoFile); err != nil {
+			return nil, err
+		}
+		diags, now := c.diags.snapshot()
+		if now == gen {
+			return diags, nil
+		}
+		if attempt == 1 {
+			return nil, fmt.Errorf("diagnosing the workspace: %w (restarted twice meanwhile)", ErrExited)
+		}
+	}
+}

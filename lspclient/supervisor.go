@@ -122,6 +122,7 @@ func (c *Client) relaunch() *process {
 			return nil
 		}
 		c.mu.Lock()
+		c.restarts++
 		c.lastExit = err.Error()
 		c.deaths = append(c.deaths, time.Now())
 		c.mu.Unlock()
