@@ -50,29 +50,44 @@ func serving(t *testing.T, p *proc) {
 }
 
 func TestSignalStopsGopls(t *testing.T) {
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
-		t.Run(sig.String(), func(t *testing.T) {
+	tests := []struct {
+		name   string
+		sig    syscall.Signal
+		freeze bool // gopls is stopped (SIGSTOP) and answers nothing
+	}{
+		{"SIGTERM", syscall.SIGTERM, false},
+		{"SIGINT", syscall.SIGINT, false},
+		{"SIGTERM with gopls frozen", syscall.SIGTERM, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
 			p := startBinary(t, "--root", exampleRoot(t), "--gopls", goplsPath(t))
 			pid := p.goplsPID()
 			serving(t, p)
+			if tt.freeze {
+				if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+			}
 			// A call in flight does not hold the exit up: it is abandoned.
 			p.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"go_diagnostics","arguments":{}}}`)
 			start := time.Now()
-			if err := p.cmd.Process.Signal(sig); err != nil {
+			if err := p.cmd.Process.Signal(tt.sig); err != nil {
 				t.Fatal(err)
 			}
 			select {
 			case <-p.exited:
 			case <-time.After(shutdownBound):
-				t.Fatalf("goplsmcp still running %s after %v", shutdownBound, sig)
+				t.Fatalf("goplsmcp still running %s after %v", shutdownBound, tt.sig)
 			}
 			if !gone(pid) {
 				t.Errorf("gopls %d still exists after goplsmcp exited", pid)
 			}
 			if code := p.cmd.ProcessState.ExitCode(); code != 0 {
-				t.Errorf("goplsmcp exited with status %d after %v, want 0", code, sig)
+				t.Errorf("goplsmcp exited with status %d after %v, want 0", code, tt.sig)
 			}
-			t.Logf("goplsmcp and gopls gone %s after %v", time.Since(start).Round(time.Millisecond), sig)
+			t.Logf("goplsmcp and gopls gone %s after %v", time.Since(start).Round(time.Millisecond), tt.sig)
 		})
 	}
 }
