@@ -172,7 +172,8 @@ func TestSoak(t *testing.T) {
 		calls, toolErrors, wrong, protocolErrors atomic.Int64
 		slowest                                  atomic.Int64
 	)
-	end := time.Now().Add(duration)
+	begin := time.Now()
+	end := begin.Add(duration)
 	var callersWG sync.WaitGroup
 	for w := range callers {
 		callersWG.Go(func() {
@@ -198,7 +199,7 @@ func TestSoak(t *testing.T) {
 	}
 	killed := 0
 	for i := range kills {
-		at := time.Now().Add(duration * time.Duration(i+1) / (kills + 1))
+		at := begin.Add(duration * time.Duration(i+1) / (kills + 1))
 		select {
 		case <-time.After(time.Until(at)):
 		case <-ctx.Done():
@@ -222,9 +223,15 @@ func TestSoak(t *testing.T) {
 	stopped, stoppedBack := settle(t, before, heapSlack)
 
 	n := calls.Load()
-	t.Logf("soak: %d calls in %s (%.0f/s) by %d callers, %d gopls kills; %d protocol errors, %d unexpected tool errors, %d wrong; slowest %s",
-		n, duration, float64(n)/duration.Seconds(), callers, killed, protocolErrors.Load(), toolErrors.Load(), wrong.Load(),
+	log.mu.Lock()
+	started := len(log.pids)
+	log.mu.Unlock()
+	t.Logf("soak: %d calls in %s (%.0f/s) by %d callers, %d gopls kills, %d gopls started; %d protocol errors, %d unexpected tool errors, %d wrong; slowest %s",
+		n, duration, float64(n)/duration.Seconds(), callers, killed, started, protocolErrors.Load(), toolErrors.Load(), wrong.Load(),
 		time.Duration(slowest.Load()).Round(time.Millisecond))
+	if started != killed+1 {
+		t.Errorf("gopls was started %d times for %d kills; want one start more than kills", started, killed)
+	}
 	t.Logf("soak: before start:  %s", before)
 	t.Logf("soak: serving, warm: %s", serving)
 	t.Logf("soak: after calls:   %s", after)
