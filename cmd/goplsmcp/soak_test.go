@@ -171,7 +171,23 @@ func TestSoak(t *testing.T) {
 	var (
 		calls, toolErrors, wrong, protocolErrors atomic.Int64
 		slowest                                  atomic.Int64
+		errMu                                    sync.Mutex
+		errTexts                                 = map[string]int{}
+		interrupted                              atomic.Int64
+		killMu                                   sync.Mutex
+		killTimes                                []time.Time
 	)
+	killsBetween := func(from, to time.Time) int {
+		killMu.Lock()
+		defer killMu.Unlock()
+		n := 0
+		for _, k := range killTimes {
+			if k.After(from) && k.Before(to) {
+				n++
+			}
+		}
+		return n
+	}
 	begin := time.Now()
 	end := begin.Add(duration)
 	var callersWG sync.WaitGroup
@@ -189,8 +205,14 @@ func TestSoak(t *testing.T) {
 				switch {
 				case err != nil:
 					protocolErrors.Add(1)
+				case res.IsError && !sc.isError && killsBetween(start, time.Now()) >= 2:
+					// The retry after the first kill was cut by the next.
+					interrupted.Add(1)
 				case res.IsError && !sc.isError:
 					toolErrors.Add(1)
+					errMu.Lock()
+					errTexts[sc.tool+": "+res.Text()]++
+					errMu.Unlock()
 				case res.Text() != want[i]:
 					wrong.Add(1)
 				}
@@ -204,9 +226,12 @@ func TestSoak(t *testing.T) {
 		case <-time.After(time.Until(at)):
 		case <-ctx.Done():
 		}
+		killMu.Lock()
 		if pid := log.last(); pid != 0 && syscall.Kill(pid, syscall.SIGKILL) == nil {
 			killed++
+			killTimes = append(killTimes, time.Now())
 		}
+		killMu.Unlock()
 	}
 	callersWG.Wait()
 	// The last restart must be over before the counts mean anything.
@@ -226,11 +251,14 @@ func TestSoak(t *testing.T) {
 	log.mu.Lock()
 	started := len(log.pids)
 	log.mu.Unlock()
-	t.Logf("soak: %d calls in %s (%.0f/s) by %d callers, %d gopls kills, %d gopls started; %d protocol errors, %d unexpected tool errors, %d wrong; slowest %s",
+	t.Logf("soak: %d calls in %s (%.0f/s) by %d callers, %d gopls kills, %d gopls started; %d protocol errors, %d unexpected tool errors, %d wrong, %d cut by two kills; slowest %s",
 		n, duration, float64(n)/duration.Seconds(), callers, killed, started, protocolErrors.Load(), toolErrors.Load(), wrong.Load(),
-		time.Duration(slowest.Load()).Round(time.Millisecond))
+		interrupted.Load(), time.Duration(slowest.Load()).Round(time.Millisecond))
 	if started != killed+1 {
 		t.Errorf("gopls was started %d times for %d kills; want one start more than kills", started, killed)
+	}
+	for text, n := range errTexts {
+		t.Logf("soak: unexpected tool error ×%d: %s", n, text)
 	}
 	t.Logf("soak: before start:  %s", before)
 	t.Logf("soak: serving, warm: %s", serving)
@@ -242,11 +270,13 @@ func TestSoak(t *testing.T) {
 	if !stoppedBack {
 		t.Errorf("after the server stopped, resources did not return to the baseline before start: %s, want at most %s (+%d MiB heap)", stopped, before, heapSlack>>20)
 	}
-	// Each kill interrupts calls once; the retry answers them.
+	// A call one kill interrupts is answered by its retry.
 	if protocolErrors.Load() > 0 || wrong.Load() > 0 || toolErrors.Load() > 0 {
 		t.Errorf("%d protocol errors, %d unexpected tool errors, %d wrong answers", protocolErrors.Load(), toolErrors.Load(), wrong.Load())
 	}
-	if n < 1000 {
-		t.Errorf("only %d calls in %s; a soak needs thousands", n, duration)
+	// 20 a second makes a thousand in the default 50 s; the machine does
+	// several hundred a second when not shared.
+	if min := int64(duration.Seconds() * 20); n < min {
+		t.Errorf("only %d calls in %s; a soak needs at least %d", n, duration, min)
 	}
 }
