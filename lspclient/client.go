@@ -237,7 +237,10 @@ type ResponseError struct {
 func (e *ResponseError) Error() string { return e.Message }
 
 // Notify sends a notification to gopls. While gopls is being restarted it
-// waits for it, within the client's timeout.
+// waits for it, within the client's timeout. A notification to a gopls that
+// dies is not sent again: its replacement starts from the files on disk,
+// the client's settings and the open documents, which is what notifications
+// about them would have told it.
 func (c *Client) Notify(ctx context.Context, method string, params any) error {
 	waitCtx, cancel := context.WithTimeoutCause(ctx, c.opts.Timeout, ErrTimeout)
 	defer cancel()
@@ -245,7 +248,10 @@ func (c *Client) Notify(ctx context.Context, method string, params any) error {
 	if err != nil {
 		return c.requestError(ctx, method, err, "gopls is restarting and did not come back")
 	}
-	return p.notify(method, params)
+	if err := p.notify(method, params); err != nil && p.ctx.Err() == nil {
+		return err
+	}
+	return nil
 }
 
 // ExecuteCommand runs a gopls command (workspace/executeCommand) with the

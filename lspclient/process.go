@@ -18,7 +18,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 )
 
-// Waits between the steps of stopping gopls. Their sum, 1.4 s, keeps a
+// Waits between the steps of stopping gopls. Their sum, 1.5 s, keeps a
 // shutdown inside two seconds even when gopls is too busy to answer
 // shutdown (its requests are queued behind the work in progress) and does
 // not exit at the end of its input until it gets SIGTERM.
@@ -27,6 +27,8 @@ const (
 	exitWait     = 300 * time.Millisecond
 	termWait     = 300 * time.Millisecond
 	killWait     = 500 * time.Millisecond
+	// stderrWait bounds reading gopls's last words once it is gone.
+	stderrWait = 100 * time.Millisecond
 )
 
 // stderrTail is how many of gopls's last stderr lines are kept, to explain
@@ -55,6 +57,9 @@ type process struct {
 	waitErr error         // the result of cmd.Wait, set before exited is closed
 	stdin   io.Closer     // closing it asks gopls to exit
 	started time.Time
+	// stderrR is our end of gopls's stderr, read until stderrDone.
+	stderrR    io.Closer
+	stderrDone chan struct{}
 
 	mu       sync.Mutex
 	stopping bool           // set by stop; no goroutine may start after it
@@ -136,6 +141,7 @@ func spawn(opts Options, log *slog.Logger, handler jsonrpc2.Handler) (*process, 
 	p := &process{
 		cmd: cmd, pid: cmd.Process.Pid, ctx: ctx, fail: fail,
 		exited: make(chan struct{}), stdin: inW, started: time.Now(),
+		stderrR: errR, stderrDone: make(chan struct{}),
 	}
 	p.bg.Go(func() {
 		p.waitErr = cmd.Wait()
@@ -143,7 +149,7 @@ func spawn(opts Options, log *slog.Logger, handler jsonrpc2.Handler) (*process, 
 		close(p.exited)
 	})
 	p.bg.Go(func() {
-		defer errR.Close()
+		defer close(p.stderrDone)
 		sc := bufio.NewScanner(errR)
 		sc.Buffer(make([]byte, 64*1024), 1<<20)
 		for sc.Scan() {
@@ -284,6 +290,15 @@ func (p *process) stop(log *slog.Logger, polite bool) {
 	p.fail(errStopping)
 	_ = p.conn.Close()
 	<-p.conn.Done()
+	// The last lines gopls wrote (a panic, say) are still to be read, unless
+	// something that escaped its process group holds the pipe open.
+	t := time.NewTimer(stderrWait)
+	select {
+	case <-p.stderrDone:
+	case <-t.C:
+	}
+	t.Stop()
+	_ = p.stderrR.Close()
 	p.bg.Wait()
 }
 
