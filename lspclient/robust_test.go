@@ -72,6 +72,33 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 	}
 }
 
+// stopProcess sends SIGSTOP to pid and waits until every thread of it has
+// stopped: the signal takes effect only as each thread is scheduled.
+func stopProcess(t *testing.T, pid int) {
+	t.Helper()
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "gopls is stopped", func() bool {
+		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+		if err != nil {
+			t.Fatalf("cannot see whether gopls stopped: %v", err)
+		}
+		for _, task := range tasks {
+			stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
+			if err != nil {
+				return false
+			}
+			// The state follows the command name, which is in parentheses.
+			_, rest, _ := strings.Cut(string(stat), ") ")
+			if !strings.HasPrefix(rest, "T") {
+				return false
+			}
+		}
+		return true
+	})
+}
+
 // reaped reports whether no process pid exists any more, not even as a
 // zombie waiting for its parent.
 func reaped(pid int) bool {
@@ -152,9 +179,7 @@ func TestRestartAfterKill(t *testing.T) {
 	// A request pending when gopls dies is retried on its replacement.
 	// gopls is stopped first so that it cannot answer before the kill.
 	old := c.PID()
-	if err := syscall.Kill(old, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
+	stopProcess(t, old)
 	p := c.live()
 	before := p.written.Load()
 	type answer struct {
@@ -251,9 +276,7 @@ func TestHangIsDetected(t *testing.T) {
 		t.Fatal(err)
 	}
 	old := c.PID()
-	if err := syscall.Kill(old, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
+	stopProcess(t, old)
 	t.Cleanup(func() { syscall.Kill(old, syscall.SIGCONT) })
 
 	start := time.Now()
@@ -293,9 +316,7 @@ func TestProbe(t *testing.T) {
 		t.Fatal("a running gopls did not answer the probe")
 	}
 	t.Logf("probe answered while loading: %v", loading)
-	if err := syscall.Kill(p.pid, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
+	stopProcess(t, p.pid)
 	if p.alive(500 * time.Millisecond) {
 		t.Error("a stopped gopls answered the probe")
 	}
