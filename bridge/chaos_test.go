@@ -2,6 +2,7 @@ package bridge_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -221,7 +222,15 @@ func TestChaos(t *testing.T) {
 			t.Errorf("%s sent at %s got no answer: %v", chaosCalls[o.call].tool, o.sent.Format(time.TimeOnly), o.err)
 		case o.isError:
 			toolErrors++
-			errorTexts[o.text]++
+			// Kills during the call, or just before it: a death is noticed
+			// only when a request to the dead gopls fails.
+			n := 0
+			for _, k := range killTimes {
+				if k.After(o.sent.Add(-time.Second)) && k.Before(o.done) {
+					n++
+				}
+			}
+			errorTexts[fmt.Sprintf("%s after %d kills: %s", chaosCalls[o.call].tool, n, o.text)]++
 		case o.text != want[o.call]:
 			t.Errorf("%s %v answered wrongly during the chaos:\n%s\nwant:\n%s", chaosCalls[o.call].tool, chaosCalls[o.call].args, o.text, want[o.call])
 		default:
