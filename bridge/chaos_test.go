@@ -222,8 +222,8 @@ func TestChaos(t *testing.T) {
 			t.Errorf("%s sent at %s got no answer: %v", chaosCalls[o.call].tool, o.sent.Format(time.TimeOnly), o.err)
 		case o.isError:
 			toolErrors++
-			// Kills during the call, or just before it: a death is noticed
-			// only when a request to the dead gopls fails.
+			// Kills during the call, or just before it: a request sent
+			// while a death is not yet noticed fails too.
 			n := 0
 			for _, k := range killTimes {
 				if k.After(o.sent.Add(-time.Second)) && k.Before(o.done) {
