@@ -172,11 +172,12 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 		if err != nil {
 			return nil, err
 		}
-		if err := b.client.DiagnoseWorkspace(ctx, lspclient.FileURI(anyGo)); err != nil {
+		published, err := b.client.WorkspaceDiagnostics(ctx, lspclient.FileURI(anyGo))
+		if err != nil {
 			return nil, goplsError(err)
 		}
 		scratch := filepath.Join(b.root, filepath.FromSlash(scratchDir))
-		for uri, diags := range b.client.PublishedDiagnostics() {
+		for uri, diags := range published {
 			if p, err := lspclient.URIPath(uri); err == nil && within(b.root, p) && !within(scratch, p) {
 				byURI[uri] = diags
 			}

@@ -2,7 +2,7 @@ package lspclient
 
 import (
 	"context"
-	"fmt"
+	"slices"
 	"sync"
 )
 
@@ -45,6 +45,11 @@ func (d *documents) wake() {
 // the document, or changes it if its text differs from what gopls has. It
 // returns the version gopls now holds. It waits while other calls hold a
 // different text of the document (see [Client.Hold]).
+//
+// The client's record of open documents, not the delivery to one gopls
+// process, is what counts: a gopls that is being restarted, or that fails
+// while receiving the text, gets every open document with its current text
+// when its replacement comes up, before any request reaches it.
 func (c *Client) Sync(ctx context.Context, uri, text string) (int32, error) {
 	l, err := c.Hold(ctx, uri, text, false)
 	if err != nil {
@@ -66,9 +71,9 @@ func (c *Client) CloseDocument(ctx context.Context, uri string) (closed bool, er
 			return false, nil
 		}
 		if doc.holders == 0 {
-			err := c.closeLocked(ctx, uri)
+			c.closeLocked(uri)
 			c.docs.mu.Unlock()
-			return err == nil, err
+			return true, nil
 		}
 		idle := c.docs.idle
 		c.docs.mu.Unlock()
@@ -81,14 +86,48 @@ func (c *Client) CloseDocument(ctx context.Context, uri string) (closed bool, er
 }
 
 // closeLocked forgets uri and tells gopls. c.docs.mu is held.
-func (c *Client) closeLocked(ctx context.Context, uri string) error {
+func (c *Client) closeLocked(uri string) {
 	delete(c.docs.open, uri)
-	if err := c.Notify(ctx, "textDocument/didClose", map[string]any{
+	c.sendDocument("textDocument/didClose", map[string]any{
 		"textDocument": map[string]any{"uri": uri},
-	}); err != nil {
-		return fmt.Errorf("closing %s: %w", uri, err)
+	})
+}
+
+// sendDocument sends a document notification to the running gopls, if
+// there is one. The caller holds docs.mu, so it must not wait for a
+// restart (the restart replays the documents under that lock). A failed
+// write has already failed the process, which the supervisor replaces.
+func (c *Client) sendDocument(method string, params any) {
+	if p := c.live(); p != nil {
+		if err := p.notify(method, params); err != nil && p.ctx.Err() == nil {
+			p.fail(err)
+		}
 	}
-	return nil
+}
+
+// replay opens every document in a new gopls, at the version and with the
+// text the client holds. The caller holds docs.mu.
+func (c *Client) replay(p *process) {
+	uris := make([]string, 0, len(c.docs.open))
+	for uri := range c.docs.open {
+		uris = append(uris, uri)
+	}
+	slices.Sort(uris)
+	for _, uri := range uris {
+		if err := p.notify("textDocument/didOpen", c.docs.open[uri].openParams(uri)); err != nil {
+			// The process has failed; the next one gets them all.
+			return
+		}
+	}
+	if len(uris) > 0 {
+		c.log.Debug("reopened documents in gopls", "pid", p.pid, "count", len(uris))
+	}
+}
+
+func (d *document) openParams(uri string) map[string]any {
+	return map[string]any{
+		"textDocument": map[string]any{"uri": uri, "languageId": languageID(uri), "version": d.version, "text": d.text},
+	}
 }
 
 // Document returns the text and version gopls holds for an open document.

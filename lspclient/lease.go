@@ -2,6 +2,7 @@ package lspclient
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 )
@@ -31,18 +32,16 @@ type Lease struct {
 // order (by URI) to avoid waiting on each other in a cycle.
 func (c *Client) Hold(ctx context.Context, uri, text string, overlay bool) (*Lease, error) {
 	for {
+		if _, err := c.state(); errors.Is(err, ErrClosed) {
+			return nil, err
+		}
 		c.docs.mu.Lock()
 		doc, ok := c.docs.open[uri]
 		switch {
 		case !ok:
-			err := c.Notify(ctx, "textDocument/didOpen", map[string]any{
-				"textDocument": map[string]any{"uri": uri, "languageId": languageID(uri), "version": 1, "text": text},
-			})
-			if err != nil {
-				c.docs.mu.Unlock()
-				return nil, fmt.Errorf("opening %s: %w", uri, err)
-			}
-			c.docs.open[uri] = &document{version: 1, text: text, overlay: overlay, holders: 1}
+			doc = &document{version: 1, text: text, overlay: overlay, holders: 1}
+			c.docs.open[uri] = doc
+			c.sendDocument("textDocument/didOpen", doc.openParams(uri))
 			c.docs.mu.Unlock()
 			c.watchDocument(uri, overlay)
 			return &Lease{c: c, URI: uri, Text: text, Version: 1}, nil
@@ -56,15 +55,11 @@ func (c *Client) Hold(ctx context.Context, uri, text string, overlay bool) (*Lea
 			return l, nil
 		case doc.holders == 0:
 			next := doc.version + 1
-			err := c.Notify(ctx, "textDocument/didChange", map[string]any{
+			doc.version, doc.text, doc.overlay, doc.stale, doc.holders = next, text, overlay, false, 1
+			c.sendDocument("textDocument/didChange", map[string]any{
 				"textDocument":   map[string]any{"uri": uri, "version": next},
 				"contentChanges": []any{map[string]any{"text": text}},
 			})
-			if err != nil {
-				c.docs.mu.Unlock()
-				return nil, fmt.Errorf("changing %s: %w", uri, err)
-			}
-			doc.version, doc.text, doc.overlay, doc.stale, doc.holders = next, text, overlay, false, 1
 			c.docs.mu.Unlock()
 			return &Lease{c: c, URI: uri, Text: text, Version: next}, nil
 		}
@@ -107,9 +102,7 @@ func (l *Lease) Release() {
 		}
 		if doc.stale {
 			// It changed on disk meanwhile: let gopls read the disk.
-			if err := c.closeLocked(context.Background(), l.URI); err != nil {
-				c.log.Debug("closing a document changed on disk", "error", err)
-			}
+			c.closeLocked(l.URI)
 		}
 		c.docs.wake()
 	})

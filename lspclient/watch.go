@@ -317,8 +317,12 @@ func (w *watcher) barrier() {
 	for path, kind := range changes {
 		params = append(params, map[string]any{"uri": FileURI(path), "type": kind})
 	}
-	if err := w.c.Notify(context.Background(), "workspace/didChangeWatchedFiles", map[string]any{"changes": params}); err != nil {
-		w.log.Debug("telling gopls about changed files", "error", err)
+	// A gopls being restarted reads the disk afresh, so there is nothing
+	// to wait for when none is running.
+	if p := w.c.live(); p != nil {
+		if err := p.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": params}); err != nil {
+			w.log.Debug("telling gopls about changed files", "error", err)
+		}
 	}
 	if len(newPackages) > 0 {
 		w.loadPackages(newPackages)
@@ -352,13 +356,17 @@ func (w *watcher) loadPackages(uris []string) {
 	}
 	ctx, cancel := context.WithTimeout(w.ctx, w.c.opts.Timeout)
 	defer cancel()
-	p := w.c.proc
+	// Not through Client.Call, which would run the barrier again.
+	p := w.c.live()
+	if p == nil {
+		return
+	}
 	for _, uri := range uris {
 		params := map[string]any{
 			"textDocument": map[string]any{"uri": uri},
 			"position":     map[string]any{"line": 0, "character": 0},
 		}
-		if _, err := p.conn.Call(ctx, "textDocument/hover", params, nil); err != nil {
+		if err := p.call(ctx, "textDocument/hover", params, nil); err != nil {
 			w.log.Debug("loading a new package", "error", err)
 		}
 	}
@@ -410,9 +418,7 @@ func (c *Client) refreshDocuments(changes map[string]int, dirsGone []string) {
 			doc.stale = true
 			continue
 		}
-		if err := c.closeLocked(context.Background(), uri); err != nil {
-			c.log.Debug("closing a document changed on disk", "error", err)
-		}
+		c.closeLocked(uri)
 	}
 }
 
