@@ -4,7 +4,7 @@
 GO ?= go
 GOPLS_VERSION := $(shell $(GO) list -m -f '{{.Version}}' golang.org/x/tools/gopls)
 
-.PHONY: all build gopls goplsmcp test demo vet clean
+.PHONY: all build gopls goplsmcp test fuzz demo vet clean
 
 all: build
 
@@ -28,6 +28,13 @@ vet:
 
 test: build vet
 	$(GO) test -race ./...
+
+# A short fuzz run of the line reader and the request dispatcher (30 s each);
+# not part of make test. Failures land in mcp/testdata/fuzz as new seeds.
+FUZZTIME ?= 30s
+fuzz:
+	$(GO) test ./mcp -run '^$$' -fuzz '^FuzzLineReader$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./mcp -run '^$$' -fuzz '^FuzzDispatch$$' -fuzztime $(FUZZTIME)
 
 demo: build
 	$(GO) run ./cmd/goplsmcp-demo -server bin/goplsmcp -root testdata/example

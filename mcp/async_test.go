@@ -9,8 +9,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
-	"sync/atomic"
-	"testing"
+		"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -62,25 +61,20 @@ func TestProgress(t *testing.T) {
 // response, even by work the handler left running.
 func TestNoProgressAfterResponse(t *testing.T) {
 	s := NewServer("test", "v0", nil)
-	var attempts atomic.Int64
+	// The reporter waits for the response to be read, then tries 50
+	// times; a test that let those through would see them below.
+	responded := make(chan struct{})
 	afterReturn := make(chan struct{})
-	stop := make(chan struct{})
 	var bg sync.WaitGroup
 	err := AddTool(s, Tool{Name: "linger", Title: "Linger", Description: "Leaves a reporter running.", Annotations: readOnlyHints()},
 		func(ctx context.Context, in *struct{}) (*echoOut, error) {
 			ReportProgress(ctx, "inside")
 			bg.Go(func() {
-				for {
-					select {
-					case <-stop:
-						return
-					default:
-					}
+				<-responded
+				for range 50 {
 					ReportProgress(ctx, "outside")
-					if attempts.Add(1) == 50 {
-						close(afterReturn)
-					}
 				}
+				close(afterReturn)
 			})
 			return &echoOut{Echo: "done"}, nil
 		})
@@ -102,8 +96,8 @@ func TestNoProgressAfterResponse(t *testing.T) {
 		}
 		break
 	}
+	close(responded)
 	within(t, "50 reports after the response", afterReturn)
-	close(stop)
 	bg.Wait()
 	ps.in.Close()
 	for line := range ps.lines {

@@ -32,6 +32,15 @@ func (o *echoOut) Render() string { return "echo: " + o.Echo }
 func testServer(t *testing.T, opts *Options) *Server {
 	t.Helper()
 	s := NewServer("test", "v0", opts)
+	addTestTools(t, s, true)
+	return s
+}
+
+// addTestTools registers the test tools, resource and prompt; "block" only
+// when withBlock is set, since a session with a blocked call never ends on
+// its own.
+func addTestTools(t *testing.T, s *Server, withBlock bool) {
+	t.Helper()
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
@@ -40,7 +49,7 @@ func testServer(t *testing.T, opts *Options) *Server {
 	}
 	must(AddTool(s, Tool{Name: "echo", Title: "Echo", Description: "Echoes text.", Annotations: readOnlyHints(), Icons: testIcons},
 		func(ctx context.Context, in *echoIn) (*echoOut, error) {
-			return &echoOut{Echo: strings.Repeat(in.Text, max(in.Count, 1))}, nil
+			return &echoOut{Echo: strings.Repeat(in.Text, min(max(in.Count, 1), 10000))}, nil
 		}))
 	must(AddTool(s, Tool{Name: "fail", Title: "Fail", Description: "Always fails.", Annotations: readOnlyHints()},
 		func(ctx context.Context, in *struct{}) (*echoOut, error) {
@@ -50,11 +59,13 @@ func testServer(t *testing.T, opts *Options) *Server {
 		func(ctx context.Context, in *struct{}) (*echoOut, error) {
 			panic("secret source text")
 		}))
-	must(AddTool(s, Tool{Name: "block", Title: "Block", Description: "Blocks until cancelled.", Annotations: readOnlyHints()},
-		func(ctx context.Context, in *struct{}) (*echoOut, error) {
-			<-ctx.Done()
-			return nil, ctx.Err()
-		}))
+	if withBlock {
+		must(AddTool(s, Tool{Name: "block", Title: "Block", Description: "Blocks until cancelled.", Annotations: readOnlyHints()},
+			func(ctx context.Context, in *struct{}) (*echoOut, error) {
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}))
+	}
 	must(AddTool(s, Tool{Name: "linked", Title: "Linked", Description: "Answers with a resource link.", Annotations: readOnlyHints()},
 		func(ctx context.Context, in *struct{}) (*linkedOut, error) {
 			return &linkedOut{Echo: "see the resource"}, nil
@@ -65,7 +76,7 @@ func testServer(t *testing.T, opts *Options) *Server {
 		}))
 	must(AddTool(s, Tool{Name: "progress", Title: "Progress", Description: "Reports progress, then answers.", Annotations: readOnlyHints()},
 		func(ctx context.Context, in *progressIn) (*echoOut, error) {
-			for i := range in.Steps {
+			for i := range min(in.Steps, 100) {
 				ReportProgress(ctx, fmt.Sprintf("step %d", i+1))
 			}
 			return &echoOut{Echo: SessionID(ctx)}, nil
@@ -94,7 +105,6 @@ func testServer(t *testing.T, opts *Options) *Server {
 		}
 		return out, nil
 	}))
-	return s
 }
 
 var testIcons = []Icon{{Src: "data:image/svg+xml;base64,PHN2Zy8+", MIMEType: "image/svg+xml"}}
