@@ -9,7 +9,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
-		"testing"
+	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
