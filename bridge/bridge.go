@@ -19,6 +19,9 @@ type Config struct {
 	Client *lspclient.Client
 	// Logger receives the bridge's log; nil discards it.
 	Logger *slog.Logger
+	// Limits are the limits in force, for goplsmcp://limits; zero fields
+	// mean the defaults.
+	Limits Limits
 }
 
 // A Bridge holds what the tools share: the root, the gopls client and the
@@ -28,6 +31,7 @@ type Bridge struct {
 	client *lspclient.Client
 	log    *slog.Logger
 	env    goEnv
+	limits Limits
 
 	goFileMu sync.Mutex
 	goFile   string // a Go file in the workspace, found on first need
@@ -42,7 +46,7 @@ func New(cfg Config) (*Bridge, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Bridge{root: cfg.Root, client: cfg.Client, log: log}, nil
+	return &Bridge{root: cfg.Root, client: cfg.Client, log: log, limits: cfg.Limits}, nil
 }
 
 // Register adds every tool to s. The list below is the only place that
@@ -53,6 +57,10 @@ func (b *Bridge) Register(s *mcp.Server) error {
 		b.addDescribe,
 		b.addDefinition,
 		b.addSymbolReferences,
+		b.addWorkspace,
+		b.addResources,
+		b.addPrompts,
+		b.addProgressRelay,
 	} {
 		if err := add(s); err != nil {
 			return fmt.Errorf("registering tools: %w", err)

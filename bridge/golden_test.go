@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +35,9 @@ var update = flag.Bool("update", false, "rewrite the golden sections of testdata
 //	-- @NAME.json --
 //	the structuredContent, indented
 //
-// The workspace root appears as $ROOT in answers. With -update the .text
+// The workspace root appears as $ROOT in answers, and the Go toolchain's
+// version (runtime.Version, the go command running the test) as
+// $GOVERSION. With -update the .text
 // and .json sections are rewritten from the answers; review the diff. After
 // the script, every workspace file must be unchanged on disk.
 func TestGolden(t *testing.T) {
@@ -98,6 +101,7 @@ func runGolden(t *testing.T, path string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var rewritten []txtar.File
+	normalize := strings.NewReplacer(root, "$ROOT", runtime.Version(), "$GOVERSION").Replace
 	for _, s := range steps {
 		res, err := c.CallTool(ctx, s.Tool, s.Args)
 		if err != nil {
@@ -107,13 +111,13 @@ func runGolden(t *testing.T, path string) {
 		if res.IsError {
 			text = "ERROR: " + text
 		}
-		got := map[string]string{".text": strings.ReplaceAll(text, root, "$ROOT") + "\n"}
+		got := map[string]string{".text": normalize(text) + "\n"}
 		if len(res.StructuredContent) > 0 {
 			var buf bytes.Buffer
 			if err := json.Indent(&buf, res.StructuredContent, "", "  "); err != nil {
 				t.Fatal(err)
 			}
-			got[".json"] = strings.ReplaceAll(buf.String(), root, "$ROOT") + "\n"
+			got[".json"] = normalize(buf.String()) + "\n"
 		}
 		rewritten = append(rewritten, *sections["@"+s.name+".call"])
 		for _, suffix := range []string{".text", ".json"} {

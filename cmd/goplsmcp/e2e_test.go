@@ -205,7 +205,7 @@ func TestEndToEnd(t *testing.T) {
 			}
 		}
 	}
-	if diff := cmp.Diff([]string{"go_diagnostics", "go_describe", "go_definition", "go_symbol_references"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"go_diagnostics", "go_describe", "go_definition", "go_symbol_references", "go_workspace"}, names); diff != "" {
 		t.Errorf("tools/list names (-want +got):\n%s", diff)
 	}
 
