@@ -185,7 +185,7 @@ func TestResources(t *testing.T) {
 	var pre bridge.Predeclared
 	read("goplsmcp://predeclared", &pre)
 	wantPre := bridge.Predeclared{
-		Types: strings.Fields(`any bool byte comparable complex128 complex64 error float32 float64 int int16 int32 int64 int8 rune string uint uint16 uint32 uint64 uint8 uintptr`),
+		Types:     strings.Fields(`any bool byte comparable complex128 complex64 error float32 float64 int int16 int32 int64 int8 rune string uint uint16 uint32 uint64 uint8 uintptr`),
 		Constants: []string{"false", "iota", "true"},
 		Zero:      []string{"nil"},
 		Functions: strings.Fields(`append cap clear close complex copy delete imag len make max min new panic print println real recover`),

@@ -139,11 +139,11 @@ func predeclared() Predeclared {
 
 // LimitsJSON is the content of goplsmcp://limits.
 type LimitsJSON struct {
-	MessageBytes   int `json:"messageBytes"`
-	ResultBytes    int `json:"resultBytes"`
-	TextChars      int `json:"textChars"`
+	MessageBytes   int     `json:"messageBytes"`
+	ResultBytes    int     `json:"resultBytes"`
+	TextChars      int     `json:"textChars"`
 	TimeoutSeconds float64 `json:"timeoutSeconds"`
-	EchoChars      int `json:"echoChars"`
+	EchoChars      int     `json:"echoChars"`
 }
 
 func (b *Bridge) limitsJSON() LimitsJSON {
