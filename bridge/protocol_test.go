@@ -457,3 +457,26 @@ func TestProgressRelay(t *testing.T) {
 		t.Errorf("progress messages %q: want gopls's Diagnose files begin and end", msgs)
 	}
 }
+
+// TestInstructions checks DESIGN §3's instructions: initialize returns
+// short guidance that steers the agent to the tools instead of grep and
+// whole files, away from running the code, and explains positions and the
+// symbol alternative.
+func TestInstructions(t *testing.T) {
+	st := startStackWith(t, exampleRoot(t), "2025-11-25", bridge.Limits{})
+	text := bridge.Instructions
+	if n := len(strings.Fields(text)); n > 200 {
+		t.Errorf("instructions are %d words; keep them short", n)
+	}
+	for _, want := range []string{"grep", "whole files", "Never build, run or test", "0-based", "UTF-16", "symbol"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("instructions lack %q:\n%s", want, text)
+		}
+	}
+	// Every tool the guidance names exists.
+	for _, word := range strings.FieldsFunc(text, func(r rune) bool { return r != '_' && (r < 'a' || r > 'z') }) {
+		if strings.HasPrefix(word, "go_") && !st.server.HasTool(word) {
+			t.Errorf("instructions name %s, which is not registered", word)
+		}
+	}
+}
