@@ -32,6 +32,8 @@ type Bridge struct {
 	log    *slog.Logger
 	env    goEnv
 	limits Limits
+	// buffers are the snippets gopls holds for this bridge.
+	buffers buffers
 
 	goFileMu sync.Mutex
 	goFile   string // a Go file in the workspace, found on first need
@@ -53,11 +55,26 @@ func New(cfg Config) (*Bridge, error) {
 // names them all.
 func (b *Bridge) Register(s *mcp.Server) error {
 	for _, add := range []func(*mcp.Server) error{
+		b.addWorkspace,
+		b.addSearch,
+		b.addFileContext,
+		b.addPackageAPI,
+		b.addSymbolReferences,
+		b.addRename,
 		b.addDiagnostics,
 		b.addDescribe,
 		b.addDefinition,
-		b.addSymbolReferences,
-		b.addWorkspace,
+		b.addImplementations,
+		b.addSymbols,
+		b.addComplete,
+		b.addSignature,
+		b.addTokens,
+		b.addFormat,
+		b.addOrganizeImports,
+		b.addCodeActions,
+		b.addCallHierarchy,
+		b.addTypeHierarchy,
+		b.addClose,
 		b.addResources,
 		b.addPrompts,
 		b.addProgressRelay,

@@ -18,11 +18,26 @@ var schemaSamples = []struct {
 	tool string
 	args string
 }{
+	{"go_workspace", `{}`},
+	{"go_search", `{"query": "Area"}`},
+	{"go_file_context", `{"file": "report/report.go", "detailed": true}`},
+	{"go_package_api", `{"packagePaths": ["example.com/shapes/shapes"], "detailed": true}`},
+	{"go_symbol_references", `{"file": "shapes/shapes.go", "symbol": "Shape", "limit": 2}`},
+	{"go_rename_symbol", `{"file": "shapes/shapes.go", "symbol": "TotalArea", "new_name": "SumAreas"}`},
 	{"go_diagnostics", `{"detailed": true}`},
 	{"go_describe", `{"file": "shapes/shapes.go", "symbol": "Rect.Area", "detailed": true}`},
 	{"go_definition", `{"file": "report/report.go", "symbol": "shapes.TotalArea"}`},
-	{"go_symbol_references", `{"file": "shapes/shapes.go", "symbol": "Shape", "limit": 2}`},
-	{"go_workspace", `{}`},
+	{"go_implementations", `{"file": "shapes/shapes.go", "symbol": "Shape"}`},
+	{"go_symbols", `{"file": "shapes/shapes.go", "detailed": true}`},
+	{"go_complete", `{"file": "report/report.go", "line": 11, "character": 12, "limit": 3}`},
+	{"go_signature", `{"file": "report/report.go", "line": 11, "character": 24}`},
+	{"go_tokens", `{"file": "shapes/shapes.go", "startLine": 5, "endLine": 8}`},
+	{"go_format", `{"file": "main.go"}`},
+	{"go_organize_imports", `{"file": "main.go"}`},
+	{"go_code_actions", `{"file": "shapes/shapes.go", "line": 14, "character": 5, "name": "Rect"}`},
+	{"go_call_hierarchy", `{"file": "shapes/shapes.go", "symbol": "TotalArea", "depth": 2}`},
+	{"go_type_hierarchy", `{"file": "shapes/shapes.go", "symbol": "Shape"}`},
+	{"go_close", `{"file": "shapes/shapes.go"}`},
 }
 
 // TestOutputSchemas checks DESIGN §3's schema rules on every registered

@@ -60,9 +60,13 @@ type Client struct {
 	docs  documents
 	diags diagnosticStore
 	prog  progressTracker
+	watch *watcher
 
 	// serverVersion is gopls's version, from its initialize result.
 	serverVersion string
+	// capabilities are gopls's server capabilities, from its initialize
+	// result (see capabilities.go).
+	capabilities json.RawMessage
 
 	closeOnce sync.Once
 	closeErr  error
@@ -83,13 +87,16 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 	c.docs.init()
 	c.diags.init()
 	c.prog.init(opts.OnProgress)
+	c.startWatching()
 
 	p, err := spawn(opts, log, c.handle)
 	if err != nil {
+		c.stopWatching()
 		return nil, err
 	}
 	c.proc = p
 	if err := c.initialize(ctx); err != nil {
+		c.stopWatching()
 		p.stop(log)
 		return nil, err
 	}
@@ -109,6 +116,8 @@ func (c *Client) Root() string { return c.opts.Root }
 // may be nil. The request is bounded by the client's timeout; when ctx is
 // cancelled or the time is up, gopls is told to stop with $/cancelRequest.
 func (c *Client) Call(ctx context.Context, method string, params, result any) error {
+	// Files changed on disk are told to gopls before it answers.
+	c.watch.barrier()
 	p := c.proc
 	callCtx, cancel := context.WithTimeoutCause(ctx, c.opts.Timeout, ErrTimeout)
 	defer cancel()
@@ -171,6 +180,7 @@ func (c *Client) ExecuteCommand(ctx context.Context, command string, args any, r
 // ended.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
+		c.stopWatching()
 		c.closeErr = c.proc.stop(c.log)
 	})
 	return c.closeErr
@@ -185,11 +195,13 @@ func (c *Client) initialize(ctx context.Context) error {
 			Name    string `json:"name"`
 			Version string `json:"version"`
 		} `json:"serverInfo"`
+		Capabilities json.RawMessage `json:"capabilities"`
 	}
 	if err := c.Call(ctx, "initialize", c.initializeParams(), &res); err != nil {
 		return fmt.Errorf("initializing gopls: %w", err)
 	}
 	c.serverVersion = parseGoplsVersion(res.ServerInfo.Version)
+	c.capabilities = res.Capabilities
 	if err := c.Notify(ctx, "initialized", struct{}{}); err != nil {
 		return fmt.Errorf("initializing gopls: %w", err)
 	}

@@ -11,55 +11,77 @@ import (
 type documents struct {
 	mu   sync.Mutex
 	open map[string]*document
+	// idle is closed, and replaced, whenever a document loses its last
+	// holder, waking the calls that wait to change one.
+	idle chan struct{}
 }
 
 type document struct {
 	version int32
 	text    string
+	// overlay is set when the text is not (necessarily) the file on disk:
+	// an unsaved edit or a snippet. Changes on disk leave it alone.
+	overlay bool
+	// holders counts the leases on this text (see [Client.Hold]).
+	holders int
+	// stale is set when the file changed on disk while the document was
+	// held; it is closed, so that gopls reads the disk, when the last
+	// holder lets go.
+	stale bool
 }
 
-func (d *documents) init() { d.open = make(map[string]*document) }
+func (d *documents) init() {
+	d.open = make(map[string]*document)
+	d.idle = make(chan struct{})
+}
+
+// wake tells the waiting calls that a document became free. d.mu is held.
+func (d *documents) wake() {
+	close(d.idle)
+	d.idle = make(chan struct{})
+}
 
 // Sync makes gopls see text as the content of the document uri: it opens
 // the document, or changes it if its text differs from what gopls has. It
-// returns the version gopls now holds.
+// returns the version gopls now holds. It waits while other calls hold a
+// different text of the document (see [Client.Hold]).
 func (c *Client) Sync(ctx context.Context, uri, text string) (int32, error) {
-	c.docs.mu.Lock()
-	defer c.docs.mu.Unlock()
-	doc, ok := c.docs.open[uri]
-	if !ok {
-		err := c.Notify(ctx, "textDocument/didOpen", map[string]any{
-			"textDocument": map[string]any{"uri": uri, "languageId": languageID(uri), "version": 1, "text": text},
-		})
-		if err != nil {
-			return 0, fmt.Errorf("opening %s: %w", uri, err)
-		}
-		c.docs.open[uri] = &document{version: 1, text: text}
-		return 1, nil
-	}
-	if doc.text == text {
-		return doc.version, nil
-	}
-	next := doc.version + 1
-	err := c.Notify(ctx, "textDocument/didChange", map[string]any{
-		"textDocument":   map[string]any{"uri": uri, "version": next},
-		"contentChanges": []any{map[string]any{"text": text}},
-	})
+	l, err := c.Hold(ctx, uri, text, false)
 	if err != nil {
-		return 0, fmt.Errorf("changing %s: %w", uri, err)
+		return 0, err
 	}
-	doc.version, doc.text = next, text
-	return next, nil
+	defer l.Release()
+	return l.Version, nil
 }
 
 // CloseDocument closes uri in gopls, which then reads the file from disk
-// again. Closing a document that is not open does nothing.
-func (c *Client) CloseDocument(ctx context.Context, uri string) error {
-	c.docs.mu.Lock()
-	defer c.docs.mu.Unlock()
-	if _, ok := c.docs.open[uri]; !ok {
-		return nil
+// again. It waits until no call holds the document. Closing a document
+// that is not open does nothing; closed reports whether one was.
+func (c *Client) CloseDocument(ctx context.Context, uri string) (closed bool, err error) {
+	for {
+		c.docs.mu.Lock()
+		doc, ok := c.docs.open[uri]
+		if !ok {
+			c.docs.mu.Unlock()
+			return false, nil
+		}
+		if doc.holders == 0 {
+			err := c.closeLocked(ctx, uri)
+			c.docs.mu.Unlock()
+			return err == nil, err
+		}
+		idle := c.docs.idle
+		c.docs.mu.Unlock()
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
 	}
+}
+
+// closeLocked forgets uri and tells gopls. c.docs.mu is held.
+func (c *Client) closeLocked(ctx context.Context, uri string) error {
 	delete(c.docs.open, uri)
 	if err := c.Notify(ctx, "textDocument/didClose", map[string]any{
 		"textDocument": map[string]any{"uri": uri},
@@ -78,6 +100,15 @@ func (c *Client) Document(uri string) (text string, version int32, ok bool) {
 		return "", 0, false
 	}
 	return doc.text, doc.version, true
+}
+
+// IsOverlay reports whether uri is open with text that is not the file on
+// disk (an overlay or a snippet).
+func (c *Client) IsOverlay(uri string) bool {
+	c.docs.mu.Lock()
+	defer c.docs.mu.Unlock()
+	doc, ok := c.docs.open[uri]
+	return ok && doc.overlay
 }
 
 // OpenDocuments returns the URIs of the open documents.

@@ -45,7 +45,9 @@ type config struct {
 const usage = `goplsmcp: an MCP server that answers questions about Go code by asking gopls.
 
 Usage:
-  goplsmcp [flags]
+  goplsmcp [flags]               serve MCP on stdin/stdout
+  goplsmcp config CLIENT         print the configuration snippet for claude, cursor, vscode, codex or gemini
+  goplsmcp instructions          print the agent guidance, for AGENTS.md or CLAUDE.md
 
 It speaks MCP over stdin and stdout, one JSON-RPC message per line, and
 starts gopls as its child. Register it with an MCP client, for example in
@@ -92,6 +94,15 @@ func parseFlags(args []string, stderr io.Writer) (*config, *flag.FlagSet, error)
 // run is the whole program: it parses args, starts gopls and serves MCP on
 // stdin/stdout until stdin ends or ctx is cancelled.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		switch args[0] {
+		case "config":
+			return runConfig(args[1:], stdout, stderr)
+		case "instructions":
+			fmt.Fprintln(stdout, bridge.Instructions)
+			return nil
+		}
+	}
 	cfg, fs, err := parseFlags(args, stderr)
 	if err != nil {
 		return err

@@ -1,0 +1,339 @@
+package bridge
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/goplsmcp/goplsmcp/lspclient"
+	"github.com/goplsmcp/goplsmcp/mcp"
+	"go.lsp.dev/protocol"
+)
+
+const defaultFileContextLimit = 100
+
+// FileContextInput is the input of go_file_context.
+type FileContextInput struct {
+	File     string `json:"file" jsonschema:"path of a Go file, relative to the workspace root or absolute inside it"`
+	Limit    int    `json:"limit,omitempty" jsonschema:"most declarations to list (default 100); per-file counts are kept when cut"`
+	Detailed bool   `json:"detailed,omitempty" jsonschema:"add each declaration's doc comment"`
+}
+
+// FileContextOutput is the result of go_file_context.
+type FileContextOutput struct {
+	File      string           `json:"file"`
+	Package   string           `json:"package" jsonschema:"import path of the file's package"`
+	Total     int              `json:"total" jsonschema:"declarations from other files that the file uses"`
+	Truncated bool             `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
+	Files     []FileCount      `json:"files,omitempty" jsonschema:"declarations used per declaring file, given when the list is truncated"`
+	Packages  []ContextPackage `json:"packages" jsonschema:"the declarations used, by package: the file's own package first"`
+}
+
+// ContextPackage holds the declarations used from one package.
+type ContextPackage struct {
+	Path  string        `json:"path" jsonschema:"import path"`
+	Decls []ContextDecl `json:"decls"`
+}
+
+// ContextDecl is one declaration the file uses.
+type ContextDecl struct {
+	Name      string `json:"name" jsonschema:"Name, or Type.Member for fields and methods"`
+	Kind      string `json:"kind" jsonschema:"func, method, type, var, const or field"`
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	Character int    `json:"character"`
+	Signature string `json:"signature" jsonschema:"the declaration on one line"`
+	Doc       string `json:"doc,omitempty" jsonschema:"its doc comment (detailed only)"`
+}
+
+// Render implements mcp.Renderer.
+func (o *FileContextOutput) Render() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s is in package %s and uses %s from other files", o.File, o.Package, plural(o.Total, "declaration"))
+	if o.Truncated {
+		b.WriteString(" (list truncated; raise limit to see more)")
+	}
+	b.WriteString("\n")
+	listed := map[string]int{}
+	for _, p := range o.Packages {
+		b.WriteString(p.Path + ":\n")
+		for _, d := range p.Decls {
+			listed[d.File]++
+			fmt.Fprintf(&b, "  %s:%d:%d: %s\n", d.File, d.Line, d.Character, d.Signature)
+			if d.Doc != "" {
+				b.WriteString("    // " + strings.ReplaceAll(d.Doc, "\n", "\n    // ") + "\n")
+			}
+		}
+	}
+	if o.Truncated {
+		renderMore(&b, o.Files, listed, 10)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func (b *Bridge) addFileContext(s *mcp.Server) error {
+	return mcp.AddTool(s, mcp.Tool{
+		Name:  "go_file_context",
+		Title: "What a Go file uses",
+		Description: "A file's package and the declarations it uses from other files: its own package's and imported packages', " +
+			"each as a one-line signature at path:line:character. Read this before editing a file instead of opening its dependencies.",
+		Annotations: readOnly(),
+	}, b.fileContext)
+}
+
+// A use is where the file refers to a name, found by syntax, whose
+// declaration gopls locates.
+type use struct {
+	line, char int
+}
+
+// A declAt is where gopls says a name is declared.
+type declAt struct {
+	path       string
+	line, char int
+}
+
+// A pkgDecl is a declaration the file uses and the package declaring it.
+type pkgDecl struct {
+	pkg string
+	d   ContextDecl
+}
+
+func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileContextOutput, error) {
+	limit, err := limitOr(in.Limit, defaultFileContextLimit)
+	if err != nil {
+		return nil, err
+	}
+	src, err := b.openFile(ctx, in.File)
+	if err != nil {
+		return nil, err
+	}
+	defer src.release()
+	if !strings.HasSuffix(src.path, ".go") {
+		return nil, fmt.Errorf("%s is not a Go file; pass a .go file", b.displayPath(src.path))
+	}
+	fset := token.NewFileSet()
+	// Object resolution (on by default) tells names declared in the file
+	// from the rest.
+	f, err := parser.ParseFile(fset, src.path, src.text, 0)
+	if f == nil {
+		return nil, fmt.Errorf("cannot parse %s: %v", b.displayPath(src.path), err)
+	}
+	uses := usesOf(f, func(p token.Pos) use {
+		pos := fset.Position(p)
+		line := pos.Line - 1
+		return use{line: line, char: utf16Col(src.line(line), pos.Column-1)}
+	})
+	at, err := b.declarationsOf(ctx, src, uses)
+	if err != nil {
+		return nil, err
+	}
+
+	paths := b.newImportPaths()
+	own := paths.of(filepath.Dir(src.path))
+	if strings.HasSuffix(f.Name.Name, "_test") {
+		own += "_test"
+	}
+	decls := b.contextDecls(at, paths, filepath.Dir(src.path), in.Detailed)
+	slices.SortFunc(decls, func(a, b pkgDecl) int {
+		return cmp.Or(cmp.Compare(boolRank(a.pkg != own), boolRank(b.pkg != own)), cmp.Compare(a.pkg, b.pkg),
+			cmp.Compare(a.d.File, b.d.File), cmp.Compare(a.d.Line, b.d.Line), cmp.Compare(a.d.Character, b.d.Character))
+	})
+
+	out := &FileContextOutput{File: b.displayPath(src.path), Package: own, Total: len(decls), Packages: []ContextPackage{}}
+	var counts fileCounts
+	listed := 0
+	for _, x := range decls {
+		counts.add(x.d.File)
+		if listed == limit {
+			out.Truncated = true
+			continue
+		}
+		listed++
+		if n := len(out.Packages); n == 0 || out.Packages[n-1].Path != x.pkg {
+			out.Packages = append(out.Packages, ContextPackage{Path: x.pkg})
+		}
+		p := &out.Packages[len(out.Packages)-1]
+		p.Decls = append(p.Decls, x.d)
+	}
+	if out.Truncated {
+		out.Files = counts
+	}
+	return out, nil
+}
+
+// declarationsOf asks gopls where each use is declared, a few requests at
+// a time, and returns the distinct declarations outside src, leaving out
+// the predeclared ones of package builtin.
+func (b *Bridge) declarationsOf(ctx context.Context, src *source, uses []use) ([]declAt, error) {
+	found := make([][]protocol.Location, len(uses))
+	errs := make([]error, len(uses))
+	forEach(ctx, len(uses), func(i int) {
+		t := &target{src: src, line: uses[i].line, character: uses[i].char}
+		errs[i] = b.client.Call(ctx, "textDocument/definition", t.position(), &found[i])
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for _, err := range errs {
+		// A name gopls cannot resolve (a syntax error nearby) is left out;
+		// gopls failing as a whole is not.
+		var re *lspclient.ResponseError
+		if err != nil && !errors.As(err, &re) {
+			return nil, goplsError(err)
+		}
+	}
+	b.env.load()
+	builtin := filepath.Join(b.env.goroot, "src", "builtin")
+	seen := map[declAt]bool{}
+	var at []declAt
+	for _, locs := range found {
+		for _, l := range locs {
+			p, err := lspclient.URIPath(string(l.URI))
+			if err != nil || p == src.path || filepath.Dir(p) == builtin {
+				continue
+			}
+			k := declAt{p, int(l.Range.Start.Line), int(l.Range.Start.Character)}
+			if !seen[k] {
+				seen[k] = true
+				at = append(at, k)
+			}
+		}
+	}
+	return at, nil
+}
+
+// contextDecls renders the declarations at the given places, read from
+// their files, for a file in dir. A field or interface method is left out
+// when its type is listed too, whose signature shows it already.
+func (b *Bridge) contextDecls(at []declAt, paths *importPaths, dir string, detailed bool) []pkgDecl {
+	files := b.newGoFiles()
+	files.tags = detailed
+	infos := make([]*declInfo, len(at))
+	types := map[declAt]bool{}
+	for i, k := range at {
+		if g := files.get(k.path); g != nil {
+			// Another package's unexported members are of no use here.
+			infos[i] = g.declAt(g.pos(k.line, k.char), paths.of(filepath.Dir(k.path)) != paths.of(dir))
+			if infos[i] != nil && infos[i].kind == "type" {
+				types[k] = true
+			}
+		}
+	}
+	var decls []pkgDecl
+	for i, k := range at {
+		d := ContextDecl{File: b.displayPath(k.path), Line: k.line, Character: k.char}
+		pkg := paths.of(filepath.Dir(k.path))
+		if g := files.get(k.path); g != nil {
+			if strings.HasSuffix(g.file.Name.Name, "_test") {
+				pkg += "_test"
+			}
+			switch info := infos[i]; {
+			case info != nil && info.owner.IsValid():
+				line, char := g.where(info.owner)
+				if types[declAt{k.path, line, char}] {
+					continue
+				}
+				fallthrough
+			case info != nil:
+				d.Name, d.Kind, d.Signature = info.name, info.kind, info.sig
+				if detailed {
+					d.Doc = strings.TrimSpace(info.doc)
+				}
+			case k.line < len(g.lines):
+				// Not a declaration syntax knows (e.g. a name declared
+				// by a generated file gopls sees differently): its line.
+				d.Name = identAt(g.lines[k.line], k.char)
+				d.Signature = strings.TrimSpace(g.lines[k.line])
+			}
+		}
+		if pkg == "" {
+			pkg = filepath.ToSlash(filepath.Dir(d.File))
+		}
+		decls = append(decls, pkgDecl{pkg, d})
+	}
+	return decls
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// usesOf finds, by syntax, the names f refers to that may be declared
+// elsewhere, one position per distinct name: identifiers the file does not
+// declare (other files' declarations), qualified identifiers (imported
+// packages'), selections (fields and methods, keyed by what they select
+// from) and the field names of composite literals. Predeclared names are
+// left out. where converts a position.
+func usesOf(f *ast.File, where func(token.Pos) use) []use {
+	imports := importNames(f)
+	unresolved := make(map[*ast.Ident]bool, len(f.Unresolved))
+	for _, id := range f.Unresolved {
+		unresolved[id] = true
+	}
+	isPkg := func(x ast.Expr) (*ast.Ident, bool) {
+		id, ok := x.(*ast.Ident)
+		return id, ok && unresolved[id] && imports[id.Name] != nil
+	}
+	seen := map[string]bool{}
+	var uses []use
+	add := func(key string, id *ast.Ident) {
+		if !seen[key] {
+			seen[key] = true
+			uses = append(uses, where(id.Pos()))
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.ImportSpec:
+			return false
+		case *ast.SelectorExpr:
+			if x, ok := isPkg(n.X); ok {
+				add("pkg "+x.Name+"."+n.Sel.Name, n.Sel)
+				return false
+			}
+			add("sel "+selectionKey(n.X)+"."+n.Sel.Name, n.Sel)
+		case *ast.CompositeLit:
+			// Keys of a literal of a type declared in this file are
+			// declared here too.
+			if id, ok := n.Type.(*ast.Ident); ok && id.Obj != nil {
+				return true
+			}
+			typ := types.ExprString(n.Type)
+			for _, e := range n.Elts {
+				if kv, ok := e.(*ast.KeyValueExpr); ok {
+					if k, ok := kv.Key.(*ast.Ident); ok && !unresolved[k] && k.Obj == nil {
+						add("key "+typ+"."+k.Name, k)
+					}
+				}
+			}
+		case *ast.Ident:
+			if unresolved[n] && imports[n.Name] == nil && types.Universe.Lookup(n.Name) == nil {
+				add("id "+n.Name, n)
+			}
+		}
+		return true
+	})
+	return uses
+}
+
+// selectionKey identifies what a selection selects from: the declaration
+// of a name declared in the file, so that two variables of the same name
+// are told apart, or else the expression's text.
+func selectionKey(x ast.Expr) string {
+	if id, ok := x.(*ast.Ident); ok && id.Obj != nil {
+		return fmt.Sprintf("%s@%d", id.Name, id.Obj.Pos())
+	}
+	return types.ExprString(x)
+}

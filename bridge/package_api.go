@@ -1,0 +1,384 @@
+package bridge
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/build"
+	"go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/goplsmcp/goplsmcp/lspclient"
+	"github.com/goplsmcp/goplsmcp/mcp"
+)
+
+const defaultPackageAPILimit = 200
+
+// PackageAPIInput is the input of go_package_api.
+type PackageAPIInput struct {
+	PackagePaths []string `json:"packagePaths" jsonschema:"import paths of the packages to describe, e.g. [\"net/http\", \"example.com/m/store\"]"`
+	Limit        int      `json:"limit,omitempty" jsonschema:"most declarations to list over all packages (default 200); each package's total is kept when cut"`
+	Detailed     bool     `json:"detailed,omitempty" jsonschema:"add full doc comments and each declaration's position"`
+}
+
+// PackageAPIOutput is the result of go_package_api.
+type PackageAPIOutput struct {
+	Total     int          `json:"total" jsonschema:"exported declarations found, methods included"`
+	Truncated bool         `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
+	Packages  []PackageAPI `json:"packages"`
+
+	detailed bool // render positions and whole docs
+}
+
+// PackageAPI is the exported API of one package.
+type PackageAPI struct {
+	Path  string    `json:"path" jsonschema:"import path"`
+	Name  string    `json:"name,omitempty" jsonschema:"package name"`
+	Dir   string    `json:"dir,omitempty" jsonschema:"its directory"`
+	Doc   string    `json:"doc,omitempty" jsonschema:"package documentation: first sentence, or all when detailed"`
+	Error string    `json:"error,omitempty" jsonschema:"why the package could not be described"`
+	Total int       `json:"total" jsonschema:"exported declarations in the package"`
+	Decls []APIDecl `json:"decls,omitempty" jsonschema:"constants, variables, functions, then types each followed by its methods"`
+}
+
+// APIDecl is one exported declaration.
+type APIDecl struct {
+	Name      string `json:"name" jsonschema:"Name, or Type.Method"`
+	Kind      string `json:"kind" jsonschema:"const, var, func, type or method"`
+	Signature string `json:"signature" jsonschema:"the declaration on one line; ... stands for unexported fields or methods"`
+	Doc       string `json:"doc,omitempty" jsonschema:"doc comment: first sentence, or all when detailed"`
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	Character int    `json:"character"`
+}
+
+// Render implements mcp.Renderer.
+func (o *PackageAPIOutput) Render() string {
+	var b strings.Builder
+	if o.Truncated {
+		fmt.Fprintf(&b, "%s (list truncated; raise limit or ask for fewer packages)\n", plural(o.Total, "declaration"))
+	}
+	for i, p := range o.Packages {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		if p.Error != "" {
+			fmt.Fprintf(&b, "%s: %s\n", p.Path, p.Error)
+			continue
+		}
+		fmt.Fprintf(&b, "package %s %q", p.Name, p.Path)
+		if p.Dir != "" {
+			fmt.Fprintf(&b, " in %s", p.Dir)
+		}
+		if len(p.Decls) < p.Total {
+			fmt.Fprintf(&b, " (%d of %d declarations listed)", len(p.Decls), p.Total)
+		}
+		b.WriteString("\n")
+		if p.Doc != "" {
+			b.WriteString(comment(p.Doc, ""))
+		}
+		for _, d := range p.Decls {
+			switch {
+			case o.detailed:
+				fmt.Fprintf(&b, "%s:%d:%d: %s\n", d.File, d.Line, d.Character, d.Signature)
+				if d.Doc != "" {
+					b.WriteString(comment(d.Doc, "\t"))
+				}
+			case d.Doc != "":
+				fmt.Fprintf(&b, "%s // %s\n", d.Signature, d.Doc)
+			default:
+				b.WriteString(d.Signature + "\n")
+			}
+		}
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// comment renders text as // lines, each prefixed by indent.
+func comment(text, indent string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimSpace(text), "\n") {
+		b.WriteString(strings.TrimRight(indent+"// "+l, " ") + "\n")
+	}
+	return b.String()
+}
+
+func (b *Bridge) addPackageAPI(s *mcp.Server) error {
+	return mcp.AddTool(s, mcp.Tool{
+		Name:  "go_package_api",
+		Title: "Package API",
+		Description: "The exported API of packages named by import path (workspace, standard library or dependency): " +
+			"constants, variables, functions, types and methods as one-line signatures with the first sentence of their docs.",
+		Annotations: readOnly(),
+	}, b.packageAPI)
+}
+
+func (b *Bridge) packageAPI(ctx context.Context, in *PackageAPIInput) (*PackageAPIOutput, error) {
+	if len(in.PackagePaths) == 0 {
+		return nil, errors.New(`packagePaths is empty; pass import paths such as ["fmt"] or ["example.com/m/store"]`)
+	}
+	limit, err := limitOr(in.Limit, defaultPackageAPILimit)
+	if err != nil {
+		return nil, err
+	}
+	out := &PackageAPIOutput{Packages: []PackageAPI{}, detailed: in.Detailed}
+	files := b.newGoFiles()
+	files.tags = in.Detailed
+	var workspace map[string]string
+	failed := 0
+	for _, arg := range in.PackagePaths {
+		path, err := importPathArg(arg)
+		if err != nil {
+			return nil, err
+		}
+		p := PackageAPI{Path: path}
+		if workspace == nil {
+			if workspace, err = b.workspacePackages(ctx); err != nil {
+				return nil, err
+			}
+		}
+		dir, err := b.packageDir(ctx, path, workspace)
+		if err == nil {
+			err = b.describePackage(ctx, files, dir, &p, in.Detailed)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			p.Error = err.Error()
+			failed++
+		}
+		out.Packages = append(out.Packages, p)
+	}
+	if failed == len(out.Packages) && failed == 1 {
+		return nil, fmt.Errorf("%s: %s", out.Packages[0].Path, out.Packages[0].Error)
+	}
+	listed := 0
+	for i := range out.Packages {
+		p := &out.Packages[i]
+		out.Total += p.Total
+		if n := min(len(p.Decls), limit-listed); n < len(p.Decls) {
+			p.Decls = p.Decls[:n]
+			out.Truncated = true
+		}
+		listed += len(p.Decls)
+	}
+	return out, nil
+}
+
+// importPathArg checks an import path argument; like gopls mcp, it
+// accepts one in Go quotes.
+func importPathArg(arg string) (string, error) {
+	p := strings.TrimSpace(arg)
+	if u, err := strconv.Unquote(p); err == nil {
+		p = u
+	}
+	if p == "" || hasControl(p) || strings.ContainsAny(p, " \\") || strings.HasPrefix(p, "/") ||
+		strings.HasPrefix(p, ".") || slices.Contains(strings.Split(p, "/"), "..") {
+		return "", fmt.Errorf("%s is not an import path; pass one such as \"net/http\" or \"example.com/m/store\"", quote(arg))
+	}
+	return p, nil
+}
+
+// workspacePackages maps the import paths of the workspace's packages to
+// their directories, from gopls's view of the workspace.
+func (b *Bridge) workspacePackages(ctx context.Context) (map[string]string, error) {
+	if err := b.client.WaitLoaded(ctx); err != nil {
+		return nil, goplsError(err)
+	}
+	var res struct {
+		Packages []struct {
+			Path       string
+			ModulePath string
+			ForTest    string
+		}
+		Module map[string]struct {
+			GoMod string
+		}
+	}
+	args := map[string]any{"Files": []string{lspclient.FileURI(b.root)}, "Recursive": true}
+	if err := b.client.ExecuteCommand(ctx, "gopls.packages", args, &res); err != nil {
+		return nil, goplsError(err)
+	}
+	dirs := map[string]string{}
+	for _, p := range res.Packages {
+		mod, ok := res.Module[p.ModulePath]
+		if p.ForTest != "" || !ok {
+			continue
+		}
+		gomod, err := lspclient.URIPath(mod.GoMod)
+		if err != nil {
+			continue
+		}
+		rel, ok := strings.CutPrefix(p.Path, p.ModulePath)
+		if !ok {
+			continue
+		}
+		dirs[p.Path] = filepath.Join(filepath.Dir(gomod), filepath.FromSlash(rel))
+	}
+	return dirs, nil
+}
+
+// packageDir finds the directory of the package at path: a workspace
+// package from gopls, a standard one in GOROOT, and otherwise where the go
+// command finds it (offline: it looks, never downloads).
+func (b *Bridge) packageDir(ctx context.Context, path string, workspace map[string]string) (string, error) {
+	if dir, ok := workspace[path]; ok {
+		return dir, nil
+	}
+	first, _, _ := strings.Cut(path, "/")
+	if !strings.Contains(first, ".") {
+		b.env.load()
+		if dir := filepath.Join(b.env.goroot, "src", filepath.FromSlash(path)); b.env.goroot != "" && isDir(dir) {
+			return dir, nil
+		}
+	}
+	cmd := exec.CommandContext(ctx, "go", "list", "-find", "-e", "-f", "{{.Dir}}", "--", path)
+	cmd.Dir = b.root
+	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=readonly")
+	if outb, err := cmd.Output(); err == nil {
+		if dir := strings.TrimSpace(string(outb)); dir != "" && isDir(dir) {
+			return dir, nil
+		}
+	}
+	return "", errors.New("no such package in the workspace, the standard library or the module's dependencies")
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// describePackage fills p with the exported declarations of the package in
+// dir. gopls names the package's files, honouring the build configuration
+// it runs with; syntax gives the declarations.
+func (b *Bridge) describePackage(ctx context.Context, files *goFiles, dir string, p *PackageAPI, detailed bool) error {
+	var candidates []string
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("cannot read its directory: %v", err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		if ok, err := build.Default.MatchFile(dir, name); err == nil && ok {
+			candidates = append(candidates, filepath.Join(dir, name))
+		}
+	}
+	if len(candidates) == 0 {
+		return errors.New("its directory has no Go files for this platform")
+	}
+	var res struct {
+		PackageName string
+		Files       []string
+	}
+	if err := b.client.ExecuteCommand(ctx, "gopls.package_symbols", map[string]any{"URI": lspclient.FileURI(candidates[0])}, &res); err != nil {
+		return goplsError(err)
+	}
+	var paths []string
+	for _, uri := range res.Files {
+		if path, err := lspclient.URIPath(uri); err == nil && filepath.Dir(path) == dir {
+			paths = append(paths, path)
+		}
+	}
+	if len(paths) <= 1 {
+		// gopls knows no package for the file; take the directory's.
+		paths = candidates
+	}
+	slices.Sort(paths)
+	if detailed {
+		p.Dir = b.displayPath(dir)
+	}
+
+	var consts, vars, funcs, types []APIDecl
+	methods := map[string][]APIDecl{}
+	for _, path := range paths {
+		g := files.get(path)
+		if g == nil {
+			continue
+		}
+		if p.Name == "" {
+			p.Name = g.file.Name.Name
+		}
+		if g.file.Doc != nil && (p.Doc == "" || filepath.Base(path) == "doc.go") {
+			p.Doc = strings.TrimSpace(g.file.Doc.Text())
+		}
+		file := b.displayPath(path)
+		add := func(list *[]APIDecl, info *declInfo, at token.Pos) {
+			line, char := g.where(at)
+			doc := strings.TrimSpace(info.doc)
+			if !detailed {
+				doc = firstSentence(doc)
+			}
+			*list = append(*list, APIDecl{Name: info.name, Kind: info.kind, Signature: info.sig, Doc: doc, File: file, Line: line, Character: char})
+		}
+		for _, d := range g.file.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if !d.Name.IsExported() {
+					continue
+				}
+				recv := receiverType(d)
+				switch {
+				case d.Recv == nil:
+					add(&funcs, g.funcDecl(d), d.Name.Pos())
+				case token.IsExported(recv):
+					list := methods[recv]
+					add(&list, g.funcDecl(d), d.Name.Pos())
+					methods[recv] = list
+				}
+			case *ast.GenDecl:
+				for i, spec := range d.Specs {
+					switch s := spec.(type) {
+					case *ast.TypeSpec:
+						if s.Name.IsExported() {
+							add(&types, g.typeDecl(d, s, true), s.Name.Pos())
+						}
+					case *ast.ValueSpec:
+						var names []string
+						for _, n := range s.Names {
+							if n.IsExported() {
+								names = append(names, n.Name)
+							}
+						}
+						if len(names) == 0 {
+							continue
+						}
+						info := g.valueDecl(d, i, names[0])
+						info.name = strings.Join(names, ", ")
+						if d.Tok == token.CONST {
+							add(&consts, info, s.Names[0].Pos())
+						} else {
+							add(&vars, info, s.Names[0].Pos())
+						}
+					}
+				}
+			}
+		}
+	}
+	p.Doc = strings.TrimSpace(p.Doc)
+	if !detailed {
+		p.Doc = firstSentence(p.Doc)
+	}
+	byName := func(a, b APIDecl) int { return cmp.Compare(a.Name, b.Name) }
+	slices.SortStableFunc(funcs, byName)
+	slices.SortStableFunc(types, byName)
+	p.Decls = append(append(consts, vars...), funcs...)
+	for _, t := range types {
+		p.Decls = append(p.Decls, t)
+		ms := methods[t.Name]
+		slices.SortStableFunc(ms, byName)
+		p.Decls = append(p.Decls, ms...)
+	}
+	p.Total = len(p.Decls)
+	return nil
+}

@@ -1,0 +1,123 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/goplsmcp/goplsmcp/mcp"
+	"go.lsp.dev/protocol"
+)
+
+const defaultSearchLimit = 30
+
+// SearchInput is the input of go_search.
+type SearchInput struct {
+	Query    string `json:"query" jsonschema:"fuzzy symbol name to look for, e.g. Handler, http.Serve or srv.Close"`
+	Limit    int    `json:"limit,omitempty" jsonschema:"most symbols to list (default 30); per-file counts are kept when cut"`
+	Detailed bool   `json:"detailed,omitempty" jsonschema:"add each symbol's source line"`
+}
+
+// SearchOutput is the result of go_search.
+type SearchOutput struct {
+	Total     int            `json:"total" jsonschema:"number of symbols gopls found (it stops at 100)"`
+	Truncated bool           `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
+	Files     []FileCount    `json:"files,omitempty" jsonschema:"matches per file, given when the list is truncated"`
+	Symbols   []SearchSymbol `json:"symbols" jsonschema:"best matches first"`
+}
+
+// SearchSymbol is one symbol found.
+type SearchSymbol struct {
+	Name      string `json:"name" jsonschema:"the symbol, qualified by its type for fields and methods"`
+	Kind      string `json:"kind" jsonschema:"func, method, type, struct, interface, field, var, const, ..."`
+	Package   string `json:"package,omitempty" jsonschema:"import path of the declaring package"`
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	Character int    `json:"character"`
+	Text      string `json:"text,omitempty" jsonschema:"the declaring source line (detailed only)"`
+}
+
+// Render implements mcp.Renderer.
+func (o *SearchOutput) Render() string {
+	if o.Total == 0 {
+		return "no symbols found"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s", plural(o.Total, "symbol"))
+	if o.Truncated {
+		fmt.Fprintf(&b, " (%d listed; raise limit to see more)", len(o.Symbols))
+	}
+	b.WriteString("\n")
+	listed := map[string]int{}
+	for _, s := range o.Symbols {
+		listed[s.File]++
+		fmt.Fprintf(&b, "%s:%d:%d: %s %s", s.File, s.Line, s.Character, s.Kind, s.Name)
+		if s.Text != "" {
+			b.WriteString(": " + s.Text)
+		}
+		b.WriteString("\n")
+	}
+	if o.Truncated {
+		renderMore(&b, o.Files, listed, 0)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func (b *Bridge) addSearch(s *mcp.Server) error {
+	return mcp.AddTool(s, mcp.Tool{
+		Name:  "go_search",
+		Title: "Search Go symbols",
+		Description: "Find declarations by fuzzy name across the workspace and its dependencies (workspace/symbol): " +
+			"each with its kind and path:line:character. Use it instead of grep to find where something is declared.",
+		Annotations: readOnly(),
+	}, b.search)
+}
+
+func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, error) {
+	query := strings.TrimSpace(in.Query)
+	if query == "" {
+		return nil, errors.New("query is empty; pass part of a symbol name, e.g. \"Handler\"")
+	}
+	limit, err := limitOr(in.Limit, defaultSearchLimit)
+	if err != nil {
+		return nil, err
+	}
+	var syms []struct {
+		Name          string            `json:"name"`
+		Kind          int               `json:"kind"`
+		ContainerName string            `json:"containerName"`
+		Location      protocol.Location `json:"location"`
+	}
+	if err := b.client.Call(ctx, "workspace/symbol", map[string]any{"query": query}, &syms); err != nil {
+		return nil, goplsError(err)
+	}
+	out := &SearchOutput{Total: len(syms), Symbols: []SearchSymbol{}}
+	lines := b.newLineCache()
+	var counts fileCounts
+	for _, s := range syms {
+		file := b.displayURI(string(s.Location.URI))
+		counts.add(file)
+		if len(out.Symbols) == limit {
+			out.Truncated = true
+			continue
+		}
+		start := s.Location.Range.Start
+		sym := SearchSymbol{
+			Name:      s.Name,
+			Kind:      symbolKind(s.Kind),
+			Package:   s.ContainerName,
+			File:      file,
+			Line:      int(start.Line),
+			Character: int(start.Character),
+		}
+		if in.Detailed {
+			sym.Text = lines.line(string(s.Location.URI), sym.Line)
+		}
+		out.Symbols = append(out.Symbols, sym)
+	}
+	if out.Truncated {
+		out.Files = counts
+	}
+	return out, nil
+}

@@ -1,0 +1,120 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf16"
+
+	"github.com/goplsmcp/goplsmcp/mcp"
+)
+
+// SignatureInput is the input of go_signature.
+type SignatureInput struct {
+	At
+	Detailed bool `json:"detailed,omitempty" jsonschema:"include the full documentation, not just its first sentence"`
+}
+
+// SignatureOutput is the result of go_signature.
+type SignatureOutput struct {
+	Note            string   `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
+	Signature       string   `json:"signature,omitempty" jsonschema:"the called function's signature; empty when the position is not inside a call's parentheses"`
+	Parameters      []string `json:"parameters,omitempty" jsonschema:"its parameters, in order"`
+	ActiveParameter *int     `json:"activeParameter,omitempty" jsonschema:"0-based index of the parameter the position is at"`
+	Doc             string   `json:"doc,omitempty" jsonschema:"documentation: its first sentence, or all of it when detailed"`
+}
+
+// Render implements mcp.Renderer.
+func (o *SignatureOutput) Render() string {
+	var parts []string
+	if o.Note != "" {
+		parts = append(parts, o.Note)
+	}
+	if o.Signature == "" {
+		return strings.Join(append(parts, "not inside the arguments of a call"), "\n")
+	}
+	parts = append(parts, o.Signature)
+	if p := o.ActiveParameter; p != nil && *p < len(o.Parameters) {
+		parts = append(parts, fmt.Sprintf("parameter %d: %s", *p, o.Parameters[*p]))
+	}
+	if o.Doc != "" {
+		parts = append(parts, o.Doc)
+	}
+	return strings.Join(parts, "\n")
+}
+
+func (b *Bridge) addSignature(s *mcp.Server) error {
+	return mcp.AddTool(s, mcp.Tool{
+		Name:  "go_signature",
+		Title: "Signature at a call",
+		Description: "The signature of the function being called at a position inside a call's parentheses (signatureHelp), " +
+			"and which parameter the position is at.",
+		Annotations: readOnly(),
+	}, b.signature)
+}
+
+func (b *Bridge) signature(ctx context.Context, in *SignatureInput) (*SignatureOutput, error) {
+	t, err := b.resolve(ctx, in.At)
+	if err != nil {
+		return nil, err
+	}
+	defer t.release()
+	var help *struct {
+		Signatures []struct {
+			Label         string `json:"label"`
+			Documentation any    `json:"documentation"`
+			Parameters    []struct {
+				Label json.RawMessage `json:"label"`
+			} `json:"parameters"`
+			ActiveParameter *int `json:"activeParameter"`
+		} `json:"signatures"`
+		ActiveSignature int  `json:"activeSignature"`
+		ActiveParameter *int `json:"activeParameter"`
+	}
+	if err := b.client.Call(ctx, "textDocument/signatureHelp", t.position(), &help); err != nil {
+		return nil, goplsError(err)
+	}
+	out := &SignatureOutput{Note: t.note}
+	if help == nil || len(help.Signatures) == 0 {
+		return out, nil
+	}
+	i := help.ActiveSignature
+	if i < 0 || i >= len(help.Signatures) {
+		i = 0
+	}
+	sig := help.Signatures[i]
+	out.Signature = sig.Label
+	for _, p := range sig.Parameters {
+		out.Parameters = append(out.Parameters, parameterLabel(sig.Label, p.Label))
+	}
+	out.ActiveParameter = help.ActiveParameter
+	if sig.ActiveParameter != nil {
+		out.ActiveParameter = sig.ActiveParameter
+	}
+	if p := out.ActiveParameter; p != nil && (*p < 0 || *p >= len(out.Parameters)) {
+		out.ActiveParameter = nil
+	}
+	out.Doc = strings.TrimSpace(markupText(sig.Documentation))
+	if !in.Detailed {
+		out.Doc = firstSentence(out.Doc)
+	}
+	return out, nil
+}
+
+// parameterLabel reads a parameter label, which LSP sends either as the
+// text itself or as UTF-16 offsets into the signature's label.
+func parameterLabel(sig string, raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var off [2]int
+	if json.Unmarshal(raw, &off) == nil {
+		u := utf16.Encode([]rune(sig))
+		if 0 <= off[0] && off[0] <= off[1] && off[1] <= len(u) {
+			return string(utf16.Decode(u[off[0]:off[1]]))
+		}
+	}
+	return ""
+}

@@ -1,0 +1,158 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/goplsmcp/goplsmcp/mcp"
+)
+
+const defaultTokenLimit = 500
+
+// TokensInput is the input of go_tokens.
+type TokensInput struct {
+	File      string   `json:"file" jsonschema:"path of a Go file, relative to the workspace root or absolute inside it"`
+	StartLine *int     `json:"startLine,omitempty" jsonschema:"first 0-based line to cover (default: the first)"`
+	EndLine   *int     `json:"endLine,omitempty" jsonschema:"last 0-based line to cover, inclusive (default: the last)"`
+	Types     []string `json:"types,omitempty" jsonschema:"keep only tokens of these types, e.g. [\"function\", \"method\"]"`
+	Limit     int      `json:"limit,omitempty" jsonschema:"most tokens to list (default 500)"`
+}
+
+// TokensOutput is the result of go_tokens.
+type TokensOutput struct {
+	File      string  `json:"file"`
+	Total     int     `json:"total" jsonschema:"number of tokens that match"`
+	Truncated bool    `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
+	Tokens    []Token `json:"tokens" jsonschema:"the tokens in source order"`
+}
+
+// Token is one semantic token.
+type Token struct {
+	Line      int      `json:"line"`
+	Character int      `json:"character" jsonschema:"0-based UTF-16 column"`
+	Length    int      `json:"length" jsonschema:"length in UTF-16 code units"`
+	Type      string   `json:"type" jsonschema:"namespace, type, function, method, variable, parameter, keyword, ... as gopls's legend names it"`
+	Modifiers []string `json:"modifiers,omitempty" jsonschema:"definition, readonly, defaultLibrary, ..."`
+	Text      string   `json:"text"`
+}
+
+// Render implements mcp.Renderer.
+func (o *TokensOutput) Render() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s", o.File, plural(o.Total, "token"))
+	if o.Truncated {
+		fmt.Fprintf(&b, " (%d listed; raise limit or narrow the lines)", len(o.Tokens))
+	}
+	b.WriteString("\n")
+	for _, t := range o.Tokens {
+		fmt.Fprintf(&b, "%d:%d %s", t.Line, t.Character, t.Type)
+		if len(t.Modifiers) > 0 {
+			b.WriteString("[" + strings.Join(t.Modifiers, ",") + "]")
+		}
+		b.WriteString(" " + t.Text + "\n")
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func (b *Bridge) addTokens(s *mcp.Server) error {
+	return mcp.AddTool(s, mcp.Tool{
+		Name:  "go_tokens",
+		Title: "Semantic tokens",
+		Description: "What each identifier in a file (or a range of its lines) is, as gopls classifies it: " +
+			"type, function, method, variable, parameter, ... with modifiers such as definition, readonly or defaultLibrary.",
+		Annotations: readOnly(),
+	}, b.tokens)
+}
+
+func (b *Bridge) tokens(ctx context.Context, in *TokensInput) (*TokensOutput, error) {
+	limit, err := limitOr(in.Limit, defaultTokenLimit)
+	if err != nil {
+		return nil, err
+	}
+	types, mods := b.client.SemanticTokensLegend()
+	if len(types) == 0 {
+		return nil, errors.New("this gopls offers no semantic tokens")
+	}
+	for _, t := range in.Types {
+		if !slices.Contains(types, t) {
+			return nil, fmt.Errorf("unknown token type %s; gopls's types are %s", quote(t), strings.Join(types, ", "))
+		}
+	}
+	src, err := b.openFile(ctx, in.File)
+	if err != nil {
+		return nil, err
+	}
+	defer src.release()
+	last := len(src.lines) - 1
+	method := "textDocument/semanticTokens/full"
+	params := map[string]any{"textDocument": map[string]any{"uri": src.uri}}
+	if in.StartLine != nil || in.EndLine != nil {
+		start, end := 0, last
+		if in.StartLine != nil {
+			start = *in.StartLine
+		}
+		if in.EndLine != nil {
+			end = *in.EndLine
+		}
+		switch {
+		case start < 0 || end < 0:
+			return nil, errors.New("startLine and endLine are 0-based and must not be negative")
+		case start > last:
+			return nil, fmt.Errorf("startLine %d is past the end of the file, which has lines 0 to %d", start, last)
+		case end < start:
+			return nil, fmt.Errorf("endLine %d is before startLine %d", end, start)
+		}
+		end = min(end, last)
+		method = "textDocument/semanticTokens/range"
+		params["range"] = map[string]any{
+			"start": map[string]any{"line": start, "character": 0},
+			"end":   map[string]any{"line": end, "character": utf16Len(src.line(end))},
+		}
+	}
+	var res *struct {
+		Data []uint32 `json:"data"`
+	}
+	if err := b.client.Call(ctx, method, params, &res); err != nil {
+		return nil, goplsError(err)
+	}
+	out := &TokensOutput{File: b.displayPath(src.path), Tokens: []Token{}}
+	if res == nil {
+		return out, nil
+	}
+	line, char := 0, 0
+	for i := 0; i+5 <= len(res.Data); i += 5 {
+		d := res.Data[i : i+5]
+		if d[0] > 0 {
+			line += int(d[0])
+			char = 0
+		}
+		char += int(d[1])
+		typ := fmt.Sprintf("type %d", d[3])
+		if int(d[3]) < len(types) {
+			typ = types[d[3]]
+		}
+		if len(in.Types) > 0 && !slices.Contains(in.Types, typ) {
+			continue
+		}
+		out.Total++
+		if len(out.Tokens) == limit {
+			out.Truncated = true
+			continue
+		}
+		t := Token{Line: line, Character: char, Length: int(d[2]), Type: typ}
+		for bit, name := range mods {
+			if d[4]&(1<<bit) != 0 {
+				t.Modifiers = append(t.Modifiers, name)
+			}
+		}
+		text := src.line(line)
+		from := byteOffset(text, char)
+		to := byteOffset(text, char+t.Length)
+		t.Text = text[from:to]
+		out.Tokens = append(out.Tokens, t)
+	}
+	return out, nil
+}
