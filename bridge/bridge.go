@@ -19,6 +19,9 @@ type Config struct {
 	Client *lspclient.Client
 	// Logger receives the bridge's log; nil discards it.
 	Logger *slog.Logger
+	// Limits are the limits in force, for goplsmcp://limits; zero fields
+	// mean the defaults.
+	Limits Limits
 }
 
 // A Bridge holds what the tools share: the root, the gopls client and the
@@ -28,6 +31,7 @@ type Bridge struct {
 	client *lspclient.Client
 	log    *slog.Logger
 	env    goEnv
+	limits Limits
 	// buffers are the snippets gopls holds for this bridge.
 	buffers buffers
 
@@ -44,13 +48,14 @@ func New(cfg Config) (*Bridge, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Bridge{root: cfg.Root, client: cfg.Client, log: log}, nil
+	return &Bridge{root: cfg.Root, client: cfg.Client, log: log, limits: cfg.Limits}, nil
 }
 
 // Register adds every tool to s. The list below is the only place that
 // names them all.
 func (b *Bridge) Register(s *mcp.Server) error {
 	for _, add := range []func(*mcp.Server) error{
+		b.addWorkspace,
 		b.addSearch,
 		b.addFileContext,
 		b.addPackageAPI,
@@ -70,6 +75,9 @@ func (b *Bridge) Register(s *mcp.Server) error {
 		b.addCallHierarchy,
 		b.addTypeHierarchy,
 		b.addClose,
+		b.addResources,
+		b.addPrompts,
+		b.addProgressRelay,
 	} {
 		if err := add(s); err != nil {
 			return fmt.Errorf("registering tools: %w", err)

@@ -24,12 +24,15 @@ type progressTracker struct {
 	loaded   chan struct{}     // closed when the initial load has ended
 	loadErr  error
 	onReport func(Progress)
+	subs     map[int]func(Progress)
+	nextSub  int
 }
 
 func (t *progressTracker) init(onReport func(Progress)) {
 	t.titles = make(map[string]string)
 	t.loaded = make(chan struct{})
 	t.onReport = onReport
+	t.subs = make(map[int]func(Progress))
 }
 
 func (t *progressTracker) create(token json.RawMessage) {
@@ -60,9 +63,43 @@ func (t *progressTracker) report(params json.RawMessage) {
 	case "end":
 		delete(t.titles, key)
 	}
+	subs := make([]func(Progress), 0, len(t.subs))
+	for _, fn := range t.subs {
+		subs = append(subs, fn)
+	}
 	t.mu.Unlock()
+	report := Progress{Title: title, Message: p.Value.Message, Done: p.Value.Kind == "end"}
 	if t.onReport != nil {
-		t.onReport(Progress{Title: title, Message: p.Value.Message, Done: p.Value.Kind == "end"})
+		t.onReport(report)
+	}
+	for _, fn := range subs {
+		fn(report)
+	}
+}
+
+// SubscribeProgress calls fn with each $/progress report from gopls until
+// the returned function is called; no call of fn starts after that returns. fn
+// runs on the connection's reading goroutine and must not block.
+func (c *Client) SubscribeProgress(fn func(Progress)) (unsubscribe func()) {
+	t := &c.prog
+	t.mu.Lock()
+	id := t.nextSub
+	t.nextSub++
+	t.subs[id] = func(p Progress) {
+		// Checked again under the lock so that no call starts after
+		// unsubscribe has returned.
+		t.mu.Lock()
+		_, live := t.subs[id]
+		t.mu.Unlock()
+		if live {
+			fn(p)
+		}
+	}
+	t.mu.Unlock()
+	return func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		delete(t.subs, id)
 	}
 }
 

@@ -10,12 +10,26 @@ import (
 // A methodHandler answers one request method of a ready session.
 type methodHandler func(ctx context.Context, ss *session, params json.RawMessage) (any, error)
 
-func (ss *session) handlerFor(method string) methodHandler {
+func handlerFor(method string) methodHandler {
 	switch method {
 	case "tools/list":
 		return listTools
 	case "tools/call":
 		return callTool
+	case "resources/list":
+		return listResources
+	case "resources/templates/list":
+		return listResourceTemplates
+	case "resources/read":
+		return readResource
+	case "prompts/list":
+		return listPrompts
+	case "prompts/get":
+		return getPrompt
+	case "completion/complete":
+		return complete
+	case "logging/setLevel":
+		return setLevel
 	}
 	return nil
 }
@@ -24,6 +38,7 @@ type implementation struct {
 	Name    string `json:"name"`
 	Title   string `json:"title,omitempty"`
 	Version string `json:"version"`
+	Icons   []Icon `json:"icons,omitempty"`
 }
 
 type initializeResult struct {
@@ -37,14 +52,16 @@ type initializeResult struct {
 // is answered with the newest. It may happen once per session.
 func (ss *session) initialize(params json.RawMessage) (any, error) {
 	var p struct {
-		ProtocolVersion *string `json:"protocolVersion"`
+		ProtocolVersion json.RawMessage `json:"protocolVersion"`
 	}
-	if err := json.Unmarshal(params, &p); err != nil || p.ProtocolVersion == nil || *p.ProtocolVersion == "" {
-		return nil, newError(CodeInvalidParams, "Invalid params: protocolVersion must be a non-empty string")
+	_ = json.Unmarshal(params, &p)
+	asked, ok := stringValue(p.ProtocolVersion)
+	if !ok || asked == "" {
+		return nil, InvalidParams("protocolVersion must be a non-empty string")
 	}
 	version := latestVersion
-	if slices.Contains(supportedVersions, *p.ProtocolVersion) {
-		version = *p.ProtocolVersion
+	if slices.Contains(supportedVersions, asked) {
+		version = asked
 	}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
@@ -55,64 +72,71 @@ func (ss *session) initialize(params json.RawMessage) (any, error) {
 	ss.version = version
 
 	info := implementation{Name: ss.srv.name, Version: ss.srv.version}
-	if version >= "2025-06-18" {
+	if version >= version20250618 {
 		info.Title = ss.srv.opts.Title
+	}
+	if version >= version20251125 {
+		info.Icons = ss.srv.opts.Icons
+	}
+	caps := map[string]any{
+		"tools":     map[string]any{"listChanged": false},
+		"resources": map[string]any{"listChanged": false, "subscribe": false},
+		"prompts":   map[string]any{"listChanged": false},
+		"logging":   map[string]any{},
+	}
+	if version >= version20250326 {
+		caps["completions"] = map[string]any{}
 	}
 	return &initializeResult{
 		ProtocolVersion: version,
-		Capabilities: map[string]any{
-			"tools": map[string]any{"listChanged": false},
-		},
-		ServerInfo:   info,
-		Instructions: ss.srv.opts.Instructions,
+		Capabilities:    caps,
+		ServerInfo:      info,
+		Instructions:    ss.srv.opts.Instructions,
 	}, nil
 }
 
 func listTools(ctx context.Context, ss *session, params json.RawMessage) (any, error) {
-	var p struct {
-		Cursor *string `json:"cursor"`
-	}
-	if len(params) > 0 {
-		if err := json.Unmarshal(params, &p); err != nil {
-			return nil, newError(CodeInvalidParams, "Invalid params: cursor must be a string")
-		}
-	}
-	// All tools fit on one page, so no cursor was ever issued.
-	if p.Cursor != nil {
-		return nil, newError(CodeInvalidParams, "Invalid params: unknown cursor")
+	tools := ss.srv.toolList()
+	start, end, next, err := ss.page(params, "tools", len(tools))
+	if err != nil {
+		return nil, err
 	}
 	version := ss.negotiated()
-	tools := ss.srv.toolList()
-	list := make([]toolJSON, 0, len(tools))
-	for _, t := range tools {
+	list := make([]toolJSON, 0, end-start)
+	for _, t := range tools[start:end] {
 		list = append(list, t.describe(version))
 	}
-	return map[string]any{"tools": list}, nil
+	return &struct {
+		Tools      []toolJSON `json:"tools"`
+		NextCursor string     `json:"nextCursor,omitempty"`
+	}{list, next}, nil
 }
 
 func callTool(ctx context.Context, ss *session, params json.RawMessage) (any, error) {
 	var p struct {
-		Name      *string         `json:"name"`
+		Name      json.RawMessage `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 	}
-	if err := json.Unmarshal(params, &p); err != nil || p.Name == nil {
-		return nil, newError(CodeInvalidParams, "Invalid params: name must be a string")
+	_ = json.Unmarshal(params, &p)
+	name, ok := stringValue(p.Name)
+	if !ok {
+		return nil, InvalidParams("name must be a string")
 	}
 	args := p.Arguments
 	if isNull(args) {
 		args = json.RawMessage("{}")
-	} else if trimSpace(args)[0] != '{' {
-		return nil, newError(CodeInvalidParams, "Invalid params: arguments must be an object")
+	} else if !isObject(args) {
+		return nil, InvalidParams("arguments must be an object")
 	}
-	structured := ss.atLeast("2025-06-18")
-	t := ss.srv.tool(*p.Name)
+	structured := ss.atLeast(version20250618)
+	t := ss.srv.tool(name)
 	if t == nil {
 		return errorResult("unknown tool", structured), nil
 	}
 	if err := t.validate(args); err != nil {
 		return errorResult(err.Error(), structured), nil
 	}
-	out, err := t.run(ctx, args)
+	out, err := ss.srv.runTool(ctx, t, args)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -122,9 +146,10 @@ func callTool(ctx context.Context, ss *session, params json.RawMessage) (any, er
 	return ss.srv.resultFor(out, structured)
 }
 
-// resultFor wraps a tool's output as a result: its lean text, and its
-// structured form where the version has structuredContent. A result over
-// the size cap is replaced by an error saying how to narrow the call.
+// resultFor wraps a tool's output as a result: its lean text, and, where
+// the version has them, its structured form and its resource links. A
+// result over the size cap is replaced by an error saying how to narrow
+// the call.
 func (s *Server) resultFor(out any, structured bool) (any, error) {
 	var text string
 	if r, ok := out.(Renderer); ok {
@@ -139,6 +164,14 @@ func (s *Server) resultFor(out any, structured bool) (any, error) {
 	res := &ToolResult{Content: []Content{{Type: "text", Text: text}}}
 	if structured {
 		res.StructuredContent = out
+		if l, ok := out.(Linker); ok {
+			for _, link := range l.ResourceLinks() {
+				res.Content = append(res.Content, Content{
+					Type: "resource_link", URI: link.URI, Name: link.Name, Title: link.Title,
+					Description: link.Description, MIMEType: link.MIMEType,
+				})
+			}
+		}
 	}
 	data, err := json.Marshal(res)
 	if err != nil {

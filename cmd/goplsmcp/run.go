@@ -151,27 +151,38 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 	}
 
+	limits := bridge.Limits{
+		MessageBytes: mcp.DefaultMaxMessageBytes,
+		ResultBytes:  mcp.DefaultMaxResultBytes,
+		TextChars:    bridge.DefaultTextChars,
+		Timeout:      cfg.timeout,
+	}
+	// The server exists before gopls starts so that gopls's messages from
+	// the start can reach the clients (at the level each one set).
+	srv := mcp.NewServer("goplsmcp", version(), &mcp.Options{
+		Title:           "Go language server (gopls) for agents",
+		Instructions:    bridge.Instructions,
+		Logger:          log.With("component", "mcp"),
+		MaxMessageBytes: limits.MessageBytes,
+		MaxResultBytes:  limits.ResultBytes,
+	})
 	client, err := lspclient.Start(ctx, lspclient.Options{
 		Gopls:        goplsPath,
 		Root:         root,
 		Logger:       log.With("component", "lspclient"),
 		Timeout:      cfg.timeout,
 		AllowNetwork: cfg.network,
+		OnMessage:    func(level slog.Level, text string) { srv.Log(mcpLevel(level), "gopls", text) },
 	})
 	if err != nil {
 		return err
 	}
 	defer client.Close()
 
-	br, err := bridge.New(bridge.Config{Root: root, Client: client, Logger: log.With("component", "bridge")})
+	br, err := bridge.New(bridge.Config{Root: root, Client: client, Logger: log.With("component", "bridge"), Limits: limits})
 	if err != nil {
 		return err
 	}
-	srv := mcp.NewServer("goplsmcp", version(), &mcp.Options{
-		Title:        "Go language server (gopls) for agents",
-		Instructions: bridge.Instructions,
-		Logger:       log.With("component", "mcp"),
-	})
 	if err := br.Register(srv); err != nil {
 		return err
 	}
@@ -183,6 +194,19 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	log.Info("stopped")
 	return err
+}
+
+// mcpLevel maps a log level of gopls's messages to MCP's.
+func mcpLevel(l slog.Level) mcp.LogLevel {
+	switch {
+	case l >= slog.LevelError:
+		return mcp.LevelError
+	case l >= slog.LevelWarn:
+		return mcp.LevelWarning
+	case l >= slog.LevelInfo:
+		return mcp.LevelInfo
+	}
+	return mcp.LevelDebug
 }
 
 // resolveRoot makes the root absolute and free of symbolic links.
