@@ -1,6 +1,7 @@
 package lspclient
 
 import (
+	"maps"
 	"slices"
 	"strings"
 )
@@ -51,4 +52,56 @@ func readonlyGoflags(goflags string) string {
 		out = append(out, "-mod=readonly")
 	}
 	return strings.Join(out, " ")
+}
+
+// offlineSettings applies the offline policy to gopls settings, which can
+// say more than the environment: gopls's env setting overrides the
+// environment for the go commands it runs, and its buildFlags are passed
+// to them. So, as for the environment, GOPROXY and GOTOOLCHAIN in env are
+// forced offline, GOFLAGS in env gains -mod=readonly, and -mod=mod is
+// dropped from buildFlags. It returns a copy; s is not changed.
+func offlineSettings(s map[string]any) map[string]any {
+	s = maps.Clone(s)
+	env, ok := s["env"].(map[string]any)
+	if strs, isStrings := s["env"].(map[string]string); isStrings {
+		env, ok = make(map[string]any, len(strs)), true
+		for k, v := range strs {
+			env[k] = v
+		}
+	}
+	if ok {
+		env = maps.Clone(env)
+		for _, kv := range offlineEnv {
+			k, v, _ := strings.Cut(kv, "=")
+			env[k] = v
+		}
+		if goflags, ok := env["GOFLAGS"]; ok {
+			str, _ := goflags.(string)
+			env["GOFLAGS"] = readonlyGoflags(str)
+		}
+		s["env"] = env
+	}
+	flags, ok := s["buildFlags"].([]any)
+	if strs, isStrings := s["buildFlags"].([]string); isStrings {
+		flags, ok = make([]any, len(strs)), true
+		for i, f := range strs {
+			flags[i] = f
+		}
+	}
+	if ok {
+		kept := []any{}
+		for i := 0; i < len(flags); i++ {
+			f, _ := flags[i].(string)
+			switch {
+			case f == "-mod=mod" || f == "--mod=mod":
+				continue
+			case (f == "-mod" || f == "--mod") && i+1 < len(flags) && flags[i+1] == "mod":
+				i++
+				continue
+			}
+			kept = append(kept, flags[i])
+		}
+		s["buildFlags"] = kept
+	}
+	return s
 }

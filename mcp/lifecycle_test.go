@@ -67,15 +67,24 @@ func TestToolsListAndCall(t *testing.T) {
 		"title":       "Echo",
 		"description": "Echoes text.",
 		"inputSchema": map[string]any{
-			"type":                 "object",
-			"required":             []any{"text"},
-			"properties":           map[string]any{"text": map[string]any{"type": "string", "description": "what to echo"}, "count": map[string]any{"type": "integer"}},
+			"type":     "object",
+			"required": []any{"text"},
+			"properties": map[string]any{"text": map[string]any{"type": "string", "description": "what to echo"}, "count": map[string]any{"type": "integer"},
+				"debug": map[string]any{"type": "boolean", "description": "also return the backend requests the call made, with durations (troubleshooting)"}},
 			"additionalProperties": false,
 		},
 		"outputSchema": map[string]any{
-			"type":                 "object",
-			"required":             []any{"echo"},
-			"properties":           map[string]any{"echo": map[string]any{"type": "string"}},
+			"type":     "object",
+			"required": []any{"echo"},
+			"properties": map[string]any{"echo": map[string]any{"type": "string"},
+				"debug": map[string]any{"type": "object", "required": []any{"ms", "requests"}, "properties": map[string]any{
+					"ms": map[string]any{"type": "number"},
+					"requests": map[string]any{"type": "array", "items": map[string]any{
+						"type": "object", "required": []any{"method", "ms", "ok"}, "properties": map[string]any{
+							"method": map[string]any{"type": "string"}, "ms": map[string]any{"type": "number"},
+							"ok": map[string]any{"type": "boolean"}, "error": map[string]any{"type": "string"},
+						}}},
+				}}},
 			"additionalProperties": false,
 		},
 		"annotations": map[string]any{"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
 )
 
 // A methodHandler answers one request method of a ready session.
@@ -128,29 +129,84 @@ func callTool(ctx context.Context, ss *session, params json.RawMessage) (any, er
 	} else if !isObject(args) {
 		return nil, InvalidParams("arguments must be an object")
 	}
-	structured := ss.atLeast(version20250618)
-	t := ss.srv.tool(name)
+	return ss.srv.call(ctx, name, args, ss.atLeast(version20250618))
+}
+
+// call runs one tools/call: it finds the tool, validates args, runs the
+// tool inside the middleware and shapes its result; with debug: true, it
+// traces the call. structured says whether the client's version has
+// structuredContent.
+func (s *Server) call(ctx context.Context, name string, args json.RawMessage, structured bool) (any, error) {
+	t := s.tool(name)
 	if t == nil {
 		return errorResult("unknown tool", structured), nil
 	}
 	if err := t.validate(args); err != nil {
 		return errorResult(err.Error(), structured), nil
 	}
-	out, err := ss.srv.runTool(ctx, t, args)
+	debug, args, err := takeDebug(args)
+	if err != nil {
+		return errorResult(err.Error(), structured), nil
+	}
+	var finish func() []TraceEntry
+	if tracer := s.currentTracer(); debug && tracer != nil {
+		ctx, finish = tracer(ctx)
+	}
+	began := time.Now()
+	out, err := s.runTool(ctx, t, args)
+	var dbg *DebugInfo
+	if debug {
+		dbg = &DebugInfo{Ms: Milliseconds(time.Since(began)), Requests: []TraceEntry{}}
+		if finish != nil {
+			dbg.Requests = append(dbg.Requests, finish()...)
+		}
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return errorResult(err.Error(), structured), nil
+		return errorResultWith(err.Error(), structured, dbg), nil
 	}
-	return ss.srv.resultFor(out, structured)
+	return s.resultFor(out, structured, dbg)
+}
+
+// CallTool runs one tool outside any session, as tools/call does for a
+// client of the newest protocol version, and returns what that client
+// would receive. An unknown tool, invalid arguments and the tool's own
+// failure are results with IsError set; the error is for args that are
+// not a JSON object, the end of ctx, and a tool that panicked.
+func (s *Server) CallTool(ctx context.Context, name string, args json.RawMessage) (_ *ToolResultJSON, err error) {
+	if isNull(args) {
+		args = json.RawMessage("{}")
+	} else if !isObject(args) {
+		return nil, InvalidParams("arguments must be an object")
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("tool panicked", "tool", shorten(name, 80), "type", fmt.Sprintf("%T", r))
+			err = newError(CodeInternalError, "Internal error")
+		}
+	}()
+	res, err := s.call(ctx, name, args, true)
+	if err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(res)
+	if err != nil {
+		return nil, err
+	}
+	var out ToolResultJSON
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // resultFor wraps a tool's output as a result: its lean text, and, where
 // the version has them, its structured form and its resource links. A
 // result over the size cap is replaced by an error saying how to narrow
 // the call.
-func (s *Server) resultFor(out any, structured bool) (any, error) {
+func (s *Server) resultFor(out any, structured bool, dbg *DebugInfo) (any, error) {
 	var text string
 	if r, ok := out.(Renderer); ok {
 		text = r.Render()
@@ -161,9 +217,21 @@ func (s *Server) resultFor(out any, structured bool) (any, error) {
 		}
 		text = string(data)
 	}
+	if dbg != nil {
+		text += "\n" + dbg.render()
+	}
 	res := &ToolResult{Content: []Content{{Type: "text", Text: text}}}
 	if structured {
 		res.StructuredContent = out
+		if dbg != nil {
+			data, err := json.Marshal(out)
+			if err != nil {
+				return nil, err
+			}
+			if res.StructuredContent, err = withMember(data, debugArg, dbg); err != nil {
+				return nil, err
+			}
+		}
 		if l, ok := out.(Linker); ok {
 			for _, link := range l.ResourceLinks() {
 				res.Content = append(res.Content, Content{
@@ -180,7 +248,7 @@ func (s *Server) resultFor(out any, structured bool) (any, error) {
 	if len(data) > s.opts.MaxResultBytes {
 		msg := fmt.Sprintf("the answer is %d bytes, over the limit of %d; narrow the call: pass a smaller limit, one file, or a more specific query",
 			len(data), s.opts.MaxResultBytes)
-		return errorResult(msg, structured), nil
+		return errorResultWith(msg, structured, dbg), nil
 	}
 	return json.RawMessage(data), nil
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -90,6 +91,7 @@ type Server struct {
 	prompts    []*serverPrompt
 	promptIdx  map[string]*serverPrompt
 	middleware []ToolMiddleware
+	tracer     Tracer
 	sessions   map[*session]struct{}
 }
 
@@ -146,6 +148,44 @@ func (s *Server) toolList() []*serverTool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return slices.Clone(s.tools)
+}
+
+// ToolNames returns the names of the registered tools, in the order they
+// were registered.
+func (s *Server) ToolNames() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	names := make([]string, len(s.tools))
+	for i, t := range s.tools {
+		names[i] = t.def.Name
+	}
+	return names
+}
+
+// KeepTools unregisters every tool not named in keep, so that clients
+// neither see nor can call them. It fails, changing nothing, if keep names
+// a tool that is not registered. Call it before serving.
+func (s *Server) KeepTools(keep []string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	want := make(map[string]bool, len(keep))
+	var unknown []string
+	for _, name := range keep {
+		if _, ok := s.index[name]; !ok {
+			unknown = append(unknown, name)
+		}
+		want[name] = true
+	}
+	if len(unknown) > 0 {
+		return fmt.Errorf("no such tool: %s", strings.Join(unknown, ", "))
+	}
+	s.tools = slices.DeleteFunc(s.tools, func(t *serverTool) bool { return !want[t.def.Name] })
+	for name := range s.index {
+		if !want[name] {
+			delete(s.index, name)
+		}
+	}
+	return nil
 }
 
 // HasTool reports whether a tool of that name is registered.

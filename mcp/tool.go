@@ -89,6 +89,9 @@ func AddTool[In, Out any](s *Server, t Tool, h ToolHandler[In, Out]) error {
 	if err != nil {
 		return fmt.Errorf("tool %s: output schema: %w", t.Name, err)
 	}
+	if err := addDebugSchemas(in, out); err != nil {
+		return fmt.Errorf("tool %s: %w", t.Name, err)
+	}
 	resolved, err := in.Resolve(nil)
 	if err != nil {
 		return fmt.Errorf("tool %s: resolving input schema: %w", t.Name, err)
@@ -279,6 +282,20 @@ type ToolResult struct {
 	Content           []Content `json:"content"`
 	StructuredContent any       `json:"structuredContent,omitempty"`
 	IsError           bool      `json:"isError,omitempty"`
+}
+
+// errorResultWith is errorResult with the debug information of a call
+// made with debug: true, if dbg is not nil.
+func errorResultWith(msg string, structured bool, dbg *DebugInfo) *ToolResult {
+	r := errorResult(msg, structured)
+	if dbg == nil {
+		return r
+	}
+	r.Content[0].Text += "\n" + dbg.render()
+	if structured {
+		r.StructuredContent = map[string]any{"error": msg, debugArg: dbg}
+	}
+	return r
 }
 
 // errorResult is the result of a failed call.
