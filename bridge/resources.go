@@ -70,7 +70,7 @@ func (b *Bridge) addResources(s *mcp.Server) error {
 		{mcp.Resource{URI: predeclaredURI, Name: "predeclared", Title: "Go predeclared identifiers",
 			Description: "Go's predeclared types, constants, zero value and built-in functions, from the go/types universe."}, static(predeclared())},
 		{mcp.Resource{URI: limitsURI, Name: "limits", Title: "goplsmcp limits",
-			Description: "The limits in force: message and result sizes, source text per call, gopls request timeout."}, static(b.limitsJSON())},
+			Description: "The limits in force: message and result sizes, source text per call, gopls request timeout; and how many build flags, environment variables and gopls settings were fixed at launch."}, static(b.limitsJSON())},
 		{mcp.Resource{URI: workspaceURI, Name: "workspace", Title: "Go workspace summary",
 			Description: "What go_workspace answers: modules, versions, build kind, package count, load state."},
 			func(ctx context.Context) (string, error) {
@@ -144,6 +144,9 @@ type LimitsJSON struct {
 	TextChars      int     `json:"textChars"`
 	TimeoutSeconds float64 `json:"timeoutSeconds"`
 	EchoChars      int     `json:"echoChars"`
+	// BuildContext counts the build flags, environment variables and
+	// gopls settings fixed at launch; their values are not reported.
+	BuildContext BuildContext `json:"buildContext"`
 }
 
 func (b *Bridge) limitsJSON() LimitsJSON {
@@ -154,5 +157,6 @@ func (b *Bridge) limitsJSON() LimitsJSON {
 		TextChars:      l.TextChars,
 		TimeoutSeconds: l.Timeout.Seconds(),
 		EchoChars:      echoChars,
+		BuildContext:   b.buildCtx,
 	}
 }

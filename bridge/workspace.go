@@ -32,6 +32,8 @@ type WorkspaceOutput struct {
 	LoadError    string            `json:"loadError,omitempty" jsonschema:"why loading the workspace failed, if it did"`
 	ActiveWork   []string          `json:"activeWork,omitempty" jsonschema:"work gopls is reporting progress on right now"`
 	OpenBuffers  int               `json:"openBuffers" jsonschema:"files and overlays open in gopls"`
+	Remote       string            `json:"remote,omitempty" jsonschema:"the shared gopls daemon answering, through a forwarder (--remote), if any"`
+	BuildContext *BuildContext     `json:"buildContext,omitempty" jsonschema:"how many build flags, environment variables and gopls settings were fixed at launch (their values are not reported)"`
 }
 
 // WorkspaceView is one build configuration gopls keeps (a gopls "view").
@@ -82,6 +84,13 @@ func (o *WorkspaceOutput) Render() string {
 		fmt.Fprintf(&b, "gopls is busy with: %s\n", strings.Join(o.ActiveWork, ", "))
 	}
 	fmt.Fprintf(&b, "open buffers: %d", o.OpenBuffers)
+	if o.Remote != "" {
+		fmt.Fprintf(&b, "\nshared gopls daemon: %s", o.Remote)
+	}
+	if bc := o.BuildContext; bc != nil {
+		fmt.Fprintf(&b, "\nfixed at launch: %s, %s, %s", plural(bc.BuildFlags, "build flag"),
+			plural(bc.Env, "environment variable"), plural(bc.Settings, "gopls setting"))
+	}
 	return b.String()
 }
 
@@ -196,6 +205,11 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 	out.ActiveWork = b.client.ActiveWork()
 	slices.Sort(out.ActiveWork)
 	out.OpenBuffers = len(b.client.OpenDocuments())
+	out.Remote = b.client.Remote()
+	if b.buildCtx != (BuildContext{}) {
+		bc := b.buildCtx
+		out.BuildContext = &bc
+	}
 	return out, nil
 }
 
