@@ -56,31 +56,34 @@ func readonlyGoflags(goflags string) string {
 
 // offlineSettings applies the offline policy to gopls settings, which can
 // say more than the environment: gopls's env setting overrides the
-// environment for the go commands it runs, and its buildFlags are passed
-// to them. So, as for the environment, GOPROXY and GOTOOLCHAIN in env are
-// forced offline, GOFLAGS in env gains -mod=readonly, and -mod=mod is
-// dropped from buildFlags. It returns a copy; s is not changed.
-func offlineSettings(s map[string]any) map[string]any {
-	s = maps.Clone(s)
-	env, ok := s["env"].(map[string]any)
-	if strs, isStrings := s["env"].(map[string]string); isStrings {
-		env, ok = make(map[string]any, len(strs)), true
-		for k, v := range strs {
+// environment for the go commands it runs (and is what a shared daemon
+// runs them with), and its buildFlags are passed to them. So the env
+// setting always holds GOPROXY=off, GOTOOLCHAIN=local and a GOFLAGS with
+// -mod=readonly (from the setting's GOFLAGS, else goflags, the
+// environment's), and -mod=mod is dropped from buildFlags. It returns a
+// copy; s is not changed.
+func offlineSettings(given map[string]any, goflags string) map[string]any {
+	s := make(map[string]any, len(given)+1)
+	maps.Copy(s, given)
+	env := map[string]any{}
+	switch given := s["env"].(type) {
+	case map[string]any:
+		maps.Copy(env, given)
+	case map[string]string:
+		for k, v := range given {
 			env[k] = v
 		}
 	}
-	if ok {
-		env = maps.Clone(env)
-		for _, kv := range offlineEnv {
-			k, v, _ := strings.Cut(kv, "=")
-			env[k] = v
-		}
-		if goflags, ok := env["GOFLAGS"]; ok {
-			str, _ := goflags.(string)
-			env["GOFLAGS"] = readonlyGoflags(str)
-		}
-		s["env"] = env
+	for _, kv := range offlineEnv {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
 	}
+	if given, ok := env["GOFLAGS"].(string); ok {
+		goflags = given
+	}
+	env["GOFLAGS"] = readonlyGoflags(goflags)
+	s["env"] = env
+
 	flags, ok := s["buildFlags"].([]any)
 	if strs, isStrings := s["buildFlags"].([]string); isStrings {
 		flags, ok = make([]any, len(strs)), true
@@ -104,4 +107,10 @@ func offlineSettings(s map[string]any) map[string]any {
 		s["buildFlags"] = kept
 	}
 	return s
+}
+
+// FixedSettings are the gopls settings goplsmcp relies on; settings given
+// to a client must leave them alone.
+func FixedSettings() []string {
+	return slices.Sorted(maps.Keys(defaultSettings()))
 }

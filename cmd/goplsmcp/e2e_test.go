@@ -84,7 +84,10 @@ func startCmd(t *testing.T, cmd *exec.Cmd) *proc {
 	t.Helper()
 	// The race detector waits a second at exit by default, which would
 	// hide how long goplsmcp itself takes to stop.
-	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = append(cmd.Env, "GORACE=atexit_sleep_ms=0")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
