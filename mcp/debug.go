@@ -74,8 +74,8 @@ func addDebugSchemas(in, out *jsonschema.Schema) error {
 	str := func() *jsonschema.Schema { return &jsonschema.Schema{Type: "string"} }
 	num := func() *jsonschema.Schema { return &jsonschema.Schema{Type: "number"} }
 	out.Properties[debugArg] = &jsonschema.Schema{
-		Type:        "object",
-		Required:    []string{"ms", "requests"},
+		Type:     "object",
+		Required: []string{"ms", "requests"},
 		Properties: map[string]*jsonschema.Schema{
 			"ms": num(),
 			"requests": {Type: "array", Items: &jsonschema.Schema{
