@@ -107,6 +107,8 @@ type Client struct {
 	capabilities json.RawMessage
 
 	pid atomic.Int64 // of the last gopls started
+	// diagnoseSeq numbers the progress tokens of workspace diagnoses.
+	diagnoseSeq atomic.Int64
 
 	life     context.Context // ends when Close is called
 	stopLife context.CancelFunc

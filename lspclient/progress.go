@@ -26,6 +26,8 @@ type progressTracker struct {
 	onReport func(Progress)
 	subs     map[int]func(Progress)
 	nextSub  int
+	// ends are closed when the work of their token ends (see expectEnd).
+	ends map[string]chan struct{}
 }
 
 func (t *progressTracker) init(onReport func(Progress)) {
@@ -33,6 +35,21 @@ func (t *progressTracker) init(onReport func(Progress)) {
 	t.loaded = make(chan struct{})
 	t.onReport = onReport
 	t.subs = make(map[int]func(Progress))
+	t.ends = make(map[string]chan struct{})
+}
+
+// expectEnd returns a channel closed when the work reported under token
+// (its JSON) ends, or when gopls is replaced; forget drops it unused.
+func (t *progressTracker) expectEnd(token string) (ended <-chan struct{}, forget func()) {
+	ch := make(chan struct{})
+	t.mu.Lock()
+	t.ends[token] = ch
+	t.mu.Unlock()
+	return ch, func() {
+		t.mu.Lock()
+		delete(t.ends, token)
+		t.mu.Unlock()
+	}
 }
 
 func (t *progressTracker) create(token json.RawMessage) {
@@ -62,6 +79,10 @@ func (t *progressTracker) report(params json.RawMessage) {
 		t.titles[key] = title
 	case "end":
 		delete(t.titles, key)
+		if ch, ok := t.ends[key]; ok {
+			close(ch)
+			delete(t.ends, key)
+		}
 	}
 	subs := make([]func(Progress), 0, len(t.subs))
 	for _, fn := range t.subs {
@@ -127,6 +148,10 @@ func (t *progressTracker) reset() {
 	}
 	t.loaded = make(chan struct{})
 	t.loadErr = nil
+	for key, ch := range t.ends {
+		close(ch)
+		delete(t.ends, key)
+	}
 	tokens := make([]string, 0, len(t.titles))
 	for token := range t.titles {
 		tokens = append(tokens, token)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -463,7 +464,9 @@ func TestOffline(t *testing.T) {
 	for _, tt := range tests {
 		// The environment given as gopls's env setting (what --env
 		// sets) must be as powerless as the process's.
-		for _, via := range []string{"environment", "setting"} {
+		// Through a shared daemon, whose own environment is online, what
+		// counts is the session's environment, the forwarder's.
+		for _, via := range []string{"environment", "setting", "daemon"} {
 			for _, allowNetwork := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s/%s/network=%v", tt.fixture, via, allowNetwork), func(t *testing.T) {
 					var asked atomic.Int64
@@ -486,6 +489,19 @@ func TestOffline(t *testing.T) {
 							setting[k] = v
 						}
 						opts.Env, opts.Settings = nil, map[string]any{"env": setting}
+					}
+					if via == "daemon" {
+						sock := filepath.Join(t.TempDir(), "gopls.sock")
+						daemon := exec.Command(goplsPath(t), "serve", "-listen=unix;"+sock)
+						daemon.Env = append(os.Environ(), env...)
+						if err := daemon.Start(); err != nil {
+							t.Fatal(err)
+						}
+						t.Cleanup(func() {
+							daemon.Process.Kill()
+							daemon.Wait()
+						})
+						opts.Remote = "unix;" + sock
 					}
 					c := startWith(t, opts)
 					genv := environ(t, c.PID())

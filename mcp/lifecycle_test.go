@@ -70,20 +70,15 @@ func TestToolsListAndCall(t *testing.T) {
 			"type":     "object",
 			"required": []any{"text"},
 			"properties": map[string]any{"text": map[string]any{"type": "string", "description": "what to echo"}, "count": map[string]any{"type": "integer"},
-				"debug": map[string]any{"type": "boolean", "description": "also return the backend requests the call made, with durations (troubleshooting)"}},
+				"debug": map[string]any{"type": "boolean", "description": "also return the backend requests made, with durations"}},
 			"additionalProperties": false,
 		},
 		"outputSchema": map[string]any{
 			"type":     "object",
 			"required": []any{"echo"},
 			"properties": map[string]any{"echo": map[string]any{"type": "string"},
-				"debug": map[string]any{"type": "object", "required": []any{"ms", "requests"}, "properties": map[string]any{
-					"ms": map[string]any{"type": "number"},
-					"requests": map[string]any{"type": "array", "items": map[string]any{
-						"type": "object", "required": []any{"method", "ms", "ok"}, "properties": map[string]any{
-							"method": map[string]any{"type": "string"}, "ms": map[string]any{"type": "number"},
-							"ok": map[string]any{"type": "boolean"}, "error": map[string]any{"type": "string"},
-						}}},
+				"debug": map[string]any{"type": "object", "properties": map[string]any{
+					"ms": map[string]any{"type": "number"}, "requests": map[string]any{"type": "array"},
 				}}},
 			"additionalProperties": false,
 		},
