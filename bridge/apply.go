@@ -127,7 +127,7 @@ func (b *Bridge) writeTarget(fe *fileEdit) (string, fs.FileMode, error) {
 	}
 	real, err := filepath.EvalSymlinks(fe.path)
 	if err != nil {
-		return "", 0, fmt.Errorf("%s is gone since the edits were computed; nothing was written; call again", name)
+		return "", 0, fmt.Errorf("%s is not on disk (a snippet, or a file deleted since the edits were computed), and apply writes files on disk; nothing was written", name)
 	}
 	if !within(b.root, real) {
 		return "", 0, fmt.Errorf("%s leads outside the workspace root through a symbolic link, and goplsmcp writes only inside it; nothing was written", name)
