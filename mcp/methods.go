@@ -136,6 +136,7 @@ func callTool(ctx context.Context, ss *session, params json.RawMessage) (any, er
 	if err := t.validate(args); err != nil {
 		return errorResult(err.Error(), structured), nil
 	}
+	ctx = context.WithValue(ctx, argsKey{}, args)
 	out, err := ss.srv.runTool(ctx, t, args)
 	if err != nil {
 		if ctx.Err() != nil {
