@@ -655,5 +655,3 @@ func TestIsLoopback(t *testing.T) {
 		}
 	}
 }
-
-
