@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -32,8 +33,14 @@ type Bridge struct {
 	log    *slog.Logger
 	env    goEnv
 	limits Limits
-	// buffers are the snippets gopls holds for this bridge.
-	buffers buffers
+	// sessions are the MCP sessions' buffers, by session id; gate decides
+	// whose overlays gopls holds (see sessions.go).
+	sessionsMu sync.Mutex
+	sessions   map[string]*sessionState
+	gate       gate
+	// snippetSeq numbers snippets across sessions, so that each has a
+	// scratch directory of its own.
+	snippetSeq atomic.Int64
 
 	goFileMu sync.Mutex
 	goFile   string // a Go file in the workspace, found on first need
@@ -48,7 +55,9 @@ func New(cfg Config) (*Bridge, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Bridge{root: cfg.Root, client: cfg.Client, log: log, limits: cfg.Limits}, nil
+	b := &Bridge{root: cfg.Root, client: cfg.Client, log: log, limits: cfg.Limits, sessions: map[string]*sessionState{}}
+	b.gate.init()
+	return b, nil
 }
 
 // Register adds every tool to s. The list below is the only place that
@@ -77,6 +86,7 @@ func (b *Bridge) Register(s *mcp.Server) error {
 		b.addClose,
 		b.addResources,
 		b.addPrompts,
+		b.addSessions,
 		b.addProgressRelay,
 	} {
 		if err := add(s); err != nil {
