@@ -41,12 +41,17 @@ type config struct {
 	network  bool
 	version  bool
 	help     bool
+	// http is the address to serve Streamable HTTP on, "" for stdio;
+	// tokenFile holds its bearer token.
+	http      string
+	tokenFile string
 }
 
 const usage = `goplsmcp: an MCP server that answers questions about Go code by asking gopls.
 
 Usage:
   goplsmcp [flags]               serve MCP on stdin/stdout
+  goplsmcp --http ADDR [flags]   serve MCP over Streamable HTTP at http://ADDR/mcp
   goplsmcp config CLIENT         print the configuration snippet for claude, cursor, vscode, codex or gemini
   goplsmcp instructions          print the agent guidance, for AGENTS.md or CLAUDE.md
 
@@ -69,6 +74,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, *flag.FlagSet, error)
 	level := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&cfg.timeout, "timeout", lspclient.DefaultTimeout, "bound on each request to gopls; a gopls that stops answering is restarted")
 	fs.BoolVar(&cfg.network, "allow-network", false, "let gopls's go command download modules and toolchains (default: offline, GOPROXY=off GOTOOLCHAIN=local -mod=readonly)")
+	fs.StringVar(&cfg.http, "http", "", "serve MCP over Streamable HTTP at http://ADDR/mcp instead of stdio, e.g. 127.0.0.1:8765 (a non-loopback address needs --token-file)")
+	fs.StringVar(&cfg.tokenFile, "token-file", "", "with --http: file holding the bearer token clients must send (default: a random token, printed to stderr)")
 	fs.BoolVar(&cfg.version, "version", false, "print the versions of goplsmcp and gopls, then exit")
 	fs.BoolVar(&cfg.help, "help", false, "print this help, then exit")
 	for _, a := range args {
@@ -89,6 +96,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, *flag.FlagSet, error)
 	}
 	if cfg.timeout <= 0 {
 		return nil, fs, usageError("--timeout must be positive")
+	}
+	if err := cfg.checkHTTP(); err != nil {
+		return nil, fs, err
 	}
 	return cfg, fs, nil
 }
@@ -145,7 +155,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: cfg.logLevel}))
 
-	if f, ok := stdin.(*os.File); ok {
+	// Over HTTP, the port is taken before gopls starts, so that a port in
+	// use fails at once; and the token is settled.
+	var web *httpServing
+	if cfg.http != "" {
+		web, err = listenHTTP(cfg, stderr)
+		if err != nil {
+			return err
+		}
+		defer web.ln.Close()
+	} else if f, ok := stdin.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
 			fmt.Fprintln(stderr, "goplsmcp speaks MCP on stdin/stdout; start it from an MCP client (see goplsmcp --help), or pipe JSON-RPC lines into it.")
 		}
@@ -186,9 +205,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err := br.Register(srv); err != nil {
 		return err
 	}
-	log.Info("serving MCP on stdio", "root", root, "gopls", client.Version(), "pid", client.PID(),
-		"offline", !cfg.network, "goplsmcp_pid", os.Getpid())
-	err = srv.ServeStdio(ctx, stdin, stdout)
+	if web != nil {
+		err = web.serve(ctx, srv, log, root, client)
+	} else {
+		log.Info("serving MCP on stdio", "root", root, "gopls", client.Version(), "pid", client.PID(),
+			"offline", !cfg.network, "goplsmcp_pid", os.Getpid())
+		err = srv.ServeStdio(ctx, stdin, stdout)
+	}
 	if cerr := client.Close(); err == nil {
 		err = cerr
 	}
