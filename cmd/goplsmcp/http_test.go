@@ -264,3 +264,44 @@ func TestHTTPFlagErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestHTTPSignalWithGoplsFrozen checks the HTTP shutdown at its worst: a
+// session holds unsaved text (which its end reverts in gopls), gopls is
+// stopped (SIGSTOP) and answers nothing, and a call waits for it when
+// SIGTERM comes. goplsmcp and gopls are still gone within the bound, and
+// the waiting client gets an answer rather than a dropped connection.
+func TestHTTPSignalWithGoplsFrozen(t *testing.T) {
+	p, url, token := startHTTPBinary(t, exampleRoot(t))
+	goplsPID := p.goplsPID()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "frozen", Version: "0"}, nil).Connect(ctx,
+		&mcpsdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: tokenTransport{token}}, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "go_diagnostics",
+		Arguments: map[string]any{"file": "main.go", "text": "package main\n\nfunc main() {}\n"}})
+	if err != nil || res.IsError {
+		t.Fatalf("go_diagnostics with unsaved text: %v %+v", err, res)
+	}
+	if err := syscall.Kill(goplsPID, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(goplsPID, syscall.SIGKILL) })
+	answered := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "go_diagnostics", Arguments: map[string]any{}})
+		answered <- err
+	}()
+	// The call is on its way when it is in flight at the server; its
+	// POST cannot be observed from here, so the signal may also find it
+	// still queued: both must end cleanly.
+	p.stop(goplsPID)
+	select {
+	case <-answered:
+	case <-time.After(10 * time.Second):
+		t.Error("the call in flight at SIGTERM never returned")
+	}
+}
