@@ -179,3 +179,23 @@ func TestGateCancelledWaiter(t *testing.T) {
 	lc := <-cTurn
 	lc()
 }
+
+// TestMakesOverlay checks which calls the gate treats as adding unsaved
+// text: file together with non-empty text, and nothing else.
+func TestMakesOverlay(t *testing.T) {
+	for args, want := range map[string]bool{
+		`{"file":"a.go","text":"package a"}`:            true,
+		`{"text":"package a","file":"a.go","line":1}`:   true,
+		`{"file":"a.go"}`:                               false,
+		`{"text":"package scratch"}`:                    false,
+		`{"file":"a.go","text":""}`:                     false,
+		`{"query":"text"}`:                              false,
+		`{"files":["a.go"]}`:                            false,
+		`{"uri":"file:///r/a.go","text":"package a"}`:   false,
+		`{"file":"a.go","symbol":"text","name":"text"}`: false,
+	} {
+		if got := makesOverlay([]byte(args)); got != want {
+			t.Errorf("makesOverlay(%s) = %v, want %v", args, got, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -101,6 +102,10 @@ func (b *Bridge) isolate(ctx context.Context, tool string, next func(context.Con
 // makesOverlay reports whether a call's arguments may add an overlay:
 // file together with text. Every tool that takes unsaved text takes it so.
 func makesOverlay(args json.RawMessage) bool {
+	if !bytes.Contains(args, []byte(`"text"`)) {
+		// Most calls: no need to decode them a second time.
+		return false
+	}
 	var a struct {
 		File string `json:"file"`
 		Text string `json:"text"`

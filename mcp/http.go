@@ -517,7 +517,7 @@ func (h *HTTPHandler) expireIdle() {
 			h.mu.Lock()
 			var idle []*httpSession
 			for _, hs := range h.sessions {
-				if hs.idleSince(now) > h.opts.IdleTimeout {
+				if hs.expire(now, h.opts.IdleTimeout) {
 					idle = append(idle, hs)
 				}
 			}
@@ -587,15 +587,18 @@ func (hs *httpSession) release() {
 	}
 }
 
-// idleSince says how long the session has been idle at now: zero while a
-// request is served or its event stream is open.
-func (hs *httpSession) idleSince(now time.Time) time.Duration {
+// expire starts closing the session if, at now, it has been idle (no
+// request served, no event stream open) for longer than limit. Deciding
+// and refusing new requests at once means no request can slip in between
+// and be cancelled by the close.
+func (hs *httpSession) expire(now time.Time, limit time.Duration) bool {
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
-	if hs.active > 0 {
-		return 0
+	if hs.closing || hs.active > 0 || now.Sub(hs.lastSeen) <= limit {
+		return false
 	}
-	return now.Sub(hs.lastSeen)
+	hs.closing = true
+	return true
 }
 
 // close ends the session: its calls are cancelled (and answered, to
@@ -607,6 +610,8 @@ func (hs *httpSession) close() {
 		hs.mu.Lock()
 		hs.closing = true
 		if hs.active == 0 {
+			// release closes drained only for requests that end
+			// once closing is set; none is left to.
 			close(hs.drained)
 		}
 		hs.mu.Unlock()
