@@ -4,7 +4,7 @@
 GO ?= go
 GOPLS_VERSION := $(shell $(GO) list -m -f '{{.Version}}' golang.org/x/tools/gopls)
 
-.PHONY: all build gopls goplsmcp test soak fuzz demo vet clean
+.PHONY: all build gopls goplsmcp test soak fuzz demo vet interop clean
 
 all: build
 
@@ -28,6 +28,21 @@ vet:
 
 test: build vet
 	$(GO) test -race ./...
+	$(MAKE) interop
+
+# A real third-party client in CI: the official MCP TypeScript SDK, pinned
+# in .interop/package-lock.json and installed there with the machine's npm
+# (npm ci, only when the lock file changes), drives bin/goplsmcp over stdio
+# and over Streamable HTTP: every tool, resource and prompt, each result
+# checked against its output schema. Needs Node.js 18 or later.
+NPM ?= npm
+NODE ?= node
+interop: build .interop/node_modules/.package-lock.json
+	$(NODE) .interop/interop.mjs --server bin/goplsmcp --gopls bin/gopls --fixture testdata/example
+
+.interop/node_modules/.package-lock.json: .interop/package.json .interop/package-lock.json
+	@command -v $(NODE) >/dev/null || { echo "make interop needs Node.js 18 or later (node) and npm"; exit 1; }
+	cd .interop && $(NPM) ci --no-audit --no-fund --loglevel=error
 
 # About a minute of mixed calls against the in-process server, with gopls
 # killed a few times; prints the call counts and the goroutines, open files
@@ -46,4 +61,4 @@ demo: build
 	$(GO) run ./cmd/goplsmcp-demo -server bin/goplsmcp -root testdata/example
 
 clean:
-	rm -rf bin
+	rm -rf bin .interop/node_modules

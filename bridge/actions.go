@@ -84,7 +84,7 @@ func (b *Bridge) actionEdits(ctx context.Context, a *codeAction) (*editSet, erro
 		}
 		we = resolved.Edit
 	}
-	return b.editsFrom(we)
+	return b.editsFrom(ctx, we)
 }
 
 // Fix is a quick fix for a diagnostic: a title and its edits.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -55,6 +56,14 @@ type Bridge struct {
 	beforeWrite func()
 	// buffers are the snippets gopls holds for this bridge.
 	buffers buffers
+	// sessions are the MCP sessions' buffers, by session id; gate decides
+	// whose overlays gopls holds (see sessions.go).
+	sessionsMu sync.Mutex
+	sessions   map[string]*sessionState
+	gate       gate
+	// snippetSeq numbers snippets across sessions, so that each has a
+	// scratch directory of its own.
+	snippetSeq atomic.Int64
 
 	goFileMu sync.Mutex
 	goFile   string // a Go file in the workspace, found on first need
@@ -69,8 +78,10 @@ func New(cfg Config) (*Bridge, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Bridge{root: cfg.Root, client: cfg.Client, log: log, limits: cfg.Limits,
-		allowWrite: cfg.AllowWrite, buildCtx: cfg.BuildContext}, nil
+	b := &Bridge{root: cfg.Root, client: cfg.Client, log: log, limits: cfg.Limits,
+		allowWrite: cfg.AllowWrite, buildCtx: cfg.BuildContext, sessions: map[string]*sessionState{}}
+	b.gate.init()
+	return b, nil
 }
 
 // Register adds every tool to s. The list below is the only place that
@@ -99,6 +110,7 @@ func (b *Bridge) Register(s *mcp.Server) error {
 		b.addClose,
 		b.addResources,
 		b.addPrompts,
+		b.addSessions,
 		b.addProgressRelay,
 		b.addDebugTrace,
 	} {

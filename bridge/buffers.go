@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -25,40 +26,40 @@ const maxSnippets = 32
 // written there: a snippet exists only as a buffer in gopls, which
 // type-checks it as a package of the module that holds the root, so it
 // can import the workspace's packages. The leading dot keeps it out of
-// ./... patterns.
+// ./... patterns. Each snippet has a directory of its own, numbered across
+// sessions and known only to the session that made it (see sessions.go).
 const scratchDir = ".goplsmcp/scratch"
 
-// buffers tracks the snippets the bridge has given gopls.
+// buffers tracks the snippets one session has given gopls.
 type buffers struct {
 	mu       sync.Mutex
-	next     int
 	snippets []string // URIs, oldest first
 }
 
 func (bs *buffers) isSnippet(uri string) bool {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
-	for _, u := range bs.snippets {
-		if u == uri {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(bs.snippets, uri)
 }
 
-// newSnippet reserves a fresh snippet path, and returns the URI of the
-// oldest snippet to forget if there are too many.
-func (bs *buffers) newSnippet(root string) (path, evict string) {
+// add records a new snippet, and returns the URI of the oldest snippet to
+// forget if there are too many.
+func (bs *buffers) add(uri string) (evict string) {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
-	bs.next++
-	path = filepath.Join(root, filepath.FromSlash(scratchDir), strconv.Itoa(bs.next), "snippet.go")
 	if len(bs.snippets) >= maxSnippets {
 		evict = bs.snippets[0]
 		bs.snippets = bs.snippets[1:]
 	}
-	bs.snippets = append(bs.snippets, lspclient.FileURI(path))
-	return path, evict
+	bs.snippets = append(bs.snippets, uri)
+	return evict
+}
+
+// all returns the snippets' URIs.
+func (bs *buffers) all() []string {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	return slices.Clone(bs.snippets)
 }
 
 func (bs *buffers) forget(uri string) bool {
@@ -119,7 +120,7 @@ func (b *Bridge) openDoc(ctx context.Context, d Doc) (*source, error) {
 		return b.openSnippet(ctx, d.Text)
 	}
 	// A snippet's path, as results show it, names the snippet.
-	if uri := b.snippetNamed(d.File); uri != "" {
+	if uri := b.snippetNamed(ctx, d.File); uri != "" {
 		if d.Text != "" {
 			return nil, errors.New("that path is a snippet; send its text alone for a new snippet, or pass its uri to use it as it is")
 		}
@@ -132,23 +133,31 @@ func (b *Bridge) openDoc(ctx context.Context, d Doc) (*source, error) {
 		if err != nil {
 			return nil, err
 		}
+		if within(b.scratchRoot(), path) {
+			// Another session's snippet, or none.
+			return nil, errNotOpen
+		}
 		return b.openOverlay(ctx, path, d.Text)
 	}
 	path, err := b.resolveFile(d.File)
 	if err != nil {
 		return nil, err
 	}
+	if b.foreignPath(ctx, path) {
+		return nil, errNotOpen
+	}
 	return b.open(ctx, path)
 }
 
-// snippetNamed returns the URI of the snippet file names, or "".
-func (b *Bridge) snippetNamed(file string) string {
+// snippetNamed returns the URI of the calling session's snippet that file
+// names, or "".
+func (b *Bridge) snippetNamed(ctx context.Context, file string) string {
 	p := file
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(b.root, p)
 	}
 	uri := lspclient.FileURI(filepath.Clean(p))
-	if b.buffers.isSnippet(uri) {
+	if st, _ := b.state(ctx); st.snippets.isSnippet(uri) {
 		return uri
 	}
 	return ""
@@ -159,15 +168,17 @@ func (b *Bridge) openSnippet(ctx context.Context, text string) (*source, error) 
 	if _, err := parser.ParseFile(token.NewFileSet(), "", text, parser.PackageClauseOnly); err != nil {
 		return nil, errors.New(`text alone is a snippet and must be a whole Go file beginning with a package clause (e.g. "package scratch"); to check unsaved text of a file, pass file too`)
 	}
-	path, evict := b.buffers.newSnippet(b.root)
-	if evict != "" {
+	st, _ := b.state(ctx)
+	path := filepath.Join(b.scratchRoot(), strconv.FormatInt(b.snippetSeq.Add(1), 10), "snippet.go")
+	uri := lspclient.FileURI(path)
+	if evict := st.snippets.add(uri); evict != "" {
 		if _, err := b.client.CloseDocument(ctx, evict); err != nil {
 			b.log.Debug("forgetting the oldest snippet", "error", err)
 		}
 	}
 	src, err := b.hold(ctx, path, text, fromSnippet)
 	if err != nil {
-		b.buffers.forget(lspclient.FileURI(path))
+		st.snippets.forget(uri)
 		return nil, err
 	}
 	return src, nil
@@ -181,7 +192,7 @@ func (b *Bridge) openURI(ctx context.Context, uri string) (*source, error) {
 		return nil, err
 	}
 	canonical := lspclient.FileURI(path)
-	if b.buffers.isSnippet(canonical) {
+	if st, _ := b.state(ctx); st.snippets.isSnippet(canonical) {
 		l, ok := b.client.HoldOpen(canonical)
 		if !ok {
 			return nil, errors.New("that snippet is no longer open; send its text again")
@@ -190,8 +201,8 @@ func (b *Bridge) openURI(ctx context.Context, uri string) (*source, error) {
 		src.lease = l
 		return src, nil
 	}
-	if within(filepath.Join(b.root, filepath.FromSlash(scratchDir)), path) {
-		return nil, errors.New("that snippet is not open (snippets are forgotten after go_close, or when more than 32 are open); send its text again")
+	if within(b.scratchRoot(), path) {
+		return nil, errNotOpen
 	}
 	real, err := b.resolveFile(path)
 	if err != nil {

@@ -59,7 +59,7 @@ func (b *Bridge) close(ctx context.Context, in *CloseInput) (*CloseOutput, error
 		}
 		uri = lspclient.FileURI(b.realIfExists(path))
 	case in.File != "":
-		if u := b.snippetNamed(in.File); u != "" {
+		if u := b.snippetNamed(ctx, in.File); u != "" {
 			uri = u
 			break
 		}
@@ -79,19 +79,27 @@ func (b *Bridge) close(ctx context.Context, in *CloseInput) (*CloseOutput, error
 		return nil, errors.New("say which buffer to forget: pass uri (from an earlier result) or file")
 	}
 	out := &CloseOutput{URI: uri}
+	if b.foreign(ctx, uri) {
+		// Another session's snippet: as far as this one knows, nothing.
+		return out, nil
+	}
+	st, _ := b.state(ctx)
 	kind := "file"
 	switch {
-	case b.buffers.isSnippet(uri):
+	case st.snippets.isSnippet(uri):
 		kind = "snippet"
-	case b.client.IsOverlay(uri):
+	case b.gate.hasOverlay(st, uri) || b.client.IsOverlay(uri):
 		kind = "overlay"
 	}
 	closed, err := b.client.CloseDocument(ctx, uri)
 	if err != nil {
 		return nil, goplsError(err)
 	}
-	if kind == "snippet" {
-		b.buffers.forget(uri)
+	switch kind {
+	case "snippet":
+		st.snippets.forget(uri)
+	case "overlay":
+		b.gate.reverted(st, uri)
 	}
 	if closed {
 		out.Closed, out.Kind = true, kind

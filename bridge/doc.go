@@ -9,4 +9,8 @@
 // to register tools and package lspclient to reach gopls, and may import
 // nothing else of this module. One file holds one tool: its input and
 // output types, its handler and its text rendering.
+//
+// It also keeps MCP sessions apart on their shared gopls (sessions.go):
+// each session's overlays and snippets are its own, gopls holds one
+// session's overlays at a time, and answers drop other sessions' snippets.
 package bridge

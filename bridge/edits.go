@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"cmp"
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -118,7 +119,7 @@ type documentChange struct {
 // editsFrom turns gopls's workspace edit into an edit set. Every file must
 // be inside the root: goplsmcp proposes no edits to the standard library
 // or the module cache.
-func (b *Bridge) editsFrom(we *workspaceEdit) (*editSet, error) {
+func (b *Bridge) editsFrom(ctx context.Context, we *workspaceEdit) (*editSet, error) {
 	es := &editSet{}
 	byURI := map[string]*fileEdit{}
 	get := func(uri string) (*fileEdit, error) {
@@ -138,6 +139,11 @@ func (b *Bridge) editsFrom(we *workspaceEdit) (*editSet, error) {
 		return fe, nil
 	}
 	for uri, edits := range we.Changes {
+		if b.foreign(ctx, uri) {
+			// Another session's snippet uses what changes: not this
+			// session's business.
+			continue
+		}
 		fe, err := get(uri)
 		if err != nil {
 			return nil, err
@@ -148,6 +154,9 @@ func (b *Bridge) editsFrom(we *workspaceEdit) (*editSet, error) {
 		var dc documentChange
 		if err := json.Unmarshal(raw, &dc); err != nil {
 			return nil, fmt.Errorf("decoding gopls's edit: %w", err)
+		}
+		if b.foreign(ctx, dc.TextDocument.URI) || b.foreign(ctx, dc.URI) {
+			continue
 		}
 		switch dc.Kind {
 		case "":

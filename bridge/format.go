@@ -55,7 +55,7 @@ func (b *Bridge) format(ctx context.Context, in *FormatInput) (*FormatOutput, er
 	if err != nil {
 		return nil, goplsError(err)
 	}
-	es, err := b.editsFrom(&workspaceEdit{Changes: map[string][]protocol.TextEdit{src.uri: edits}})
+	es, err := b.editsFrom(ctx, &workspaceEdit{Changes: map[string][]protocol.TextEdit{src.uri: edits}})
 	if err != nil {
 		return nil, err
 	}

@@ -141,7 +141,9 @@ func (b *Bridge) expandHierarchy(ctx context.Context, root hierItem, depth, limi
 		}
 		var next []*node
 		for i, parent := range level {
-			es := edges[i]
+			es := slices.DeleteFunc(edges[i], func(e hierEdge) bool {
+				return b.foreign(ctx, e.item.URI) || e.sitesURI != "" && b.foreign(ctx, e.sitesURI)
+			})
 			slices.SortFunc(es, func(a, b hierEdge) int {
 				as, bs := a.item.SelectionRange.Start, b.item.SelectionRange.Start
 				return cmp.Or(cmp.Compare(a.item.URI, b.item.URI), cmp.Compare(as.Line, bs.Line), cmp.Compare(as.Character, bs.Character))

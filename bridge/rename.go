@@ -88,7 +88,7 @@ func (b *Bridge) rename(ctx context.Context, in *RenameInput) (*RenameOutput, er
 	if err := b.client.Call(ctx, "textDocument/rename", params, &we); err != nil {
 		return nil, goplsError(err)
 	}
-	es, err := b.editsFrom(&we)
+	es, err := b.editsFrom(ctx, &we)
 	if err != nil {
 		return nil, err
 	}

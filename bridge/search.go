@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -74,6 +75,14 @@ func (b *Bridge) addSearch(s *mcp.Server) error {
 	}, b.search)
 }
 
+// symbolInfo is one symbol of gopls's answer to workspace/symbol.
+type symbolInfo struct {
+	Name          string            `json:"name"`
+	Kind          int               `json:"kind"`
+	ContainerName string            `json:"containerName"`
+	Location      protocol.Location `json:"location"`
+}
+
 func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, error) {
 	query := strings.TrimSpace(in.Query)
 	if query == "" {
@@ -83,15 +92,11 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 	if err != nil {
 		return nil, err
 	}
-	var syms []struct {
-		Name          string            `json:"name"`
-		Kind          int               `json:"kind"`
-		ContainerName string            `json:"containerName"`
-		Location      protocol.Location `json:"location"`
-	}
+	var syms []symbolInfo
 	if err := b.client.Call(ctx, "workspace/symbol", map[string]any{"query": query}, &syms); err != nil {
 		return nil, goplsError(err)
 	}
+	syms = slices.DeleteFunc(syms, func(s symbolInfo) bool { return b.foreign(ctx, string(s.Location.URI)) })
 	out := &SearchOutput{Total: len(syms), Symbols: []SearchSymbol{}}
 	lines := b.newLineCache()
 	var counts fileCounts

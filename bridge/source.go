@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -77,11 +78,27 @@ func (b *Bridge) openOverlay(ctx context.Context, path, text string) (*source, e
 
 func (b *Bridge) hold(ctx context.Context, path, text string, kind bufferKind) (*source, error) {
 	src := newSource(path, text, kind)
+	st, gated := b.state(ctx)
+	if gated && kind == fromOverlay && !b.gate.owns(st) {
+		// The gate admits a call that gives unsaved text only while
+		// gopls is its session's alone; this one slipped past it.
+		return nil, errors.New("internal error: unsaved text given outside its session's turn; send the call again")
+	}
 	l, err := b.client.Hold(ctx, src.uri, text, kind != fromDisk)
 	if err != nil {
 		return nil, goplsError(err)
 	}
 	src.lease = l
+	if gated {
+		switch kind {
+		case fromOverlay:
+			b.gate.overlaid(st, src.uri, text)
+		case fromDisk:
+			// Naming a file means the file as it is now: the session's
+			// overlay of it, if any, is gone.
+			b.gate.reverted(st, src.uri)
+		}
+	}
 	return src, nil
 }
 
@@ -98,10 +115,14 @@ func (b *Bridge) openCurrent(ctx context.Context, path string) (*source, error) 
 		return newSource(path, string(data), asContext), nil
 	}
 	uri := lspclient.FileURI(path)
+	st, _ := b.state(ctx)
+	if within(b.scratchRoot(), path) && !st.snippets.isSnippet(uri) {
+		return nil, errNotOpen
+	}
 	if l, ok := b.client.HoldOpen(uri); ok {
 		kind := fromDisk
 		switch {
-		case b.buffers.isSnippet(uri):
+		case st.snippets.isSnippet(uri):
 			kind = fromSnippet
 		case b.client.IsOverlay(uri):
 			kind = fromOverlay

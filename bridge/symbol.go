@@ -310,7 +310,7 @@ func (r *symbolResolver) packagesDeclaring(name string) ([]pkgDir, error) {
 			continue
 		}
 		p, err := lspclient.URIPath(string(s.Location.URI))
-		if err != nil {
+		if err != nil || r.b.foreignPath(r.ctx, p) {
 			continue
 		}
 		dir := filepath.Dir(p)

@@ -172,7 +172,7 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 			return nil, fmt.Errorf("listing packages: %w", goplsError(err))
 		}
 		for _, p := range res.Packages {
-			if p.ForTest == "" {
+			if p.ForTest == "" && !b.foreignPackage(ctx, p.Path) {
 				pkgs[p.Path] = true
 			}
 		}
@@ -204,7 +204,11 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 	out.Packages = len(pkgs)
 	out.ActiveWork = b.client.ActiveWork()
 	slices.Sort(out.ActiveWork)
-	out.OpenBuffers = len(b.client.OpenDocuments())
+	for _, uri := range b.client.OpenDocuments() {
+		if !b.foreign(ctx, uri) {
+			out.OpenBuffers++
+		}
+	}
 	out.Remote = b.client.Remote()
 	if b.buildCtx != (BuildContext{}) {
 		bc := b.buildCtx

@@ -1,5 +1,7 @@
 // Package mcp implements the server side of the Model Context Protocol:
-// JSON-RPC 2.0 framing over stdio, the session lifecycle and version
+// JSON-RPC 2.0 framing over stdio and the Streamable HTTP transport (with
+// its bearer token, DNS-rebinding checks, session ids, event streams and
+// idle expiry), the session lifecycle and version
 // negotiation, the tool registry with JSON Schema generation and argument
 // validation, resources, prompts with argument completion, pagination,
 // progress, logging to clients, cancellation, bounded concurrency, and the
@@ -10,5 +12,10 @@
 // resources and prompts are plain functions registered with [AddTool],
 // [AddResource] and [AddPrompt]; what they do is the caller's business.
 // A handler learns about its request through its context: [SessionID],
-// [ProgressRequested] and [ReportProgress].
+// [ToolArguments], [ProgressRequested] and [ReportProgress].
+//
+// A session is the same whatever carries it: the transport only decides
+// where each answer goes (the next stdout line, or the HTTP response of
+// the POST that asked), so every protocol rule holds on both. State kept
+// per session is dropped in [Server.OnSessionEnd].
 package mcp

@@ -74,12 +74,12 @@ func (ss *session) writeLogs(done <-chan struct{}) {
 	for {
 		select {
 		case n := <-ss.logq:
-			ss.write(*n)
+			ss.notify(n.Method, n.Params)
 		case <-done:
 			for {
 				select {
 				case n := <-ss.logq:
-					ss.write(*n)
+					ss.notify(n.Method, n.Params)
 				default:
 					return
 				}

@@ -152,6 +152,7 @@ func (s *Server) call(ctx context.Context, name string, args json.RawMessage, st
 	if tracer := s.currentTracer(); debug && tracer != nil {
 		ctx, finish = tracer(ctx)
 	}
+	ctx = context.WithValue(ctx, argsKey{}, args)
 	began := time.Now()
 	out, err := s.runTool(ctx, t, args)
 	var dbg *DebugInfo

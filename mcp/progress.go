@@ -13,6 +13,7 @@ type callKey struct{}
 // and, when the client asked for progress, the token to report it under.
 type callInfo struct {
 	ss    *session
+	out   outbox          // where the request is answered
 	token json.RawMessage // nil when the client asked for no progress
 
 	mu       sync.Mutex
@@ -33,6 +34,17 @@ func SessionID(ctx context.Context) string {
 		return ci.ss.id
 	}
 	return ""
+}
+
+// argsKey is the context key of a tool call's arguments.
+type argsKey struct{}
+
+// ToolArguments returns the arguments of the tool call ctx belongs to, as
+// validated against the tool's input schema, or nil outside a tool call.
+// Middleware uses it to learn what a call is about to do before it runs.
+func ToolArguments(ctx context.Context) json.RawMessage {
+	args, _ := ctx.Value(argsKey{}).(json.RawMessage)
+	return args
 }
 
 // ProgressRequested reports whether the request ctx belongs to carries a
@@ -65,7 +77,9 @@ func ReportProgress(ctx context.Context, message string) {
 	if ci.ss.atLeast(version20250326) {
 		p["message"] = shorten(message, 200)
 	}
-	ci.ss.notify("notifications/progress", p)
+	if data := ci.ss.encodeNotification("notifications/progress", p); data != nil {
+		_ = ci.out.notify(data)
+	}
 }
 
 // finish marks the request answered: no progress is sent after it.

@@ -435,17 +435,31 @@ func TestProtocolRules(t *testing.T) {
 			want: []string{pongAfter},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			opts := &Options{Title: "Test server", Instructions: "Use the tools.", Icons: testIcons}
-			if tt.opts != nil {
-				opts.MaxMessageBytes = tt.opts.MaxMessageBytes
-				opts.MaxResultBytes = tt.opts.MaxResultBytes
+	// Over HTTP every message of an initialized session must be answered
+	// exactly as over stdio (§7: the same session behind another
+	// transport). Rows about line framing, or about what precedes
+	// initialize, have HTTP counterparts of their own in TestHTTPRules:
+	// there a session exists only once initialize has succeeded.
+	for _, transport := range []string{"stdio", "http"} {
+		for _, tt := range tests {
+			if transport == "http" && (tt.version == "" || tt.opts != nil && tt.opts.MaxMessageBytes != 0) {
+				continue
 			}
-			got := runLines(t, testServer(t, opts), tt.version, tt.lines)
-			if diff := sameMessages(t, tt.want, got); diff != "" {
-				t.Errorf("%s: messages (-want +got):\n%s", tt.design, diff)
-			}
-		})
+			t.Run(transport+"/"+tt.name, func(t *testing.T) {
+				opts := &Options{Title: "Test server", Instructions: "Use the tools.", Icons: testIcons}
+				if tt.opts != nil {
+					opts.MaxMessageBytes = tt.opts.MaxMessageBytes
+					opts.MaxResultBytes = tt.opts.MaxResultBytes
+				}
+				run := runLines
+				if transport == "http" {
+					run = runLinesHTTP
+				}
+				got := run(t, testServer(t, opts), tt.version, tt.lines)
+				if diff := sameMessages(t, tt.want, got); diff != "" {
+					t.Errorf("%s: messages (-want +got):\n%s", tt.design, diff)
+				}
+			})
+		}
 	}
 }

@@ -93,6 +93,7 @@ type Server struct {
 	middleware []ToolMiddleware
 	tracer     Tracer
 	sessions   map[*session]struct{}
+	endHooks   []func(id string)
 }
 
 // NewServer returns a server that introduces itself as name at version.
@@ -218,6 +219,24 @@ func (s *Server) addSession(ss *session) {
 	s.sessions[ss] = struct{}{}
 }
 
+// OnSessionEnd registers fn to be called with a session's id when the
+// session has ended and every call it made has returned, so that state
+// kept per session (see [SessionID]) can be dropped.
+func (s *Server) OnSessionEnd(fn func(id string)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.endHooks = append(s.endHooks, fn)
+}
+
+func (s *Server) sessionEnded(id string) {
+	s.mu.RLock()
+	hooks := slices.Clone(s.endHooks)
+	s.mu.RUnlock()
+	for _, fn := range hooks {
+		fn(id)
+	}
+}
+
 func (s *Server) removeSession(ss *session) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -229,6 +248,7 @@ func (s *Server) removeSession(ss *session) {
 // input, calls already received are answered before it returns; when ctx
 // is cancelled they are cancelled instead.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	sess := newSession(s, &lineWriter{w: out})
-	return sess.serve(ctx, newLineReader(in, s.opts.MaxMessageBytes))
+	lw := &lineWriter{w: out}
+	sess := newSession(s, lw)
+	return sess.serve(ctx, newLineReader(in, s.opts.MaxMessageBytes), lw)
 }

@@ -28,12 +28,34 @@ const (
 // whoever logs.
 const logQueueSize = 256
 
+// An outbox takes what a session sends about one incoming message: for a
+// request, notifications about it while it runs (progress), then its
+// response. Over stdio every message goes down the same stream; over HTTP
+// each POST has its own outbox, its HTTP response.
+type outbox interface {
+	// notify sends a notification about the request.
+	notify(msg []byte) error
+	// respond sends the response, which ends the exchange. identified is
+	// false for an error about a message whose id could not be read. A
+	// nil msg means no response will be sent: the client cancelled the
+	// request, or the session ended before it began.
+	respond(msg []byte, identified bool) error
+}
+
+// A notifier takes the messages a session sends on its own account, tied
+// to no request: log messages.
+type notifier interface {
+	notify(msg []byte) error
+}
+
 // A session is one client connection: its lifecycle state, its negotiated
-// version, its log level and its in-flight calls.
+// version, its log level and its in-flight calls. The transport decides
+// where its messages go: events takes the session's own notifications,
+// and each incoming message comes with the outbox for its answers.
 type session struct {
-	srv *Server
-	out *lineWriter
-	id  string
+	srv    *Server
+	events notifier
+	id     string
 
 	mu       sync.Mutex
 	state    int
@@ -53,10 +75,10 @@ type call struct {
 	cancelled bool // by notifications/cancelled: send no response
 }
 
-func newSession(srv *Server, out *lineWriter) *session {
+func newSession(srv *Server, events notifier) *session {
 	return &session{
 		srv:      srv,
-		out:      out,
+		events:   events,
 		id:       newSessionID(),
 		logLevel: LevelWarning,
 		inflight: make(map[string]*call),
@@ -80,21 +102,31 @@ type readResult struct {
 	err  error
 }
 
-func (ss *session) serve(ctx context.Context, lr *lineReader) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+// open makes the session known to the server, so that it receives log
+// messages, and starts writing them. The returned function undoes it once
+// every handler has ended, then tells the server's session-end hooks.
+func (ss *session) open() (closeSession func()) {
 	ss.srv.addSession(ss)
-	defer ss.srv.removeSession(ss)
-
 	// Log notifications are written apart, so that Server.Log never waits
 	// for the client.
 	logDone := make(chan struct{})
 	var logWG sync.WaitGroup
 	logWG.Go(func() { ss.writeLogs(logDone) })
-	defer func() {
+	return func() {
+		ss.wg.Wait()
+		ss.srv.removeSession(ss)
 		close(logDone)
 		logWG.Wait()
-	}()
+		ss.srv.sessionEnded(ss.id)
+	}
+}
+
+// serve runs a session over a stream of lines, each answered on out.
+func (ss *session) serve(ctx context.Context, lr *lineReader, out outbox) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	closeSession := ss.open()
+	defer closeSession()
 
 	// The reader runs apart so that a cancelled ctx ends the session even
 	// while a read blocks. Each line is copied: the reader reuses its buffer.
@@ -127,7 +159,7 @@ loop:
 			}
 			switch {
 			case r.err == errLineTooLong:
-				ss.writeError(nil, newError(CodeInvalidRequest,
+				ss.writeError(out, nil, newError(CodeInvalidRequest,
 					fmt.Sprintf("Invalid Request: message exceeds %d bytes", ss.srv.opts.MaxMessageBytes)))
 			case r.err == io.EOF:
 				break loop
@@ -135,7 +167,7 @@ loop:
 				err = fmt.Errorf("reading input: %w", r.err)
 				break loop
 			default:
-				ss.handleLine(ctx, r.line)
+				ss.handleLine(ctx, r.line, out)
 			}
 		}
 	}
@@ -150,41 +182,43 @@ loop:
 	return err
 }
 
-// handleLine decodes and dispatches one message. Lifecycle messages are
-// handled in order on the reading goroutine; other requests run
-// concurrently, bounded by the session's semaphore.
-func (ss *session) handleLine(ctx context.Context, line []byte) {
+// handleLine decodes and dispatches one message, whose answers go to out.
+// Lifecycle messages are answered before it returns; other requests run
+// concurrently, bounded by the session's semaphore, and it reports true
+// when it has started one: out.respond follows later, exactly once.
+// Nothing at all is sent to out for notifications and responses.
+func (ss *session) handleLine(ctx context.Context, line []byte, out outbox) (started bool) {
 	trimmed := trimSpace(line)
 	if !utf8.Valid(trimmed) || !json.Valid(trimmed) {
-		ss.writeError(nil, newError(CodeParseError, "Parse error"))
-		return
+		ss.writeError(out, nil, newError(CodeParseError, "Parse error"))
+		return false
 	}
 	switch trimmed[0] {
 	case '{':
 	case '[':
-		ss.writeError(nil, newError(CodeInvalidRequest, "Invalid Request: batches are not supported"))
-		return
+		ss.writeError(out, nil, newError(CodeInvalidRequest, "Invalid Request: batches are not supported"))
+		return false
 	default:
-		ss.writeError(nil, newError(CodeInvalidRequest, "Invalid Request: a message must be a JSON object"))
-		return
+		ss.writeError(out, nil, newError(CodeInvalidRequest, "Invalid Request: a message must be a JSON object"))
+		return false
 	}
 	var msg wireMessage
 	if err := json.Unmarshal(trimmed, &msg); err != nil {
-		ss.writeError(nil, newError(CodeParseError, "Parse error"))
-		return
+		ss.writeError(out, nil, newError(CodeParseError, "Parse error"))
+		return false
 	}
 	hasID := len(msg.ID) > 0
 	if isNull(msg.Method) {
 		if !isNull(msg.Result) || !isNull(msg.Error) {
 			// A response to a request of ours; we send none.
-			return
+			return false
 		}
 		var id json.RawMessage
 		if validID(msg.ID) {
 			id = msg.ID
 		}
-		ss.writeError(id, newError(CodeInvalidRequest, "Invalid Request: method is missing"))
-		return
+		ss.writeError(out, id, newError(CodeInvalidRequest, "Invalid Request: method is missing"))
+		return false
 	}
 	method, methodOK := stringValue(msg.Method)
 	jsonrpcOK := string(trimSpace(msg.JSONRPC)) == `"2.0"`
@@ -193,69 +227,79 @@ func (ss *session) handleLine(ctx context.Context, line []byte) {
 		if methodOK && jsonrpcOK {
 			ss.handleNotification(method, msg.Params)
 		}
-		return
+		return false
 	}
 	if !validID(msg.ID) {
-		ss.writeError(nil, newError(CodeInvalidRequest, "Invalid Request: id must be a string or an integer"))
-		return
+		ss.writeError(out, nil, newError(CodeInvalidRequest, "Invalid Request: id must be a string or an integer"))
+		return false
 	}
 	id := msg.ID
 	switch {
 	case !jsonrpcOK:
-		ss.writeError(id, newError(CodeInvalidRequest, `Invalid Request: jsonrpc must be "2.0"`))
-		return
+		ss.writeError(out, id, newError(CodeInvalidRequest, `Invalid Request: jsonrpc must be "2.0"`))
+		return false
 	case !methodOK:
-		ss.writeError(id, newError(CodeInvalidRequest, "Invalid Request: method must be a string"))
-		return
+		ss.writeError(out, id, newError(CodeInvalidRequest, "Invalid Request: method must be a string"))
+		return false
 	case !isNull(msg.Params) && !isObject(msg.Params):
-		ss.writeError(id, InvalidParams("params must be an object"))
-		return
+		ss.writeError(out, id, InvalidParams("params must be an object"))
+		return false
 	}
 	switch method {
 	case "ping":
-		ss.writeResult(id, struct{}{})
-		return
+		ss.writeResult(out, id, struct{}{})
+		return false
 	case "initialize":
 		res, err := ss.initialize(msg.Params)
-		ss.reply(id, res, err)
-		return
+		ss.reply(out, id, res, err)
+		return false
 	}
 	ss.mu.Lock()
 	ready := ss.state == stateReady
 	ss.mu.Unlock()
 	if !ready {
-		ss.writeError(id, newError(CodeNotInitialized, "Server not initialized"))
-		return
+		ss.writeError(out, id, newError(CodeNotInitialized, "Server not initialized"))
+		return false
 	}
 	h := handlerFor(method)
 	if h == nil {
-		ss.writeError(id, newError(CodeMethodNotFound, "Method not found"))
-		return
+		ss.writeError(out, id, newError(CodeMethodNotFound, "Method not found"))
+		return false
 	}
-	ss.start(ctx, id, method, msg.Params, h)
+	return ss.start(ctx, id, method, msg.Params, h, out)
 }
 
-// start runs h for the request id in its own goroutine. When too many
-// requests are pending it first waits for one to end, which stops the
-// session reading: backpressure on a client that floods it.
-func (ss *session) start(ctx context.Context, id json.RawMessage, method string, params json.RawMessage, h methodHandler) {
+// start runs h for the request id in its own goroutine, answering on out.
+// When too many requests are pending it first waits for one to end, which
+// stops the session reading: backpressure on a client that floods it. It
+// reports whether it took the request on: out.respond follows.
+func (ss *session) start(ctx context.Context, id json.RawMessage, method string, params json.RawMessage, h methodHandler, out outbox) bool {
 	key := string(id)
 	ss.mu.Lock()
 	_, dup := ss.inflight[key]
+	if !dup {
+		// Reserved at once: over HTTP, requests arrive concurrently.
+		ss.inflight[key] = nil
+	}
 	ss.mu.Unlock()
 	if dup {
-		ss.writeError(id, newError(CodeInvalidRequest, "Invalid Request: id is already in use"))
-		return
+		ss.writeError(out, id, newError(CodeInvalidRequest, "Invalid Request: id is already in use"))
+		return false
 	}
 	select {
 	case ss.pending <- struct{}{}:
 	case <-ctx.Done():
-		return
+		ss.mu.Lock()
+		delete(ss.inflight, key)
+		ss.mu.Unlock()
+		// The session is ending: no answer.
+		_ = out.respond(nil, true)
+		return true
 	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	c := &call{cancel: cancel}
-	ci := &callInfo{ss: ss, token: progressToken(params)}
+	ci := &callInfo{ss: ss, out: out, token: progressToken(params)}
 	ctx = context.WithValue(ctx, callKey{}, ci)
 	ss.mu.Lock()
 	ss.inflight[key] = c
@@ -285,10 +329,12 @@ func (ss *session) start(ctx context.Context, id json.RawMessage, method string,
 		suppressed := c.cancelled
 		ss.mu.Unlock()
 		if suppressed {
+			_ = out.respond(nil, true)
 			return
 		}
-		ss.reply(id, res, err)
+		ss.reply(out, id, res, err)
 	}()
+	return true
 }
 
 // safeCall runs h, turning a panic into an internal error whose log line
@@ -326,7 +372,7 @@ func (ss *session) handleNotification(method string, params json.RawMessage) {
 			return
 		}
 		ss.mu.Lock()
-		if c, ok := ss.inflight[string(p.RequestID)]; ok {
+		if c := ss.inflight[string(p.RequestID)]; c != nil {
 			c.cancelled = true
 			c.cancel()
 		}
@@ -335,51 +381,64 @@ func (ss *session) handleNotification(method string, params json.RawMessage) {
 	// Other notifications are ignored, as the protocol requires.
 }
 
-// reply answers a request with res or err. An *Error keeps its code; any
-// other error is logged by type and a short message, and answered -32603.
-func (ss *session) reply(id json.RawMessage, res any, err error) {
+// reply answers a request on out with res or err. An *Error keeps its
+// code; any other error is logged by type and a short message, and
+// answered -32603.
+func (ss *session) reply(out outbox, id json.RawMessage, res any, err error) {
 	if err == nil {
-		ss.writeResult(id, res)
+		ss.writeResult(out, id, res)
 		return
 	}
 	var rpcErr *Error
 	if errors.As(err, &rpcErr) {
-		ss.writeError(id, rpcErr)
+		ss.writeError(out, id, rpcErr)
 		return
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		ss.writeError(id, newError(CodeInternalError, "Internal error: the request was cancelled"))
+		ss.writeError(out, id, newError(CodeInternalError, "Internal error: the request was cancelled"))
 		return
 	}
 	ss.srv.log.Error("request failed", "type", fmt.Sprintf("%T", err), "error", shorten(err.Error(), 120))
-	ss.writeError(id, newError(CodeInternalError, "Internal error"))
+	ss.writeError(out, id, newError(CodeInternalError, "Internal error"))
 }
 
-func (ss *session) writeResult(id json.RawMessage, res any) {
-	ss.write(response{JSONRPC: "2.0", ID: id, Result: res})
+func (ss *session) writeResult(out outbox, id json.RawMessage, res any) {
+	ss.respond(out, response{JSONRPC: "2.0", ID: id, Result: res})
 }
 
-func (ss *session) writeError(id json.RawMessage, e *Error) {
-	ss.write(response{JSONRPC: "2.0", ID: id, Error: e})
+func (ss *session) writeError(out outbox, id json.RawMessage, e *Error) {
+	ss.respond(out, response{JSONRPC: "2.0", ID: id, Error: e})
 }
 
-func (ss *session) notify(method string, params any) {
-	ss.write(notification{JSONRPC: "2.0", Method: method, Params: params})
-}
-
-func (ss *session) write(msg any) {
-	data, err := json.Marshal(msg)
+func (ss *session) respond(out outbox, r response) {
+	data, err := json.Marshal(r)
 	if err != nil {
 		ss.srv.log.Error("encoding a message failed", "type", fmt.Sprintf("%T", err))
-		if r, ok := msg.(response); ok && r.ID != nil {
-			// The request still gets an answer.
-			data, _ = json.Marshal(response{JSONRPC: "2.0", ID: r.ID, Error: newError(CodeInternalError, "Internal error")})
-		} else {
-			return
-		}
+		// The request still gets an answer.
+		data, _ = json.Marshal(response{JSONRPC: "2.0", ID: r.ID, Error: newError(CodeInternalError, "Internal error")})
 	}
-	if err := ss.out.write(data); err != nil {
+	if err := out.respond(data, r.ID != nil); err != nil {
 		ss.srv.log.Debug("writing a message failed", "error", err)
+	}
+}
+
+// encodeNotification encodes a notification, or returns nil (and logs)
+// if it cannot be encoded.
+func (ss *session) encodeNotification(method string, params any) []byte {
+	data, err := json.Marshal(notification{JSONRPC: "2.0", Method: method, Params: params})
+	if err != nil {
+		ss.srv.log.Error("encoding a message failed", "type", fmt.Sprintf("%T", err))
+		return nil
+	}
+	return data
+}
+
+// notify sends a notification of the session's own, tied to no request.
+func (ss *session) notify(method string, params any) {
+	if data := ss.encodeNotification(method, params); data != nil {
+		if err := ss.events.notify(data); err != nil {
+			ss.srv.log.Debug("writing a message failed", "error", err)
+		}
 	}
 }
 
@@ -406,3 +465,10 @@ func trimSpace(b []byte) []byte {
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// initialized reports whether initialize has succeeded.
+func (ss *session) initialized() bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.state != stateNew
+}

@@ -85,3 +85,15 @@ func (lw *lineWriter) write(msg []byte) error {
 	_, err := lw.w.Write(buf)
 	return err
 }
+
+// notify writes a notification line.
+func (lw *lineWriter) notify(msg []byte) error { return lw.write(msg) }
+
+// respond writes a response line; over stdio, a request that gets no
+// response (a cancelled one) leaves nothing to write.
+func (lw *lineWriter) respond(msg []byte, identified bool) error {
+	if msg == nil {
+		return nil
+	}
+	return lw.write(msg)
+}

@@ -38,6 +38,10 @@ type config struct {
 	help       bool
 	// json prints a goplsmcp call's structured result.
 	json bool
+	// http is the address to serve Streamable HTTP on, "" for stdio;
+	// tokenFile holds its bearer token.
+	http      string
+	tokenFile string
 }
 
 // stringList is a flag that may be repeated, collecting its values.
@@ -70,6 +74,8 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 	})
 	fs.DurationVar(&cfg.timeout, "timeout", lspclient.DefaultTimeout, "bound on each request to gopls; a gopls that stops answering is restarted")
 	fs.BoolVar(&cfg.network, "allow-network", false, "let gopls's go command download modules and toolchains (default: offline, GOPROXY=off GOTOOLCHAIN=local -mod=readonly)")
+	fs.StringVar(&cfg.http, "http", "", "serve MCP over Streamable HTTP at http://ADDR/mcp instead of stdio, e.g. 127.0.0.1:8765 (a non-loopback address needs --token-file)")
+	fs.StringVar(&cfg.tokenFile, "token-file", "", "with --http: file holding the bearer token clients must send (default: a random token, printed to stderr)")
 	fs.BoolVar(&cfg.allowWrite, "allow-write", false, "let go_rename_symbol, go_format, go_organize_imports and go_code_actions write their edits when a call says apply: true")
 	fs.Func("tools", "offer only these tools, a comma-separated list (default: all)", func(v string) error {
 		var names []string
@@ -129,7 +135,7 @@ func (cfg *config) check() error {
 	if cfg.remote != "" && strings.TrimSpace(cfg.remote) == "" {
 		return usageError(`--remote wants "auto" or the address of a gopls daemon`)
 	}
-	return nil
+	return cfg.checkHTTP()
 }
 
 // parseSettings reads --settings: a JSON object, inline or in a file

@@ -34,6 +34,7 @@ const usage = `goplsmcp: an MCP server that answers questions about Go code by a
 
 Usage:
   goplsmcp [flags]                           serve MCP on stdin/stdout
+  goplsmcp --http ADDR [flags]               serve MCP over Streamable HTTP at http://ADDR/mcp
   goplsmcp [flags] call [flags] TOOL [ARGS]  make one tool call and print its answer
   goplsmcp config CLIENT [--root DIR]        print the configuration snippet for claude, cursor, vscode, codex or gemini
   goplsmcp instructions                      print the agent guidance, for AGENTS.md or CLAUDE.md
@@ -107,19 +108,33 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return nil
 	}
 
+	// Over HTTP, the port is taken before gopls starts, so that a port in
+	// use fails at once; and the token is settled.
+	var web *httpServing
+	if cfg.http != "" {
+		var err error
+		if web, err = listenHTTP(cfg, stderr); err != nil {
+			return err
+		}
+		defer web.ln.Close()
+	}
 	st, err := startStack(ctx, cfg, stderr, false)
 	if err != nil {
 		return err
 	}
 	defer st.close()
-	if f, ok := stdin.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			fmt.Fprintln(stderr, "goplsmcp speaks MCP on stdin/stdout; start it from an MCP client (see goplsmcp --help), or pipe JSON-RPC lines into it.")
+	if web != nil {
+		err = web.serve(ctx, st.srv, st.log, st.root, st.client)
+	} else {
+		if f, ok := stdin.(*os.File); ok {
+			if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+				fmt.Fprintln(stderr, "goplsmcp speaks MCP on stdin/stdout; start it from an MCP client (see goplsmcp --help), or pipe JSON-RPC lines into it.")
+			}
 		}
+		st.log.Info("serving MCP on stdio", "root", st.root, "gopls", st.client.Version(), "pid", st.client.PID(),
+			"offline", !cfg.network, "remote", cfg.remote, "allow_write", cfg.allowWrite, "goplsmcp_pid", os.Getpid())
+		err = st.srv.ServeStdio(ctx, stdin, stdout)
 	}
-	st.log.Info("serving MCP on stdio", "root", st.root, "gopls", st.client.Version(), "pid", st.client.PID(),
-		"offline", !cfg.network, "remote", cfg.remote, "allow_write", cfg.allowWrite, "goplsmcp_pid", os.Getpid())
-	err = st.srv.ServeStdio(ctx, stdin, stdout)
 	if cerr := st.close(); err == nil {
 		err = cerr
 	}
