@@ -126,6 +126,9 @@ func (b *Bridge) editsFrom(we *workspaceEdit) (*editSet, error) {
 		if !within(b.root, path) {
 			return nil, fmt.Errorf("the change would edit %s, outside the workspace root; goplsmcp only proposes edits inside it", b.displayPath(path))
 		}
+		if !b.confined(path) {
+			return nil, fmt.Errorf("the change would edit %s, which leads outside the workspace root through a symbolic link; goplsmcp only proposes edits inside it", b.displayPath(path))
+		}
 		fe := &fileEdit{path: path, uri: lspclient.FileURI(path)}
 		byURI[uri] = fe
 		es.files = append(es.files, fe)

@@ -86,6 +86,7 @@ func (b *Bridge) addFileContext(s *mcp.Server) error {
 		Description: "A file's package and the declarations it uses from other files: its own package's and imported packages', " +
 			"each as a one-line signature at path:line:character. Read this before editing a file instead of opening its dependencies.",
 		Annotations: readOnly(),
+		Narrow:      "narrow the call: pass a smaller limit, and leave detailed out",
 	}, b.fileContext)
 }
 

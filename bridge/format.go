@@ -34,6 +34,7 @@ func (b *Bridge) addFormat(s *mcp.Server) error {
 		Description: "The edits gofmt would make to a file (or to unsaved text, or a snippet), with a unified diff. " +
 			"Nothing is written.",
 		Annotations: readOnly(),
+		Narrow:      "the file needs more formatting than fits; run gofmt on it instead, or pass file with text holding part of it",
 	}, b.format)
 }
 

@@ -177,7 +177,7 @@ func (b *Bridge) resolveSymbol(ctx context.Context, t *target, scope *source, sy
 	}
 	t.src, t.line, t.character = src, d.line, d.col
 	if len(d.via) > 0 {
-		t.note = fmt.Sprintf("%s is promoted through the embedded field %s; this is its declaration, %s", strings.TrimSpace(sym), strings.Join(d.via, "."), d.desc)
+		t.note = fmt.Sprintf("%s is promoted through the embedded field %s; this is its declaration, %s", clip(strings.TrimSpace(sym)), strings.Join(d.via, "."), d.desc)
 	}
 	return nil
 }
@@ -695,7 +695,7 @@ func (b *Bridge) importedPackageDir(ctx context.Context, src *source, fset *toke
 		return "", "", goplsError(err)
 	}
 	if len(locs) == 0 {
-		return "", "", fmt.Errorf("gopls cannot find package %s; is it in go.mod?", imp.Path.Value)
+		return "", "", fmt.Errorf("gopls cannot find package %s; is it in go.mod?", clip(imp.Path.Value))
 	}
 	p, err := lspclient.URIPath(string(locs[0].URI))
 	if err != nil {
@@ -704,10 +704,14 @@ func (b *Bridge) importedPackageDir(ctx context.Context, src *source, fset *toke
 	dir := filepath.Dir(p)
 	f, err := parser.ParseFile(token.NewFileSet(), p, b.textOf(p, nil), parser.PackageClauseOnly)
 	if err != nil {
-		return "", "", fmt.Errorf("cannot read package %s: %v", imp.Path.Value, err)
+		return "", "", fmt.Errorf("cannot read package %s: %v", clip(imp.Path.Value), err)
 	}
 	return dir, f.Name.Name, nil
 }
+
+// goplsMessageChars bounds the part of a gopls error shown in a tool
+// error.
+const goplsMessageChars = 300
 
 // goplsError turns an error from the client into a sentence for the model.
 func goplsError(err error) error {
@@ -715,8 +719,10 @@ func goplsError(err error) error {
 	switch {
 	case errors.As(err, &re):
 		// gopls's messages may span lines; a tool error is one line.
+		// They may quote what the client sent (a name, a line of its
+		// text), so they are bounded like any echo.
 		msg := strings.Join(strings.Fields(strings.ReplaceAll(re.Message, "\n", "; ")), " ")
-		return fmt.Errorf("gopls: %s", msg)
+		return fmt.Errorf("gopls: %s", clipN(msg, goplsMessageChars))
 	case errors.Is(err, lspclient.ErrTimeout):
 		return fmt.Errorf("gopls did not answer in time; retry, or narrow the call")
 	case errors.Is(err, lspclient.ErrExited):

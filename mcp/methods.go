@@ -143,14 +143,18 @@ func callTool(ctx context.Context, ss *session, params json.RawMessage) (any, er
 		}
 		return errorResult(err.Error(), structured), nil
 	}
-	return ss.srv.resultFor(out, structured)
+	return ss.srv.resultFor(out, structured, t.def.Narrow)
 }
+
+// defaultNarrow is the advice for a result over the cap when the tool
+// gives none of its own.
+const defaultNarrow = "narrow the call: pass a smaller limit, one file, or a more specific query"
 
 // resultFor wraps a tool's output as a result: its lean text, and, where
 // the version has them, its structured form and its resource links. A
 // result over the size cap is replaced by an error saying how to narrow
-// the call.
-func (s *Server) resultFor(out any, structured bool) (any, error) {
+// the call: narrow, or generic advice.
+func (s *Server) resultFor(out any, structured bool, narrow string) (any, error) {
 	var text string
 	if r, ok := out.(Renderer); ok {
 		text = r.Render()
@@ -178,8 +182,10 @@ func (s *Server) resultFor(out any, structured bool) (any, error) {
 		return nil, err
 	}
 	if len(data) > s.opts.MaxResultBytes {
-		msg := fmt.Sprintf("the answer is %d bytes, over the limit of %d; narrow the call: pass a smaller limit, one file, or a more specific query",
-			len(data), s.opts.MaxResultBytes)
+		if narrow == "" {
+			narrow = defaultNarrow
+		}
+		msg := fmt.Sprintf("the answer is %d bytes, over the limit of %d; %s", len(data), s.opts.MaxResultBytes, narrow)
 		return errorResult(msg, structured), nil
 	}
 	return json.RawMessage(data), nil

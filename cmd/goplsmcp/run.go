@@ -41,6 +41,11 @@ type config struct {
 	network  bool
 	version  bool
 	help     bool
+
+	// The limits of DESIGN §6.
+	maxMessageBytes int
+	maxResultBytes  int
+	maxTextChars    int
 }
 
 const usage = `goplsmcp: an MCP server that answers questions about Go code by asking gopls.
@@ -68,6 +73,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, *flag.FlagSet, error)
 	fs.StringVar(&cfg.logFile, "log-file", "", "write the log to this file instead of stderr")
 	level := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&cfg.timeout, "timeout", lspclient.DefaultTimeout, "bound on each request to gopls; a gopls that stops answering is restarted")
+	fs.IntVar(&cfg.maxMessageBytes, "max-message-bytes", mcp.DefaultMaxMessageBytes, "largest incoming message, in bytes; a longer line is refused with -32600")
+	fs.IntVar(&cfg.maxResultBytes, "max-result-bytes", mcp.DefaultMaxResultBytes, "largest tool result, in bytes of JSON; a larger one becomes an error result saying how to narrow the call")
+	fs.IntVar(&cfg.maxTextChars, "max-text-chars", bridge.DefaultTextChars, "most characters of source in one text argument (unsaved file text or a snippet)")
 	fs.BoolVar(&cfg.network, "allow-network", false, "let gopls's go command download modules and toolchains (default: offline, GOPROXY=off GOTOOLCHAIN=local -mod=readonly)")
 	fs.BoolVar(&cfg.version, "version", false, "print the versions of goplsmcp and gopls, then exit")
 	fs.BoolVar(&cfg.help, "help", false, "print this help, then exit")
@@ -89,6 +97,20 @@ func parseFlags(args []string, stderr io.Writer) (*config, *flag.FlagSet, error)
 	}
 	if cfg.timeout <= 0 {
 		return nil, fs, usageError("--timeout must be positive")
+	}
+	for _, l := range []struct {
+		name     string
+		val, min int
+	}{
+		// Below these a session could not even initialize, or an error
+		// result would not fit.
+		{"--max-message-bytes", cfg.maxMessageBytes, 1024},
+		{"--max-result-bytes", cfg.maxResultBytes, 1024},
+		{"--max-text-chars", cfg.maxTextChars, 1},
+	} {
+		if l.val < l.min {
+			return nil, fs, usageError("%s must be at least %d", l.name, l.min)
+		}
 	}
 	return cfg, fs, nil
 }
@@ -152,9 +174,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 
 	limits := bridge.Limits{
-		MessageBytes: mcp.DefaultMaxMessageBytes,
-		ResultBytes:  mcp.DefaultMaxResultBytes,
-		TextChars:    bridge.DefaultTextChars,
+		MessageBytes: cfg.maxMessageBytes,
+		ResultBytes:  cfg.maxResultBytes,
+		TextChars:    cfg.maxTextChars,
 		Timeout:      cfg.timeout,
 	}
 	// The server exists before gopls starts so that gopls's messages from
