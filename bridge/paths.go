@@ -43,6 +43,9 @@ func (b *Bridge) realFile(arg, p string) (string, error) {
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
+			if fi, lerr := os.Lstat(p); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+				return "", fmt.Errorf("file %s is a symbolic link that leads nowhere; pass a path inside the workspace root", quote(arg))
+			}
 			if _, perr := b.placeInRoot(arg, p); perr != nil && !errors.Is(perr, errNoParent) {
 				// A dangling link or a link out on the way says more
 				// than "does not exist".
@@ -336,6 +339,9 @@ func (b *Bridge) realBuffer(arg, p string) (string, error) {
 			return "", fmt.Errorf("file %s leads outside the workspace root through a symbolic link; only files inside the root are read", quote(arg))
 		}
 		return real, nil
+	}
+	if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return "", fmt.Errorf("file %s is a symbolic link that leads nowhere; pass a path inside the workspace root", quote(arg))
 	}
 	real, err := b.placeInRoot(arg, p)
 	if errors.Is(err, errNoParent) {
