@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/goplsmcp/goplsmcp/internal/fixtureguard"
 )
 
 // binary is the goplsmcp built for this test run.
@@ -33,7 +34,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "building goplsmcp: %v\n%s", err, out)
 		os.Exit(1)
 	}
-	code := m.Run()
+	// The run fails if any test changed the fixtures in testdata/.
+	code := fixtureguard.Run(m, "../../testdata")
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
