@@ -73,16 +73,9 @@ func splitSymbol(sym string) (parts []string, recv bool, err error) {
 }
 
 func isIdent(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 0x7f || (i > 0 && r >= '0' && r <= '9') {
-			continue
-		}
-		return false
-	}
-	return true
+	// Letters and digits as Go defines them, not a keyword: U+2028, a
+	// bidirectional override or a space is no part of a name.
+	return token.IsIdentifier(s)
 }
 
 // readings lists what the parts can mean, without a file for context.

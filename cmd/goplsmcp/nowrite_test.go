@@ -271,6 +271,9 @@ func treeState(t *testing.T, root string) map[string]string {
 			state[rel] = "link -> " + target
 		case fi.IsDir():
 			state[rel] = fmt.Sprintf("dir %v %d", fi.Mode(), fi.ModTime().UnixNano())
+		case !fi.Mode().IsRegular():
+			// A pipe or device: reading it could block.
+			state[rel] = fmt.Sprintf("special %v %d", fi.Mode(), fi.ModTime().UnixNano())
 		default:
 			data, err := os.ReadFile(path)
 			if err != nil {
