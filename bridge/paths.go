@@ -440,7 +440,12 @@ type goEnv struct {
 
 func (e *goEnv) load() {
 	e.once.Do(func() {
-		out, err := exec.Command("go", "env", "GOROOT", "GOMODCACHE").Output()
+		// Outside any module and with the local toolchain, like gopls's:
+		// a go.mod asking for a newer Go must not make it download one.
+		cmd := exec.Command("go", "env", "GOROOT", "GOMODCACHE")
+		cmd.Dir = os.TempDir()
+		cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=")
+		out, err := cmd.Output()
 		if err != nil {
 			return
 		}
