@@ -55,7 +55,8 @@ func (c *Changes) render(nothing string) string {
 
 // An editSet is a change to files computed by gopls, with the text of
 // each file it applies to. It is the one representation of edits the
-// tools share, so that diffs, and later writing, are made in one place.
+// tools share, so that diffs, and later writing, are made in one place;
+// editsFrom, its only constructor, refuses files outside the root.
 type editSet struct {
 	files []*fileEdit // by path
 }

@@ -126,7 +126,7 @@ func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileCo
 	// from the rest.
 	f, err := parser.ParseFile(fset, src.path, src.text, 0)
 	if f == nil {
-		return nil, fmt.Errorf("cannot parse %s: %v", b.displayPath(src.path), err)
+		return nil, fmt.Errorf("cannot parse %s: %s", b.displayPath(src.path), clipN(err.Error(), goplsMessageChars))
 	}
 	uses := usesOf(f, func(p token.Pos) use {
 		pos := fset.Position(p)

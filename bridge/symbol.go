@@ -124,7 +124,7 @@ func (b *Bridge) resolveSymbol(ctx context.Context, t *target, scope *source, sy
 		fset := token.NewFileSet()
 		file, err := parser.ParseFile(fset, scope.path, scope.text, parser.SkipObjectResolution)
 		if file == nil {
-			return fmt.Errorf("cannot parse %s to find symbol %s: %v", b.displayPath(scope.path), quote(sym), err)
+			return fmt.Errorf("cannot parse %s to find symbol %s: %s", b.displayPath(scope.path), quote(sym), clipN(err.Error(), goplsMessageChars))
 		}
 		pkgName = file.Name.Name
 		decls, err = r.inScope(scope, fset, file, parts, recv)
@@ -141,7 +141,8 @@ func (b *Bridge) resolveSymbol(ctx context.Context, t *target, scope *source, sy
 	}
 	switch len(decls) {
 	case 0:
-		if scope == nil {
+		if scope == nil || pkgName == "" {
+			// pkgName is empty when the file's package clause is broken.
 			return fmt.Errorf("symbol %s is not found in the workspace; check the spelling, or use go_search to find it", quote(sym))
 		}
 		return fmt.Errorf("symbol %s is not declared in package %s nor found in the workspace; check the spelling, or use go_search to find it", quote(sym), pkgName)
@@ -702,8 +703,8 @@ func (b *Bridge) importedPackageDir(ctx context.Context, src *source, fset *toke
 	return dir, f.Name.Name, nil
 }
 
-// goplsMessageChars bounds the part of a gopls error shown in a tool
-// error.
+// goplsMessageChars bounds the part of a gopls or parser error shown in a
+// tool error: either may quote the client's text.
 const goplsMessageChars = 300
 
 // goplsError turns an error from the client into a sentence for the model.

@@ -186,6 +186,8 @@ func hostileRows() []hostileRow {
 		toolRow("uri and text", "go_describe", `{"uri":"file://$ROOT/main.go","text":"package main","line":0,"character":0}`, "error: text goes with file"),
 		toolRow("snippet without package", "go_diagnostics", `{"text":"func main() {}"}`, "error: must be a whole Go file beginning with a package clause"),
 		toolRow("overlay with NUL bytes", "go_diagnostics", `{"file":"main.go","text":"package main\n\nfunc main() {}\n\u0000\u0000"}`, "ok: ILLEGAL"),
+		toolRow("unparsable overlay of 10000 characters", "go_describe", `{"file":"main.go","text":"package 1`+long+`","symbol":"main"}`, `error: symbol "main" is not found in the workspace`),
+		toolRow("forget the unparsable overlay", "go_close", `{"file":"main.go"}`, "ok: forgot the unsaved text"),
 		toolRow("text not a string", "go_diagnostics", `{"text":["package x"]}`, "error: text must be a string, not an array"),
 
 		// Paths: all refused before gopls sees them (DESIGN §6).
