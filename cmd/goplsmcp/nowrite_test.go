@@ -401,6 +401,7 @@ func TestNoWrites(t *testing.T) {
 				// A snippet, and unsaved text for a file that does not exist.
 				{"go_diagnostics", `{"text":"package scratch\n\nfunc S() int { return \"x\" }\n"}`, "cannot use"},
 				{"go_diagnostics", `{"file":"brand/new.go","text":"package brand\n\nvar X int = \"s\"\n"}`, "cannot use"},
+				{"go_diagnostics", `{"uri":"file://$ROOT/brand/new.go"}`, "cannot use"},
 				{"go_close", `{"file":"brand/new.go"}`, "forgot the unsaved text"},
 				{"go_describe", `{"file":"main.go","line":12,"character":22,"name":"Summary"}`, "func report.Summary"},
 				{"go_describe", `{"file":"inject/inject.go","symbol":"Payload"}`, "Payload"},
