@@ -26,8 +26,19 @@ gopls:
 vet:
 	$(GO) vet ./...
 
+# The suite must leave the fixtures in testdata/ as they were, byte for
+# byte (tests copy them before use, and no tool writes): their state as git
+# sees it — changes, new files, ignored ones too — is compared before and
+# after the tests.
+FIXTURES = { git status --porcelain --untracked-files=all --ignored=matching -- testdata; git diff --no-ext-diff -- testdata; } 2>&1 | sha256sum
+
 test: build vet
-	$(GO) test -race ./...
+	@before="$$($(FIXTURES))"; \
+	$(GO) test -race ./... || exit 1; \
+	if [ "$$before" != "$$($(FIXTURES))" ]; then \
+		echo "FAIL: the tests changed testdata/; tests must copy fixtures before use, and no tool may write:"; \
+		git status --short --untracked-files=all -- testdata; exit 1; \
+	fi
 	$(MAKE) interop
 
 # A real third-party client in CI: the official MCP TypeScript SDK, pinned

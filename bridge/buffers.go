@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"go/parser"
 	"go/token"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -14,9 +16,6 @@ import (
 
 	"github.com/goplsmcp/goplsmcp/lspclient"
 )
-
-// maxTextChars bounds the source given in one text argument.
-const maxTextChars = 512 << 10
 
 // maxSnippets bounds the snippets held at once; the oldest is forgotten
 // to make room for a new one.
@@ -85,8 +84,9 @@ type Doc struct {
 // given reports whether any field of d is set.
 func (d Doc) given() bool { return d.File != "" || d.Text != "" || d.URI != "" }
 
-// check says what is wrong with the combination of fields, if anything.
-func (d Doc) check() error {
+// check says what is wrong with the combination of fields, if anything;
+// text may hold at most maxText characters.
+func (d Doc) check(maxText int) error {
 	switch {
 	case d.File != "" && d.URI != "":
 		return errors.New("pass file or uri, not both")
@@ -99,8 +99,8 @@ func (d Doc) check() error {
 		if !utf8.ValidString(d.Text) {
 			return errors.New("text is not valid UTF-8")
 		}
-		if n := utf8.RuneCountInString(d.Text); n > maxTextChars {
-			return fmt.Errorf("text has %d characters, more than the %d allowed; send one file at a time", n, maxTextChars)
+		if n := utf8.RuneCountInString(d.Text); n > maxText {
+			return fmt.Errorf("text has %d characters, more than the %d allowed (--max-text-chars); send one file at a time, or a smaller snippet", n, maxText)
 		}
 	}
 	return nil
@@ -109,7 +109,7 @@ func (d Doc) check() error {
 // openDoc makes gopls hold the code d names and returns it. The caller
 // must release the source.
 func (b *Bridge) openDoc(ctx context.Context, d Doc) (*source, error) {
-	if err := d.check(); err != nil {
+	if err := d.check(b.limits.withDefaults().TextChars); err != nil {
 		return nil, err
 	}
 	b.client.Refresh()
@@ -118,6 +118,9 @@ func (b *Bridge) openDoc(ctx context.Context, d Doc) (*source, error) {
 	}
 	if d.File == "" {
 		return b.openSnippet(ctx, d.Text)
+	}
+	if err := checkPathText(d.File); err != nil {
+		return nil, err
 	}
 	// A snippet's path, as results show it, names the snippet.
 	if uri := b.snippetNamed(ctx, d.File); uri != "" {
@@ -176,6 +179,13 @@ func (b *Bridge) openSnippet(ctx context.Context, text string) (*source, error) 
 			b.log.Debug("forgetting the oldest snippet", "error", err)
 		}
 	}
+	// Nothing is written there, but gopls reads the directory: it must
+	// not lead out of the root.
+	if _, err := b.placeInRoot(filepath.ToSlash(scratchDir), path); err != nil {
+		b.buffers.forget(lspclient.FileURI(path))
+		b.log.Debug("scratch directory refused", "error", err)
+		return nil, fmt.Errorf("snippets are unavailable: %s in the workspace root leads out of it or is not a directory; pass file with text instead", scratchDir)
+	}
 	src, err := b.hold(ctx, path, text, fromSnippet)
 	if err != nil {
 		st.snippets.forget(uri)
@@ -204,28 +214,18 @@ func (b *Bridge) openURI(ctx context.Context, uri string) (*source, error) {
 	if within(b.scratchRoot(), path) {
 		return nil, errNotOpen
 	}
-	real, err := b.resolveFile(path)
+	real, err := b.realBuffer(uri, path)
 	if err != nil {
 		return nil, err
 	}
+	// Unsaved text for a file not on disk is open under its uri.
+	if _, statErr := os.Lstat(real); errors.Is(statErr, fs.ErrNotExist) && b.client.IsOverlay(lspclient.FileURI(real)) {
+		return b.openCurrent(ctx, real)
+	}
+	if real, err = b.realFile(uri, path); err != nil {
+		return nil, err
+	}
 	return b.openCurrent(ctx, real)
-}
-
-// resolveURI checks that uri is a file:// URI inside the root and
-// returns its path, not yet resolved through symbolic links.
-func (b *Bridge) resolveURI(uri string) (string, error) {
-	if hasControl(uri) || !utf8.ValidString(uri) {
-		return "", errors.New("uri contains control characters or invalid UTF-8; pass a file:// URI from an earlier result")
-	}
-	path, err := lspclient.URIPath(uri)
-	if err != nil || !filepath.IsAbs(path) {
-		return "", fmt.Errorf("uri %s is not a file:// URI; pass the uri of an earlier result, or file with a path", quote(uri))
-	}
-	path = filepath.Clean(path)
-	if !within(b.root, path) {
-		return "", fmt.Errorf("uri %s is outside the workspace root %s", quote(uri), b.root)
-	}
-	return path, nil
 }
 
 // bufferURI is the uri to report for a buffer a later call can name:

@@ -63,6 +63,7 @@ func (b *Bridge) addCallHierarchy(s *mcp.Server) error {
 		Description: "Who calls a function or method (incoming, with each call site), or what it calls (outgoing), " +
 			"followed up to 3 levels deep. Position the target on the function's name, or pass symbol.",
 		Annotations: readOnly(),
+		Narrow:      "narrow the call: pass a smaller depth or limit",
 	}, b.callHierarchy)
 }
 

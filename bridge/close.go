@@ -3,8 +3,6 @@ package bridge
 import (
 	"context"
 	"errors"
-	"fmt"
-	"path/filepath"
 
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -57,24 +55,23 @@ func (b *Bridge) close(ctx context.Context, in *CloseInput) (*CloseOutput, error
 		if err != nil {
 			return nil, err
 		}
-		uri = lspclient.FileURI(b.realIfExists(path))
+		if path, err = b.realBuffer(in.URI, path); err != nil {
+			return nil, err
+		}
+		uri = lspclient.FileURI(path)
 	case in.File != "":
+		if err := checkPathText(in.File); err != nil {
+			return nil, err
+		}
 		if u := b.snippetNamed(ctx, in.File); u != "" {
 			uri = u
 			break
 		}
-		if err := checkPathText(in.File); err != nil {
+		path, err := b.bufferPath(in.File)
+		if err != nil {
 			return nil, err
 		}
-		p := in.File
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(b.root, p)
-		}
-		p = filepath.Clean(p)
-		if !within(b.root, p) {
-			return nil, fmt.Errorf("file %s is outside the workspace root; pass a path inside %s", quote(in.File), b.root)
-		}
-		uri = lspclient.FileURI(b.realIfExists(p))
+		uri = lspclient.FileURI(path)
 	default:
 		return nil, errors.New("say which buffer to forget: pass uri (from an earlier result) or file")
 	}
@@ -105,13 +102,4 @@ func (b *Bridge) close(ctx context.Context, in *CloseInput) (*CloseOutput, error
 		out.Closed, out.Kind = true, kind
 	}
 	return out, nil
-}
-
-// realIfExists resolves symbolic links in path when it exists, so that it
-// names the buffer the way the bridge opened it.
-func (b *Bridge) realIfExists(path string) string {
-	if real, err := filepath.EvalSymlinks(path); err == nil && within(b.root, real) {
-		return real
-	}
-	return path
 }

@@ -89,6 +89,7 @@ func (b *Bridge) addCodeActions(s *mcp.Server) error {
 		Description: "The code actions gopls offers at a position or range: quick fixes, fill struct, extract function or variable, " +
 			"inline call, and more. Choose one by index or title to get its edits and a unified diff." + b.writeNote(),
 		Annotations: b.editing(),
+		Narrow:      "narrow the call: pass a smaller range, or kind to list fewer actions",
 	}, b.codeActionsTool)
 }
 

@@ -75,6 +75,7 @@ func (b *Bridge) addComplete(s *mcp.Server) error {
 		Description: "Completion candidates at a position (textDocument/completion), best first: what may be written there, " +
 			"e.g. the fields and methods after \"x.\", with each one's type or signature.",
 		Annotations: readOnly(),
+		Narrow:      "narrow the call: pass a smaller limit, and leave detailed out",
 	}, b.complete)
 }
 

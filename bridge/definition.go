@@ -47,6 +47,7 @@ func (b *Bridge) addDefinition(s *mcp.Server) error {
 		Description: "Where the identifier at a position (or a named symbol) is declared, with the declaring line. " +
 			`kind "type" gives the declaration of its type instead.`,
 		Annotations: readOnly(),
+		Narrow:      "narrow the call: ask about a single identifier",
 	}, b.definition)
 }
 

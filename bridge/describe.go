@@ -50,6 +50,7 @@ func (b *Bridge) addDescribe(s *mcp.Server) error {
 		Title:       "Describe a Go identifier",
 		Description: "Type, signature and documentation of the identifier at a position, or of a named symbol (hover).",
 		Annotations: readOnly(),
+		Narrow:      "narrow the call: leave detailed out",
 	}, b.describe)
 }
 

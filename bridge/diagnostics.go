@@ -112,6 +112,7 @@ func (b *Bridge) addDiagnostics(s *mcp.Server) error {
 			"for files as on disk, for one file with unsaved text (file + text: check an edit before saving it), " +
 			"for a snippet (text alone), or for the whole workspace. Waits until gopls has finished diagnosing, so the answer is current.",
 		Annotations: readOnly(),
+		Narrow:      "narrow the call: pass a smaller limit, fewer files, or one file, and leave detailed out",
 	}, b.diagnostics)
 }
 

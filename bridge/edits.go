@@ -61,7 +61,8 @@ func (c *Changes) render(nothing string) string {
 
 // An editSet is a change to files computed by gopls, with the text of
 // each file it applies to. It is the one representation of edits the
-// tools share, so that diffs and writes are made in one place.
+// tools share, so that diffs and writes are made in one place;
+// editsFrom, its only constructor, refuses files outside the root.
 type editSet struct {
 	files []*fileEdit // by path
 }
@@ -132,6 +133,9 @@ func (b *Bridge) editsFrom(ctx context.Context, we *workspaceEdit) (*editSet, er
 		}
 		if !within(b.root, path) {
 			return nil, fmt.Errorf("the change would edit %s, outside the workspace root; goplsmcp only proposes edits inside it", b.displayPath(path))
+		}
+		if !b.confined(path) {
+			return nil, fmt.Errorf("the change would edit %s, which leads outside the workspace root through a symbolic link; goplsmcp only proposes edits inside it", b.displayPath(path))
 		}
 		fe := &fileEdit{path: path, uri: lspclient.FileURI(path)}
 		byURI[uri] = fe

@@ -86,6 +86,7 @@ func (b *Bridge) addFileContext(s *mcp.Server) error {
 		Description: "A file's package and the declarations it uses from other files: its own package's and imported packages', " +
 			"each as a one-line signature at path:line:character. Read this before editing a file instead of opening its dependencies.",
 		Annotations: readOnly(),
+		Narrow:      "narrow the call: pass a smaller limit, and leave detailed out",
 	}, b.fileContext)
 }
 
@@ -125,7 +126,7 @@ func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileCo
 	// from the rest.
 	f, err := parser.ParseFile(fset, src.path, src.text, 0)
 	if f == nil {
-		return nil, fmt.Errorf("cannot parse %s: %v", b.displayPath(src.path), err)
+		return nil, fmt.Errorf("cannot parse %s: %s", b.displayPath(src.path), clipN(err.Error(), goplsMessageChars))
 	}
 	uses := usesOf(f, func(p token.Pos) use {
 		pos := fset.Position(p)

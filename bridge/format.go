@@ -35,6 +35,7 @@ func (b *Bridge) addFormat(s *mcp.Server) error {
 		Description: "The edits gofmt would make to a file (or to unsaved text, or a snippet), with a unified diff." +
 			b.writeNote(),
 		Annotations: b.editing(),
+		Narrow:      "the file needs more formatting than fits; run gofmt on it instead, or pass file with text holding part of it",
 	}, b.format)
 }
 

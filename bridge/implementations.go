@@ -69,6 +69,7 @@ func (b *Bridge) addImplementations(s *mcp.Server) error {
 		Description: "For an interface or interface method: the types or methods that implement it. " +
 			"For a concrete type or method: the interfaces it satisfies. Each with its declaring line.",
 		Annotations: readOnly(),
+		Narrow:      "narrow the call: pass a smaller limit",
 	}, b.implementations)
 }
 

@@ -34,6 +34,7 @@ func (b *Bridge) addOrganizeImports(s *mcp.Server) error {
 		Description: "The import edits gopls proposes for a file (add missing, remove unused, sort), with a unified diff." +
 			b.writeNote(),
 		Annotations: b.editing(),
+		Narrow:      "narrow the call: pass file with text holding only its import block and the code that uses them",
 	}, b.organizeImports)
 }
 

@@ -117,6 +117,7 @@ func (b *Bridge) addPackageAPI(s *mcp.Server) error {
 		Description: "The exported API of packages named by import path (workspace, standard library or dependency): " +
 			"constants, variables, functions, types and methods as one-line signatures with the first sentence of their docs.",
 		Annotations: readOnly(),
+		Narrow:      "narrow the call: pass fewer packagePaths, a smaller limit, and leave detailed out",
 	}, b.packageAPI)
 }
 
@@ -145,6 +146,9 @@ func (b *Bridge) packageAPI(ctx context.Context, in *PackageAPIInput) (*PackageA
 			}
 		}
 		dir, err := b.packageDir(ctx, path, workspace)
+		if err == nil && within(b.root, dir) && !b.confined(dir) {
+			err = errors.New("its directory leads outside the workspace root through a symbolic link")
+		}
 		if err == nil {
 			err = b.describePackage(ctx, files, dir, &p, in.Detailed)
 		}
@@ -174,15 +178,40 @@ func (b *Bridge) packageAPI(ctx context.Context, in *PackageAPIInput) (*PackageA
 }
 
 // importPathArg checks an import path argument; like gopls mcp, it
-// accepts one in Go quotes.
+// accepts one in Go quotes. An import path is never a file system path:
+// it is made of the characters the go command allows in one (ASCII
+// letters and digits, - . _ ~ +) in non-empty elements separated by /,
+// none starting with a dot, so it cannot climb out of a directory, name
+// an absolute path or a pattern (...), or carry an encoding.
 func importPathArg(arg string) (string, error) {
 	p := strings.TrimSpace(arg)
 	if u, err := strconv.Unquote(p); err == nil {
 		p = u
 	}
-	if p == "" || hasControl(p) || strings.ContainsAny(p, " \\") || strings.HasPrefix(p, "/") ||
-		strings.HasPrefix(p, ".") || slices.Contains(strings.Split(p, "/"), "..") {
-		return "", fmt.Errorf("%s is not an import path; pass one such as \"net/http\" or \"example.com/m/store\"", quote(arg))
+	bad := func(why string) error {
+		return fmt.Errorf("%s is not an import path (%s); pass one such as \"net/http\" or \"example.com/m/store\"", quote(arg), why)
+	}
+	switch {
+	case p == "":
+		return "", bad("it is empty")
+	case len(p) > 512:
+		return "", bad("it is too long")
+	case strings.HasPrefix(p, "-"):
+		return "", bad("it starts with a dash")
+	}
+	for _, r := range p {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-._~+/", r)
+		if !ok {
+			return "", bad("only ASCII letters, digits and - . _ ~ + / may appear in one")
+		}
+	}
+	for _, elem := range strings.Split(p, "/") {
+		switch {
+		case elem == "":
+			return "", bad("it has an empty element")
+		case strings.HasPrefix(elem, "."):
+			return "", bad("an element starts with a dot")
+		}
 	}
 	return p, nil
 }

@@ -3,6 +3,8 @@ package bridge
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,10 +15,141 @@ import (
 	"github.com/goplsmcp/goplsmcp/lspclient"
 )
 
+// Root confinement. Every path or URI a client passes is checked here
+// before gopls sees it: first as text (what no plain path holds), then
+// lexically (inside the root once cleaned), then through its symbolic
+// links (the real file, or for a file not yet on disk its nearest existing
+// directory, is inside the root). Paths gopls reports back are held to the
+// same rule before the bridge opens them as workspace files or proposes
+// edits to them; outside the root they are read-only context.
+
+// maxPathBytes bounds a path or URI argument; no real one is longer.
+const maxPathBytes = 4096
+
 // resolveFile turns a file argument (absolute, or relative to the root)
-// into an absolute path inside the root, following symbolic links. The file
-// must exist.
+// into the absolute path of a regular file inside the root, following
+// symbolic links. The file must exist.
 func (b *Bridge) resolveFile(file string) (string, error) {
+	p, err := b.lexicalPath(file)
+	if err != nil {
+		return "", err
+	}
+	return b.realFile(file, p)
+}
+
+// realFile resolves p, a clean absolute path inside the root named by the
+// client as arg, to the regular file it names inside the root.
+func (b *Bridge) realFile(arg, p string) (string, error) {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			if fi, lerr := os.Lstat(p); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+				return "", fmt.Errorf("file %s is a symbolic link that leads nowhere; pass a path inside the workspace root", quote(arg))
+			}
+			if _, perr := b.placeInRoot(arg, p); perr != nil && !errors.Is(perr, errNoParent) {
+				// A dangling link or a link out on the way says more
+				// than "does not exist".
+				return "", perr
+			}
+			return "", fmt.Errorf("file %s does not exist; paths are relative to the workspace root %s", quote(arg), b.root)
+		}
+		return "", fmt.Errorf("file %s cannot be resolved: %v", quote(arg), pathErrText(err))
+	}
+	if !within(b.root, real) {
+		return "", fmt.Errorf("file %s leads outside the workspace root through a symbolic link; only files inside the root are read", quote(arg))
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return "", fmt.Errorf("file %s cannot be read: %v", quote(arg), pathErrText(err))
+	}
+	if fi.IsDir() {
+		return "", fmt.Errorf("%s is a directory; pass a file", quote(arg))
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("file %s is not a regular file (a device, pipe or socket); pass a Go source file", quote(arg))
+	}
+	return real, nil
+}
+
+// resolveNewFile is resolveFile for a file that may not exist yet (the
+// target of unsaved text): its nearest existing directory must resolve
+// inside the root, and no symbolic link, dangling or not, may lie on the
+// way to it.
+func (b *Bridge) resolveNewFile(file string) (string, error) {
+	p, err := b.lexicalPath(file)
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+		return b.realFile(file, p)
+	}
+	real, err := b.placeInRoot(file, p)
+	if errors.Is(err, errNoParent) {
+		return "", fmt.Errorf("file %s cannot be placed: %v", quote(file), err)
+	}
+	if err != nil {
+		return "", err
+	}
+	if !strings.HasSuffix(p, ".go") {
+		return "", fmt.Errorf("file %s does not exist; unsaved text for a new file must be for a .go file", quote(file))
+	}
+	return real, nil
+}
+
+// errNoParent marks a path whose nearest existing ancestor is not a
+// directory.
+var errNoParent = errors.New("a part of the path is a file, not a directory")
+
+// placeInRoot returns where p, a clean absolute path inside the root that
+// does not exist, would be: its nearest existing ancestor resolved through
+// symbolic links, which must be a directory inside the root, joined with
+// the rest. arg names p in messages.
+func (b *Bridge) placeInRoot(arg, p string) (string, error) {
+	var rest []string
+	dir := p
+	for {
+		rest = append(rest, filepath.Base(dir))
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("file %s cannot be placed: no part of it exists", quote(arg))
+		}
+		dir = parent
+		fi, err := os.Lstat(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("file %s cannot be resolved: %v", quote(arg), pathErrText(err))
+		}
+		real := dir
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			real, err = filepath.EvalSymlinks(dir)
+			if err != nil {
+				return "", fmt.Errorf("file %s lies under a symbolic link that leads nowhere; pass a path inside the workspace root", quote(arg))
+			}
+		} else if within(b.root, dir) {
+			// The root is free of links; a directory below it may
+			// still sit under one.
+			if real, err = filepath.EvalSymlinks(dir); err != nil {
+				return "", fmt.Errorf("file %s cannot be resolved: %v", quote(arg), pathErrText(err))
+			}
+		}
+		if !within(b.root, real) {
+			return "", fmt.Errorf("file %s leads outside the workspace root through a symbolic link; only files inside the root are read", quote(arg))
+		}
+		if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+			return "", errNoParent
+		}
+		for i := len(rest) - 1; i >= 0; i-- {
+			real = filepath.Join(real, rest[i])
+		}
+		return real, nil
+	}
+}
+
+// lexicalPath checks a file argument as text and returns it as a clean
+// absolute path inside the root, not yet resolved through links.
+func (b *Bridge) lexicalPath(file string) (string, error) {
 	if err := checkPathText(file); err != nil {
 		return "", err
 	}
@@ -26,74 +159,224 @@ func (b *Bridge) resolveFile(file string) (string, error) {
 	}
 	p = filepath.Clean(p)
 	if !within(b.root, p) {
-		return "", fmt.Errorf("file %s is outside the workspace root; pass a path inside %s", quote(file), b.root)
+		return "", b.outside("file", file, p)
 	}
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("file %s does not exist; paths are relative to the workspace root %s", quote(file), b.root)
-		}
-		return "", fmt.Errorf("file %s cannot be resolved: %v", quote(file), err)
-	}
-	if !within(b.root, real) {
-		return "", fmt.Errorf("file %s leads outside the workspace root through a symbolic link", quote(file))
-	}
-	fi, err := os.Stat(real)
-	if err != nil {
-		return "", fmt.Errorf("file %s cannot be read: %v", quote(file), err)
-	}
-	if fi.IsDir() {
-		return "", fmt.Errorf("%s is a directory; pass a file", quote(file))
-	}
-	return real, nil
+	return p, nil
 }
 
-// resolveNewFile is resolveFile for a file that may not exist yet: its
-// nearest existing directory must resolve inside the root.
-func (b *Bridge) resolveNewFile(file string) (string, error) {
-	if err := checkPathText(file); err != nil {
-		return "", err
+// outside is the error for an argument naming p, outside the root. Code of
+// the Go installation and the module cache is shown in answers as
+// read-only context, and said to be so.
+func (b *Bridge) outside(what, arg, p string) error {
+	if where := b.readOnlyPlace(p); where != "" {
+		return fmt.Errorf("%s %s is in %s, outside the workspace root: such code is read-only context shown in answers, not accepted as %s; ask about it with go_package_api, or from workspace code that uses it", what, quote(arg), where, what)
 	}
-	p := file
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(b.root, p)
+	if what == "uri" {
+		return fmt.Errorf("uri %s is outside the workspace root; pass a file:// URI inside %s", quote(arg), b.root)
 	}
-	p = filepath.Clean(p)
-	if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) || !within(b.root, p) {
-		return b.resolveFile(file)
+	return fmt.Errorf("%s %s is outside the workspace root; pass a path inside %s", what, quote(arg), b.root)
+}
+
+// readOnlyPlace names the Go installation or the module cache when p is
+// in one of them, else "".
+func (b *Bridge) readOnlyPlace(p string) string {
+	b.env.load()
+	switch {
+	case b.env.goroot != "" && within(b.env.goroot, p):
+		return "the Go installation ($GOROOT)"
+	case b.env.modcache != "" && within(b.env.modcache, p):
+		return "the module cache ($GOMODCACHE)"
 	}
-	var rest []string
-	dir := p
-	for {
-		rest = append([]string{filepath.Base(dir)}, rest...)
-		dir = filepath.Dir(dir)
-		real, err := filepath.EvalSymlinks(dir)
-		if err != nil {
-			if !errors.Is(err, os.ErrNotExist) {
-				return "", fmt.Errorf("file %s cannot be resolved: %v", quote(file), err)
-			}
-			continue
-		}
-		if !within(b.root, real) {
-			return "", fmt.Errorf("file %s leads outside the workspace root through a symbolic link", quote(file))
-		}
-		if !strings.HasSuffix(p, ".go") {
-			return "", fmt.Errorf("file %s does not exist; unsaved text for a new file must be for a .go file", quote(file))
-		}
-		return filepath.Join(append([]string{real}, rest...)...), nil
-	}
+	return ""
 }
 
 // checkPathText rejects a path argument that is empty or holds what no
-// plain path does.
+// plain path on this system does: control bytes, invalid UTF-8, a URI, a
+// Windows path, percent-encoding, an unexpanded variable.
 func checkPathText(file string) error {
-	if file == "" {
-		return errors.New("file is empty; pass a path relative to the root or an absolute path inside it")
-	}
-	if strings.ContainsRune(file, 0) || !utf8.ValidString(file) || hasControl(file) {
-		return errors.New("file contains control characters or invalid UTF-8; pass a plain path")
+	switch {
+	case file == "":
+		return errors.New("file is empty; pass a path relative to the workspace root or absolute inside it")
+	case len(file) > maxPathBytes:
+		return fmt.Errorf("file is longer than %d bytes; pass a plain path", maxPathBytes)
+	case !utf8.ValidString(file):
+		return errors.New("file is not valid UTF-8; pass a plain path")
+	case hasControl(file):
+		return errors.New("file contains control characters (such as NUL or a line break); pass a plain path")
+	case hasScheme(file):
+		return fmt.Errorf("file %s is a URI, not a path; pass it as uri, or pass a path as file", quote(file))
+	case isWindowsPath(file):
+		return fmt.Errorf("file %s is a Windows path; pass a path with / separators, relative to the workspace root or absolute inside it", quote(file))
+	case strings.ContainsRune(file, '\\'):
+		return fmt.Errorf("file %s contains a backslash; separate directories with /", quote(file))
+	case hasEncodedSeparator(file):
+		return fmt.Errorf("file %s contains percent-encoding of a dot, slash, backslash or control character, which is not decoded; pass the plain path", quote(file))
+	case strings.HasPrefix(file, "$GOROOT") || strings.HasPrefix(file, "$GOMODCACHE"):
+		return fmt.Errorf("file %s is outside the workspace root: standard library and module cache files are read-only context shown in answers, not accepted as file; ask about them with go_package_api, or from workspace code that uses them", quote(file))
+	case strings.HasPrefix(file, "$") || strings.HasPrefix(file, "~"):
+		return fmt.Errorf("file %s starts with %c, which is not expanded; pass a path relative to the workspace root or absolute inside it", quote(file), file[0])
 	}
 	return nil
+}
+
+// hasScheme reports whether s starts like a URI: a scheme and a colon,
+// other than a one-letter drive.
+func hasScheme(s string) bool {
+	i := strings.IndexByte(s, ':')
+	if i < 2 {
+		return false
+	}
+	for j, r := range s[:i] {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || j > 0 && (r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.')
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// isWindowsPath reports whether s is a drive path (C:\..., C:/..., C:x) or
+// a UNC path (\\server\share).
+func isWindowsPath(s string) bool {
+	if strings.HasPrefix(s, `\\`) {
+		return true
+	}
+	if len(s) >= 2 && s[1] == ':' {
+		c := s[0]
+		return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	return false
+}
+
+// hasEncodedSeparator reports whether s holds a percent-encoded dot,
+// slash, backslash or control byte: the makings of a traversal that a
+// later decoding would reveal.
+func hasEncodedSeparator(s string) bool {
+	for i := 0; i+2 < len(s); i++ {
+		if s[i] != '%' {
+			continue
+		}
+		v, ok := unhex2(s[i+1], s[i+2])
+		if ok && (v == '.' || v == '/' || v == '\\' || v < 0x20 || v == 0x7f) {
+			return true
+		}
+	}
+	return false
+}
+
+func unhex2(a, b byte) (byte, bool) {
+	h, ok1 := unhex(a)
+	l, ok2 := unhex(b)
+	return h<<4 | l, ok1 && ok2
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+// resolveURI checks that uri is a file:// URI of a path inside the root,
+// as an earlier result gave it, and returns the path, clean but not yet
+// resolved through symbolic links.
+func (b *Bridge) resolveURI(uri string) (string, error) {
+	switch {
+	case len(uri) > maxPathBytes:
+		return "", fmt.Errorf("uri is longer than %d bytes; pass the uri of an earlier result", maxPathBytes)
+	case !utf8.ValidString(uri) || hasControl(uri):
+		return "", errors.New("uri contains control characters or invalid UTF-8; pass a file:// URI from an earlier result")
+	}
+	u, err := url.Parse(uri)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("uri %s is not a valid URI; pass the uri of an earlier result, or file with a path", quote(uri))
+	case u.Scheme != "file":
+		return "", fmt.Errorf("uri %s is not a file:// URI; pass the uri of an earlier result, or file with a path", quote(uri))
+	case u.Host != "" && u.Host != "localhost", u.User != nil:
+		return "", fmt.Errorf("uri %s names a host; pass a file:// URI with an empty host (file:///path), as results give them", quote(uri))
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsAny(uri, "?#"):
+		return "", fmt.Errorf("uri %s has a query or fragment; pass the uri exactly as an earlier result gave it", quote(uri))
+	case u.Opaque != "" || !strings.HasPrefix(u.Path, "/"):
+		return "", fmt.Errorf("uri %s is not an absolute file:// URI; pass the uri of an earlier result, or file with a path", quote(uri))
+	case hasEncodedSeparator(uri):
+		return "", fmt.Errorf("uri %s percent-encodes a dot, slash, backslash or control character, which no uri in a result does; pass the uri exactly as an earlier result gave it", quote(uri))
+	case !utf8.ValidString(u.Path) || hasControl(u.Path):
+		return "", fmt.Errorf("uri %s decodes to a path with control characters or invalid UTF-8; pass the uri of an earlier result", quote(uri))
+	case strings.ContainsRune(u.Path, '\\'):
+		return "", fmt.Errorf("uri %s holds a backslash; pass the uri exactly as an earlier result gave it", quote(uri))
+	}
+	path := filepath.Clean(filepath.FromSlash(u.Path))
+	if !within(b.root, path) {
+		return "", b.outside("uri", uri, path)
+	}
+	return path, nil
+}
+
+// bufferPath is the path of the buffer a go_close file argument names:
+// checked as any file argument, and, when it exists, resolved through its
+// links (which must stay inside the root), since buffers are opened under
+// real paths.
+func (b *Bridge) bufferPath(file string) (string, error) {
+	p, err := b.lexicalPath(file)
+	if err != nil {
+		return "", err
+	}
+	return b.realBuffer(file, p)
+}
+
+// realBuffer resolves p, a clean path inside the root, the way buffers
+// are named: through its links when it exists, else by its nearest
+// existing directory.
+func (b *Bridge) realBuffer(arg, p string) (string, error) {
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		if !within(b.root, real) {
+			return "", fmt.Errorf("file %s leads outside the workspace root through a symbolic link; only files inside the root are read", quote(arg))
+		}
+		return real, nil
+	}
+	if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return "", fmt.Errorf("file %s is a symbolic link that leads nowhere; pass a path inside the workspace root", quote(arg))
+	}
+	real, err := b.placeInRoot(arg, p)
+	if errors.Is(err, errNoParent) {
+		return p, nil // nothing can be open there
+	}
+	return real, err
+}
+
+// confined reports whether path, absolute and from gopls, is inside the
+// root both as written and through its symbolic links (for a file not on
+// disk, through its nearest existing directory). Only such files are
+// opened as workspace files or given edits; others are read-only context.
+func (b *Bridge) confined(path string) bool {
+	path = filepath.Clean(path)
+	if !filepath.IsAbs(path) || !within(b.root, path) {
+		return false
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		return within(b.root, real)
+	}
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	_, err := b.placeInRoot(path, path)
+	return err == nil
+}
+
+// pathErrText is the reason of a file system error without the path,
+// which the message names already.
+func pathErrText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // within reports whether path is root or below it. Both must be clean.
@@ -105,31 +388,46 @@ func within(root, path string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
+// hasControl reports whether s holds a C0 or C1 control character or DEL.
 func hasControl(s string) bool {
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
+		if isControl(r) {
 			return true
 		}
 	}
 	return false
 }
 
-// quote shortens a client string for echoing in a message.
+func isControl(r rune) bool {
+	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0)
+}
+
+// quote shortens a client string for echoing in a message: at most
+// echoChars characters, control characters replaced, in Go quotes.
 func quote(s string) string {
+	return fmt.Sprintf("%q", clip(s))
+}
+
+// clip is quote without the quotes.
+func clip(s string) string { return clipN(s, echoChars) }
+
+// clipN cuts s to at most max characters, marking the cut, with control
+// characters replaced.
+func clipN(s string, max int) string {
 	var b strings.Builder
 	n := 0
 	for _, r := range s {
-		if n == 80 {
+		if n == max {
 			b.WriteString("…")
 			break
 		}
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+		if isControl(r) {
 			r = '?'
 		}
 		b.WriteRune(r)
 		n++
 	}
-	return fmt.Sprintf("%q", b.String())
+	return b.String()
 }
 
 // goEnv holds the Go installation's directories, for showing paths outside
@@ -142,7 +440,12 @@ type goEnv struct {
 
 func (e *goEnv) load() {
 	e.once.Do(func() {
-		out, err := exec.Command("go", "env", "GOROOT", "GOMODCACHE").Output()
+		// Outside any module and with the local toolchain, like gopls's:
+		// a go.mod asking for a newer Go must not make it download one.
+		cmd := exec.Command("go", "env", "GOROOT", "GOMODCACHE")
+		cmd.Dir = os.TempDir()
+		cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=")
+		out, err := cmd.Output()
 		if err != nil {
 			return
 		}

@@ -77,6 +77,7 @@ func (b *Bridge) addSymbolReferences(s *mcp.Server) error {
 		Description: "Every reference to a symbol across the workspace, grouped by file, each with its source line. " +
 			`Name the symbol with file + symbol ("Foo", "pkg.Foo", "Type.Method", "pkg.Type.Method") or file + line + character.`,
 		Annotations: readOnly(),
+		Narrow:      "narrow the call: pass a smaller limit (every file keeps its count)",
 	}, b.references)
 }
 

@@ -47,6 +47,7 @@ func (b *Bridge) addRename(s *mcp.Server) error {
 		Description: "The edits that rename a symbol everywhere it is used, with a unified diff. " +
 			`Name it with file + symbol ("Foo", "pkg.Foo", "Type.Method") or file + line + character, and give new_name.` + b.writeNote(),
 		Annotations: b.editing(),
+		Narrow:      "the rename touches too much to show at once; see where the symbol is used with go_symbol_references, and rename a symbol with fewer uses",
 	}, b.rename)
 }
 

@@ -72,6 +72,7 @@ func (b *Bridge) addSearch(s *mcp.Server) error {
 		Description: "Find declarations by fuzzy name across the workspace and its dependencies (workspace/symbol): " +
 			"each with its kind and path:line:character. Use it instead of grep to find where something is declared.",
 		Annotations: readOnly(),
+		Narrow:      "narrow the call: pass a smaller limit or a more specific query, and leave detailed out",
 	}, b.search)
 }
 

@@ -51,6 +51,7 @@ func (b *Bridge) addSignature(s *mcp.Server) error {
 		Description: "The signature of the function being called at a position inside a call's parentheses (signatureHelp), " +
 			"and which parameter the position is at.",
 		Annotations: readOnly(),
+		Narrow:      "narrow the call: leave detailed out",
 	}, b.signature)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"unicode/utf16"
@@ -104,10 +105,11 @@ func (b *Bridge) hold(ctx context.Context, path, text string, kind bufferKind) (
 
 // openCurrent is for files a call reaches on its own, such as the file
 // declaring a symbol: the buffer gopls holds if it is open (an overlay
-// stays an overlay), else the file from disk, or, outside the root, the
-// file read as context. The caller must release the source.
+// stays an overlay), else the file from disk, or, outside the root (as
+// written or through a symbolic link), the file read as context, which no
+// tool edits. The caller must release the source.
 func (b *Bridge) openCurrent(ctx context.Context, path string) (*source, error) {
-	if !within(b.root, path) {
+	if !b.confined(path) {
 		data, err := readBounded(path)
 		if err != nil {
 			return nil, err
@@ -134,15 +136,34 @@ func (b *Bridge) openCurrent(ctx context.Context, path string) (*source, error) 
 	return b.open(ctx, path)
 }
 
+// readBounded reads a regular file of at most maxFileBytes. Anything else
+// (a pipe, a device) is refused before it is opened: reading it could
+// block or never end.
 func readBounded(path string) ([]byte, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
 	if fi.Size() > maxFileBytes {
 		return nil, fmt.Errorf("%s is %d bytes, larger than the %d bytes goplsmcp reads", path, fi.Size(), maxFileBytes)
 	}
-	return os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	// The file may have grown since it was measured.
+	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxFileBytes {
+		return nil, fmt.Errorf("%s is larger than the %d bytes goplsmcp reads", path, maxFileBytes)
+	}
+	return data, nil
 }
 
 // line returns line i, or "" when out of range.

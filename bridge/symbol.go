@@ -73,16 +73,9 @@ func splitSymbol(sym string) (parts []string, recv bool, err error) {
 }
 
 func isIdent(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r > 0x7f || (i > 0 && r >= '0' && r <= '9') {
-			continue
-		}
-		return false
-	}
-	return true
+	// Letters and digits as Go defines them, not a keyword: U+2028, a
+	// bidirectional override or a space is no part of a name.
+	return token.IsIdentifier(s)
 }
 
 // readings lists what the parts can mean, without a file for context.
@@ -131,7 +124,7 @@ func (b *Bridge) resolveSymbol(ctx context.Context, t *target, scope *source, sy
 		fset := token.NewFileSet()
 		file, err := parser.ParseFile(fset, scope.path, scope.text, parser.SkipObjectResolution)
 		if file == nil {
-			return fmt.Errorf("cannot parse %s to find symbol %s: %v", b.displayPath(scope.path), quote(sym), err)
+			return fmt.Errorf("cannot parse %s to find symbol %s: %s", b.displayPath(scope.path), quote(sym), clipN(err.Error(), goplsMessageChars))
 		}
 		pkgName = file.Name.Name
 		decls, err = r.inScope(scope, fset, file, parts, recv)
@@ -148,7 +141,8 @@ func (b *Bridge) resolveSymbol(ctx context.Context, t *target, scope *source, sy
 	}
 	switch len(decls) {
 	case 0:
-		if scope == nil {
+		if scope == nil || pkgName == "" {
+			// pkgName is empty when the file's package clause is broken.
 			return fmt.Errorf("symbol %s is not found in the workspace; check the spelling, or use go_search to find it", quote(sym))
 		}
 		return fmt.Errorf("symbol %s is not declared in package %s nor found in the workspace; check the spelling, or use go_search to find it", quote(sym), pkgName)
@@ -177,7 +171,7 @@ func (b *Bridge) resolveSymbol(ctx context.Context, t *target, scope *source, sy
 	}
 	t.src, t.line, t.character = src, d.line, d.col
 	if len(d.via) > 0 {
-		t.note = fmt.Sprintf("%s is promoted through the embedded field %s; this is its declaration, %s", strings.TrimSpace(sym), strings.Join(d.via, "."), d.desc)
+		t.note = fmt.Sprintf("%s is promoted through the embedded field %s; this is its declaration, %s", clip(strings.TrimSpace(sym)), strings.Join(d.via, "."), d.desc)
 	}
 	return nil
 }
@@ -695,7 +689,7 @@ func (b *Bridge) importedPackageDir(ctx context.Context, src *source, fset *toke
 		return "", "", goplsError(err)
 	}
 	if len(locs) == 0 {
-		return "", "", fmt.Errorf("gopls cannot find package %s; is it in go.mod?", imp.Path.Value)
+		return "", "", fmt.Errorf("gopls cannot find package %s; is it in go.mod?", clip(imp.Path.Value))
 	}
 	p, err := lspclient.URIPath(string(locs[0].URI))
 	if err != nil {
@@ -704,10 +698,14 @@ func (b *Bridge) importedPackageDir(ctx context.Context, src *source, fset *toke
 	dir := filepath.Dir(p)
 	f, err := parser.ParseFile(token.NewFileSet(), p, b.textOf(p, nil), parser.PackageClauseOnly)
 	if err != nil {
-		return "", "", fmt.Errorf("cannot read package %s: %v", imp.Path.Value, err)
+		return "", "", fmt.Errorf("cannot read package %s: %v", clip(imp.Path.Value), err)
 	}
 	return dir, f.Name.Name, nil
 }
+
+// goplsMessageChars bounds the part of a gopls or parser error shown in a
+// tool error: either may quote the client's text.
+const goplsMessageChars = 300
 
 // goplsError turns an error from the client into a sentence for the model.
 func goplsError(err error) error {
@@ -715,8 +713,10 @@ func goplsError(err error) error {
 	switch {
 	case errors.As(err, &re):
 		// gopls's messages may span lines; a tool error is one line.
+		// They may quote what the client sent (a name, a line of its
+		// text), so they are bounded like any echo.
 		msg := strings.Join(strings.Fields(strings.ReplaceAll(re.Message, "\n", "; ")), " ")
-		return fmt.Errorf("gopls: %s", msg)
+		return fmt.Errorf("gopls: %s", clipN(msg, goplsMessageChars))
 	case errors.Is(err, lspclient.ErrTimeout):
 		return fmt.Errorf("gopls did not answer in time; retry, or narrow the call")
 	case errors.Is(err, lspclient.ErrExited):

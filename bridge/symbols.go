@@ -104,6 +104,7 @@ func (b *Bridge) addSymbols(s *mcp.Server) error {
 		Description: "The declarations of one file in source order (documentSymbol), types with their fields and methods nested, " +
 			"each at line:character. detailed adds each declaration's range.",
 		Annotations: readOnly(),
+		Narrow:      "narrow the call: pass a smaller limit, and leave detailed out",
 	}, b.symbols)
 }
 

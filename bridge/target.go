@@ -151,7 +151,7 @@ func (t *target) snap(name string) error {
 		return fmt.Errorf("%s is not on line %d or the two lines either side of it; check the line (0-based) or pass symbol instead", quote(name), t.line)
 	}
 	if bestDL != 0 || bestDC != 0 {
-		t.note = fmt.Sprintf("position moved from %d:%d to %d:%d, where %s is", t.line, t.character, bestLine, bestCol, name)
+		t.note = fmt.Sprintf("position moved from %d:%d to %d:%d, where %s is", t.line, t.character, bestLine, bestCol, clip(name))
 	}
 	t.line, t.character = bestLine, bestCol
 	return nil

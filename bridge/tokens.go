@@ -64,6 +64,7 @@ func (b *Bridge) addTokens(s *mcp.Server) error {
 		Description: "What each identifier in a file (or a range of its lines) is, as gopls classifies it: " +
 			"type, function, method, variable, parameter, ... with modifiers such as definition, readonly or defaultLibrary.",
 		Annotations: readOnly(),
+		Narrow:      "narrow the call: pass startLine and endLine for fewer lines, types to keep only some token types, or a smaller limit",
 	}, b.tokens)
 }
 

@@ -72,6 +72,7 @@ func (b *Bridge) addTypeHierarchy(s *mcp.Server) error {
 		Description: "The interfaces a type implements (supertypes) and the types that implement an interface (subtypes), " +
 			"followed up to 3 levels deep. Position the target on a type name, or pass symbol.",
 		Annotations: readOnly(),
+		Narrow:      "narrow the call: pass a smaller depth or limit, or one direction",
 	}, b.typeHierarchy)
 }
 

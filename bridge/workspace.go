@@ -107,6 +107,7 @@ func (b *Bridge) addWorkspace(s *mcp.Server) error {
 		Description: "Modules, Go and gopls versions, build kind (module, go.work or GOPATH), package count and load state of the workspace. " +
 			"A good first call: it waits for gopls to finish loading.",
 		Annotations: readOnly(),
+		Narrow:      "the summary has no parts to leave out, so ask the person running goplsmcp to raise --max-result-bytes",
 	}, func(ctx context.Context, _ *WorkspaceInput) (*WorkspaceOutput, error) {
 		return b.workspace(ctx)
 	})

@@ -168,7 +168,7 @@ func (s *Server) call(ctx context.Context, name string, args json.RawMessage, st
 		}
 		return errorResultWith(err.Error(), structured, dbg), nil
 	}
-	return s.resultFor(out, structured, dbg)
+	return s.resultFor(out, structured, dbg, t.def.Narrow)
 }
 
 // CallTool runs one tool outside any session, as tools/call does for a
@@ -203,11 +203,15 @@ func (s *Server) CallTool(ctx context.Context, name string, args json.RawMessage
 	return &out, nil
 }
 
+// defaultNarrow is the advice for a result over the cap when the tool
+// gives none of its own.
+const defaultNarrow = "narrow the call: pass a smaller limit, one file, or a more specific query"
+
 // resultFor wraps a tool's output as a result: its lean text, and, where
 // the version has them, its structured form and its resource links. A
 // result over the size cap is replaced by an error saying how to narrow
-// the call.
-func (s *Server) resultFor(out any, structured bool, dbg *DebugInfo) (any, error) {
+// the call: narrow, or generic advice.
+func (s *Server) resultFor(out any, structured bool, dbg *DebugInfo, narrow string) (any, error) {
 	var text string
 	if r, ok := out.(Renderer); ok {
 		text = r.Render()
@@ -247,8 +251,10 @@ func (s *Server) resultFor(out any, structured bool, dbg *DebugInfo) (any, error
 		return nil, err
 	}
 	if len(data) > s.opts.MaxResultBytes {
-		msg := fmt.Sprintf("the answer is %d bytes, over the limit of %d; narrow the call: pass a smaller limit, one file, or a more specific query",
-			len(data), s.opts.MaxResultBytes)
+		if narrow == "" {
+			narrow = defaultNarrow
+		}
+		msg := fmt.Sprintf("the answer is %d bytes, over the limit of %d; %s", len(data), s.opts.MaxResultBytes, narrow)
 		return errorResultWith(msg, structured, dbg), nil
 	}
 	return json.RawMessage(data), nil

@@ -292,7 +292,7 @@ func TestProtocolRules(t *testing.T) {
 			},
 			want: []string{
 				`{"jsonrpc":"2.0","id":6,"result":{"content":[{"type":"text","text":"the tool failed on purpose"}],"structuredContent":{"error":"the tool failed on purpose"},"isError":true}}`,
-				`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"invalid arguments: unknown arguments [\"extra\"]"}],"structuredContent":{"error":"invalid arguments: unknown arguments [\"extra\"]"},"isError":true}}`,
+				`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"invalid arguments: unknown arguments [\"extra\"]; the tool takes count, text"}],"structuredContent":{"error":"invalid arguments: unknown arguments [\"extra\"]; the tool takes count, text"},"isError":true}}`,
 			},
 		},
 		{

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -23,6 +24,10 @@ type Tool struct {
 	Description string
 	Annotations *ToolAnnotations
 	Icons       []Icon
+	// Narrow says what to do when a call's answer is over the result cap,
+	// as the end of a sentence: "narrow the call: pass a smaller limit".
+	// Empty means generic advice.
+	Narrow string
 }
 
 // ToolAnnotations are the behaviour hints of a tool. Nil pointers are
@@ -173,11 +178,23 @@ func addProperties(s *jsonschema.Schema) {
 }
 
 // validate checks args, a JSON object, against the tool's input schema and
-// returns a sentence describing the first problem.
+// returns a sentence describing the first problem. Argument names and
+// values the client sent are echoed shortened, if at all.
 func (t *serverTool) validate(args json.RawMessage) error {
 	var v any
 	if err := json.Unmarshal(args, &v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			// Valid JSON, but a number beyond float64; the decoder
+			// does not say where.
+			return errors.New("invalid arguments: a number is out of range")
+		}
 		return errors.New("the arguments are not valid JSON")
+	}
+	if obj, ok := v.(map[string]any); ok {
+		if err := t.unknownArguments(obj); err != nil {
+			return err
+		}
 	}
 	if err := t.input.Validate(v); err != nil {
 		return fmt.Errorf("invalid arguments: %s", schemaProblem(err))
@@ -185,18 +202,95 @@ func (t *serverTool) validate(args json.RawMessage) error {
 	return nil
 }
 
+// unknownArguments names the arguments the tool does not take, and the
+// ones it does.
+func (t *serverTool) unknownArguments(obj map[string]any) error {
+	var unknown []string
+	for k := range obj {
+		if _, ok := t.inputSchema.Properties[k]; !ok {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	slices.Sort(unknown)
+	var names []string
+	for i, k := range unknown {
+		if i == 3 {
+			names = append(names, fmt.Sprintf("and %d more", len(unknown)-3))
+			break
+		}
+		names = append(names, fmt.Sprintf("%q", shorten(k, 40)))
+	}
+	// debug goes without saying: every tool takes it.
+	known := slices.DeleteFunc(slices.Sorted(maps.Keys(t.inputSchema.Properties)), func(k string) bool { return k == debugArg })
+	takes := "no arguments"
+	if len(known) > 0 {
+		takes = strings.Join(known, ", ")
+	}
+	return fmt.Errorf("invalid arguments: unknown arguments [%s]; the tool takes %s", strings.Join(names, " "), takes)
+}
+
 // schemaProblem turns a validator error into a short description: the
-// innermost clause, which names the field and what was wrong.
+// innermost clause, which names the field and what was wrong. A wrong type
+// is said without the value, which may be anything the client sent.
 func schemaProblem(err error) string {
 	msg := err.Error()
 	if i := strings.LastIndex(msg, "validating "); i >= 0 {
 		msg = msg[i+len("validating "):]
 	}
-	msg = strings.ReplaceAll(msg, "/properties/", "")
 	msg = strings.TrimPrefix(msg, "root: ")
-	msg = strings.Replace(msg, ": type: ", ": ", 1)
+	path, rest, ok := strings.Cut(msg, ": ")
+	if ok {
+		field := strings.ReplaceAll(strings.TrimPrefix(strings.ReplaceAll(path, "/properties/", "/"), "/"), "/items", "[]")
+		if got, want, ok := typeProblem(rest); ok {
+			return fmt.Sprintf("%s must be %s, not %s", field, want, got)
+		}
+		msg = field + ": " + rest
+	}
 	msg = strings.Replace(msg, "unexpected additional properties", "unknown arguments", 1)
 	return shorten(msg, 160)
+}
+
+// typeProblem reads a validator's type clause, `type: VALUE has type
+// "string", want one of "null, integer"`, as the types got and wanted.
+func typeProblem(clause string) (got, want string, ok bool) {
+	rest, found := strings.CutPrefix(clause, "type: ")
+	if !found {
+		return "", "", false
+	}
+	i := strings.LastIndex(rest, ` has type "`)
+	if i < 0 {
+		return "", "", false
+	}
+	rest = rest[i+len(` has type "`):]
+	gotType, wants, found := strings.Cut(rest, `", want `)
+	if !found {
+		return "", "", false
+	}
+	wants = strings.Trim(strings.TrimPrefix(wants, "one of "), `"`)
+	var list []string
+	for _, w := range strings.Split(wants, ", ") {
+		if w != "null" {
+			list = append(list, article(w))
+		}
+	}
+	if len(list) == 0 {
+		list = []string{"null"}
+	}
+	return article(gotType), strings.Join(list, " or "), true
+}
+
+// article puts "a" or "an" before a JSON type name.
+func article(typ string) string {
+	switch typ {
+	case "null":
+		return "null"
+	case "integer", "array", "object":
+		return "an " + typ
+	}
+	return "a " + typ
 }
 
 // decodeError rewords a decoding failure that the schema did not catch,

@@ -14,6 +14,7 @@ import (
 
 	"github.com/goplsmcp/goplsmcp/bridge"
 	"github.com/goplsmcp/goplsmcp/lspclient"
+	"github.com/goplsmcp/goplsmcp/mcp"
 )
 
 // config is the parsed command line.
@@ -42,6 +43,11 @@ type config struct {
 	// tokenFile holds its bearer token.
 	http      string
 	tokenFile string
+
+	// The limits of DESIGN §6.
+	maxMessageBytes int
+	maxResultBytes  int
+	maxTextChars    int
 }
 
 // stringList is a flag that may be repeated, collecting its values.
@@ -73,6 +79,9 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 		return nil
 	})
 	fs.DurationVar(&cfg.timeout, "timeout", lspclient.DefaultTimeout, "bound on each request to gopls; a gopls that stops answering is restarted")
+	fs.IntVar(&cfg.maxMessageBytes, "max-message-bytes", mcp.DefaultMaxMessageBytes, "largest incoming message, in bytes; a longer line is refused with -32600")
+	fs.IntVar(&cfg.maxResultBytes, "max-result-bytes", mcp.DefaultMaxResultBytes, "largest tool result, in bytes of JSON; a larger one becomes an error result saying how to narrow the call")
+	fs.IntVar(&cfg.maxTextChars, "max-text-chars", bridge.DefaultTextChars, "most characters of source in one text argument (unsaved file text or a snippet)")
 	fs.BoolVar(&cfg.network, "allow-network", false, "let gopls's go command download modules and toolchains (default: offline, GOPROXY=off GOTOOLCHAIN=local -mod=readonly)")
 	fs.StringVar(&cfg.http, "http", "", "serve MCP over Streamable HTTP at http://ADDR/mcp instead of stdio, e.g. 127.0.0.1:8765 (a non-loopback address needs --token-file)")
 	fs.StringVar(&cfg.tokenFile, "token-file", "", "with --http: file holding the bearer token clients must send (default: a random token, printed to stderr)")
@@ -131,6 +140,20 @@ func wantsHelp(args []string) bool {
 func (cfg *config) check() error {
 	if cfg.timeout <= 0 {
 		return usageError("--timeout must be positive")
+	}
+	for _, l := range []struct {
+		name     string
+		val, min int
+	}{
+		// Below these a session could not even initialize, or an error
+		// result would not fit.
+		{"--max-message-bytes", cfg.maxMessageBytes, 1024},
+		{"--max-result-bytes", cfg.maxResultBytes, 1024},
+		{"--max-text-chars", cfg.maxTextChars, 1},
+	} {
+		if l.val < l.min {
+			return usageError("%s must be at least %d", l.name, l.min)
+		}
 	}
 	if cfg.remote != "" && strings.TrimSpace(cfg.remote) == "" {
 		return usageError(`--remote wants "auto" or the address of a gopls daemon`)

@@ -194,9 +194,9 @@ func startStack(ctx context.Context, cfg *config, stderr io.Writer, oneShot bool
 	st.log = slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
 
 	limits := bridge.Limits{
-		MessageBytes: mcp.DefaultMaxMessageBytes,
-		ResultBytes:  mcp.DefaultMaxResultBytes,
-		TextChars:    bridge.DefaultTextChars,
+		MessageBytes: cfg.maxMessageBytes,
+		ResultBytes:  cfg.maxResultBytes,
+		TextChars:    cfg.maxTextChars,
 		Timeout:      cfg.timeout,
 	}
 	// The server exists before gopls starts so that gopls's messages from

@@ -24,6 +24,10 @@ func TestRunFlags(t *testing.T) {
 		{"stray argument", []string{"serve"}, 2, "", `unexpected argument "serve"`},
 		{"bad log level", []string{"--log-level", "loud"}, 2, "", "--log-level"},
 		{"missing gopls", []string{"--gopls", filepath.Join(t.TempDir(), "gopls")}, 2, "", "gopls not found"},
+		{"message cap too small", []string{"--max-message-bytes", "10"}, 2, "", "--max-message-bytes must be at least 1024"},
+		{"result cap too small", []string{"--max-result-bytes", "0"}, 2, "", "--max-result-bytes must be at least 1024"},
+		{"text cap not positive", []string{"--max-text-chars", "-5"}, 2, "", "--max-text-chars must be at least 1"},
+		{"text cap not a number", []string{"--max-text-chars", "lots"}, 2, "", "invalid value"},
 		{"root not a directory", []string{"--gopls", "../../bin/gopls", "--root", "run.go"}, 2, "", "not a directory"},
 	}
 	for _, tt := range tests {
