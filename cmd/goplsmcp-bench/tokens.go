@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 )
@@ -18,6 +19,12 @@ func (b *bench) tokens(ctx context.Context, ws *workspace, s *servers) error {
 	const listLimit = 32 << 10
 	perTool := float64(listBytes) / float64(ourTools)
 	t.add(fmt.Sprintf("tools/list (goplsmcp %d tools, gopls mcp %d)", ourTools, peerTools), "—", kib(listBytes), kib(len(s.peer.toolsList)), "—", check(listBytes <= listLimit))
+	// Clients validate structured results against outputSchema; most put
+	// only the rest of each tool (name, title, description, input schema)
+	// into the model's context.
+	if withoutOut, err := withoutOutputSchemas(s.ours.toolsList); err == nil {
+		t.add("tools/list without output schemas (what most clients show the model)", "—", kib(withoutOut), kib(len(s.peer.toolsList)), ratio(float64(withoutOut), float64(len(s.peer.toolsList))), "—")
+	}
 	if ourTools < 20 {
 		t.note("goplsmcp lists %d of the twenty tools in this build; at its current %.0f bytes per tool, twenty would take about %s.", ourTools, perTool, kib(int(perTool*20)))
 	}
@@ -83,4 +90,20 @@ func (b *bench) tokens(ctx context.Context, ws *workspace, s *servers) error {
 		t.add(p.what, kib(len(o.text)), kib(o.wire), kib(len(q.text)), ratio(float64(len(o.text)), float64(len(q.text))), met)
 	}
 	return nil
+}
+
+// withoutOutputSchemas returns the size of a tools/list result with every
+// tool's outputSchema left out.
+func withoutOutputSchemas(raw json.RawMessage) (int, error) {
+	var list struct {
+		Tools []map[string]json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return 0, err
+	}
+	for _, t := range list.Tools {
+		delete(t, "outputSchema")
+	}
+	data, err := json.Marshal(list)
+	return len(data), err
 }

@@ -23,9 +23,11 @@ type workspace struct {
 	// refs is the symbol whose references are compared with gopls mcp
 	// and timed in the cold start.
 	refs symbolAt
-	// search is a go_search query; pkg an import path for go_package_api.
-	search string
-	pkg    string
+	// search is a go_search query; pkg an import path for go_package_api;
+	// diagFile a file whose diagnostics are asked for.
+	search   string
+	pkg      string
+	diagFile string
 	// rename is the three-package rename, if the workspace has one.
 	rename *symbolAt
 	// newName is rename's new name.
@@ -44,8 +46,12 @@ type symbolAt struct {
 	at     pos
 }
 
-func (s symbolAt) abs(ws *workspace) string {
-	return filepath.Join(ws.root, filepath.FromSlash(s.file))
+func (s symbolAt) abs(ws *workspace) string { return absPath(ws, s.file) }
+
+// absPath makes rel, relative to the workspace root, absolute: gopls mcp
+// takes only absolute paths.
+func absPath(ws *workspace, rel string) string {
+	return filepath.Join(ws.root, filepath.FromSlash(rel))
 }
 
 // fixtureWorkspace copies the bench fixture into a fresh directory named
@@ -55,7 +61,7 @@ func (b *bench) fixtureWorkspace(tag string) (*workspace, error) {
 	if err := os.CopyFS(root, os.DirFS(b.cfg.fixture)); err != nil {
 		return nil, fmt.Errorf("copying the fixture %s: %w", b.cfg.fixture, err)
 	}
-	ws := &workspace{name: "fixture", root: root, search: "Amount", pkg: fixtureModule + "/core", newName: "ParseStockKeepingUnit", expectRefs: wrapUses + 1, fixture: true}
+	ws := &workspace{name: "fixture", root: root, search: "Amount", pkg: fixtureModule + "/core", diagFile: "broken/broken.go", newName: "ParseStockKeepingUnit", expectRefs: wrapUses + 1, fixture: true}
 	var err error
 	if ws.refs, err = findSymbol(root, "core/errors.go", "Wrap", "func Wrap(", 5); err != nil {
 		return nil, err
@@ -71,7 +77,7 @@ func (b *bench) fixtureWorkspace(tag string) (*workspace, error) {
 // gorootWorkspace is the standard library's source tree, used in place:
 // nothing the harness does writes to it.
 func gorootWorkspace(dir string) *workspace {
-	ws := &workspace{name: "GOROOT/src", root: dir, search: "Handler", pkg: "net/http"}
+	ws := &workspace{name: "GOROOT/src", root: dir, search: "Handler", pkg: "net/http", diagFile: "net/http/server.go"}
 	ws.refs, _ = findSymbol(dir, "net/http/server.go", "Handler", "type Handler interface", 5)
 	return ws
 }
