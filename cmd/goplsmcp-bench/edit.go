@@ -23,11 +23,15 @@ func editText(orig string, i int) (text string, broken bool) {
 	return orig + fmt.Sprintf("\n// edit %d\n", i), false
 }
 
-var oursDiagCount = regexp.MustCompile(`(?m)^(\d+) diagnostics? in `)
+var (
+	oursDiagCount = regexp.MustCompile(`(?m)^(\d+) diagnostics? in `)
+	oursNoDiags   = regexp.MustCompile(`(?m)^no diagnostics$`)
+)
 
-// diagCount reads the number of diagnostics from a go_diagnostics answer.
+// diagCount reads the number of diagnostics from a go_diagnostics answer,
+// which may start with a line naming the buffer checked.
 func diagCount(text string) (int, bool) {
-	if text == "no diagnostics" {
+	if oursNoDiags.MatchString(text) {
 		return 0, true
 	}
 	m := oursDiagCount.FindStringSubmatch(text)

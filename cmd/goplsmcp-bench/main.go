@@ -78,7 +78,7 @@ var plans = map[string]plan{
 		overheadN: 200, warmN: 10,
 		peerN: 30, peerGorootN: 15, peerGorootDiagN: 3,
 		coldFixtureN: 5, coldGorootN: 2,
-		editN:    40,
+		editN:    60,
 		memCalls: 1000, idleWindow: 5 * time.Second,
 		concRounds: 15,
 		settleMax:  2 * time.Minute, settleGorootMax: 10 * time.Minute,
