@@ -4,7 +4,7 @@
 GO ?= go
 GOPLS_VERSION := $(shell $(GO) list -m -f '{{.Version}}' golang.org/x/tools/gopls)
 
-.PHONY: all build gopls goplsmcp test demo vet clean bench bench-quick
+.PHONY: all build gopls goplsmcp test soak demo vet clean bench bench-quick
 
 all: build
 
@@ -28,6 +28,12 @@ vet:
 
 test: build vet
 	$(GO) test -race ./...
+
+# About a minute of mixed calls against the in-process server, with gopls
+# killed a few times; prints the call counts and the goroutines, open files
+# and heap before, during and after. Not part of make test.
+soak: build
+	GOPLSMCP_SOAK=1 $(GO) test -race -count=1 -run Soak -v -timeout 10m ./cmd/goplsmcp/
 
 demo: build
 	$(GO) run ./cmd/goplsmcp-demo -server bin/goplsmcp -root testdata/example

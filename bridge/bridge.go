@@ -28,6 +28,8 @@ type Bridge struct {
 	client *lspclient.Client
 	log    *slog.Logger
 	env    goEnv
+	// buffers are the snippets gopls holds for this bridge.
+	buffers buffers
 
 	goFileMu sync.Mutex
 	goFile   string // a Go file in the workspace, found on first need
@@ -49,20 +51,25 @@ func New(cfg Config) (*Bridge, error) {
 // names them all.
 func (b *Bridge) Register(s *mcp.Server) error {
 	for _, add := range []func(*mcp.Server) error{
-		b.addDiagnostics,
-		b.addDescribe,
-		b.addDefinition,
-		b.addSymbolReferences,
 		b.addSearch,
 		b.addFileContext,
 		b.addPackageAPI,
+		b.addSymbolReferences,
+		b.addRename,
+		b.addDiagnostics,
+		b.addDescribe,
+		b.addDefinition,
 		b.addImplementations,
 		b.addSymbols,
 		b.addComplete,
 		b.addSignature,
 		b.addTokens,
+		b.addFormat,
+		b.addOrganizeImports,
+		b.addCodeActions,
 		b.addCallHierarchy,
 		b.addTypeHierarchy,
+		b.addClose,
 	} {
 		if err := add(s); err != nil {
 			return fmt.Errorf("registering tools: %w", err)

@@ -17,6 +17,7 @@ type DefinitionInput struct {
 
 // DefinitionOutput is the result of go_definition.
 type DefinitionOutput struct {
+	URI         string `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer the call named, for later calls"`
 	Note        string `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
 	Definitions []Loc  `json:"definitions" jsonschema:"where the target is declared"`
 }
@@ -24,6 +25,9 @@ type DefinitionOutput struct {
 // Render implements mcp.Renderer.
 func (o *DefinitionOutput) Render() string {
 	var b strings.Builder
+	if o.URI != "" {
+		b.WriteString("buffer " + o.URI + "\n")
+	}
 	if o.Note != "" {
 		b.WriteString(o.Note + "\n")
 	}
@@ -59,12 +63,13 @@ func (b *Bridge) definition(ctx context.Context, in *DefinitionInput) (*Definiti
 	if err != nil {
 		return nil, err
 	}
+	defer t.release()
 	var locs []protocol.Location
 	if err := b.client.Call(ctx, method, t.position(), &locs); err != nil {
 		return nil, goplsError(err)
 	}
 	lines := b.newLineCache()
-	out := &DefinitionOutput{Note: t.note, Definitions: []Loc{}}
+	out := &DefinitionOutput{URI: t.buffer, Note: t.note, Definitions: []Loc{}}
 	for _, l := range locs {
 		out.Definitions = append(out.Definitions, lines.loc(l))
 	}

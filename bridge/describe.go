@@ -16,6 +16,7 @@ type DescribeInput struct {
 
 // DescribeOutput is the result of go_describe.
 type DescribeOutput struct {
+	URI       string `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer the call named, for later calls"`
 	Note      string `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
 	At        Loc    `json:"at" jsonschema:"the position described"`
 	Signature string `json:"signature,omitempty" jsonschema:"the declaration: type, signature or value"`
@@ -25,6 +26,9 @@ type DescribeOutput struct {
 // Render implements mcp.Renderer.
 func (o *DescribeOutput) Render() string {
 	var parts []string
+	if o.URI != "" {
+		parts = append(parts, "buffer "+o.URI)
+	}
 	if o.Note != "" {
 		parts = append(parts, o.Note)
 	}
@@ -54,11 +58,13 @@ func (b *Bridge) describe(ctx context.Context, in *DescribeInput) (*DescribeOutp
 	if err != nil {
 		return nil, err
 	}
+	defer t.release()
 	var hover *protocol.Hover
 	if err := b.client.Call(ctx, "textDocument/hover", t.position(), &hover); err != nil {
 		return nil, goplsError(err)
 	}
 	out := &DescribeOutput{
+		URI:  t.buffer,
 		Note: t.note,
 		At: Loc{File: b.displayPath(t.src.path), Line: t.line, Character: t.character,
 			Text: strings.TrimSpace(t.src.line(t.line))},

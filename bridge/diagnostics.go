@@ -21,13 +21,15 @@ const defaultDiagnosticLimit = 100
 
 // DiagnosticsInput is the input of go_diagnostics.
 type DiagnosticsInput struct {
-	Files    []string `json:"files,omitempty" jsonschema:"files to check (relative to the root or absolute inside it); leave out for the whole workspace"`
-	Limit    int      `json:"limit,omitempty" jsonschema:"most diagnostics to list (default 100)"`
-	Detailed bool     `json:"detailed,omitempty" jsonschema:"add each diagnostic's end position and source line"`
+	Files []string `json:"files,omitempty" jsonschema:"files to check as they are on disk (relative to the root or absolute inside it); leave out, with file, uri and text, for the whole workspace"`
+	Doc
+	Limit    int  `json:"limit,omitempty" jsonschema:"most diagnostics to list (default 100)"`
+	Detailed bool `json:"detailed,omitempty" jsonschema:"add each diagnostic's end position and source line"`
 }
 
 // DiagnosticsOutput is the result of go_diagnostics.
 type DiagnosticsOutput struct {
+	URI         string       `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer checked, for later calls"`
 	Total       int          `json:"total" jsonschema:"number of diagnostics found"`
 	Truncated   bool         `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
 	Files       []FileCount  `json:"files,omitempty" jsonschema:"per-file counts, given when the list is truncated"`
@@ -52,14 +54,19 @@ type Diagnostic struct {
 	Code         string `json:"code,omitempty"`
 	Message      string `json:"message"`
 	Text         string `json:"text,omitempty" jsonschema:"the source line (detailed only)"`
+	Fixes        []Fix  `json:"fixes,omitempty" jsonschema:"quick fixes gopls offers, each as edits (not applied)"`
 }
 
 // Render implements mcp.Renderer.
 func (o *DiagnosticsOutput) Render() string {
-	if o.Total == 0 {
-		return "no diagnostics"
-	}
 	var b strings.Builder
+	if o.URI != "" {
+		b.WriteString("buffer " + o.URI + "\n")
+	}
+	if o.Total == 0 {
+		b.WriteString("no diagnostics")
+		return b.String()
+	}
 	files := map[string]bool{}
 	for _, d := range o.Diagnostics {
 		files[d.File] = true
@@ -82,6 +89,12 @@ func (o *DiagnosticsOutput) Render() string {
 		if d.Text != "" {
 			fmt.Fprintf(&b, "\t%s\n", d.Text)
 		}
+		for _, f := range d.Fixes {
+			fmt.Fprintf(&b, "\tfix: %s\n", f.Title)
+			for _, e := range f.Edits {
+				fmt.Fprintf(&b, "\t\t%s\n", e)
+			}
+		}
 	}
 	if o.Truncated {
 		for _, f := range o.Files {
@@ -95,8 +108,9 @@ func (b *Bridge) addDiagnostics(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:  "go_diagnostics",
 		Title: "Go diagnostics",
-		Description: "Parse, type and analyzer errors and warnings, for the listed files or the whole workspace. " +
-			"Waits until gopls has finished diagnosing, so the answer is current.",
+		Description: "Parse, type and analyzer errors and warnings, each with its quick fixes as edits (never applied): " +
+			"for files as on disk, for one file with unsaved text (file + text: check an edit before saving it), " +
+			"for a snippet (text alone), or for the whole workspace. Waits until gopls has finished diagnosing, so the answer is current.",
 		Annotations: readOnly(),
 	}, b.diagnostics)
 }
@@ -109,56 +123,90 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 	if limit == 0 {
 		limit = defaultDiagnosticLimit
 	}
+	if len(in.Files) > 0 && in.given() {
+		return nil, errors.New("pass files (files as on disk), or one file with text, uri or text alone, not both")
+	}
+	var srcs []*source
+	defer func() {
+		for _, s := range srcs {
+			s.release()
+		}
+	}()
 	byURI := map[string][]protocol.Diagnostic{}
-	if len(in.Files) > 0 {
-		paths := make([]string, len(in.Files))
-		for i, f := range in.Files {
+	var bufferURI string
+	switch {
+	case in.given():
+		src, err := b.openDoc(ctx, in.Doc)
+		if err != nil {
+			return nil, err
+		}
+		srcs = append(srcs, src)
+		bufferURI = src.bufferURI()
+		if err := b.diagnoseSources(ctx, srcs, byURI); err != nil {
+			return nil, err
+		}
+	case len(in.Files) > 0:
+		paths := make([]string, 0, len(in.Files))
+		for _, f := range in.Files {
 			p, err := b.resolveFile(f)
 			if err != nil {
 				return nil, err
 			}
-			paths[i] = p
+			paths = append(paths, p)
 		}
-		if err := b.diagnoseFiles(ctx, paths, byURI); err != nil {
+		// Held in a fixed order, so that calls holding several files
+		// never wait on each other in a cycle.
+		slices.Sort(paths)
+		for _, p := range slices.Compact(paths) {
+			src, err := b.open(ctx, p)
+			if err != nil {
+				return nil, err
+			}
+			srcs = append(srcs, src)
+		}
+		if err := b.diagnoseSources(ctx, srcs, byURI); err != nil {
 			return nil, err
 		}
-	} else {
+	default:
 		anyGo, err := b.anyGoFile()
 		if err != nil {
 			return nil, err
 		}
-		if err := b.client.DiagnoseWorkspace(ctx, lspclient.FileURI(anyGo)); err != nil {
+		published, err := b.client.WorkspaceDiagnostics(ctx, lspclient.FileURI(anyGo))
+		if err != nil {
 			return nil, goplsError(err)
 		}
-		for uri, diags := range b.client.PublishedDiagnostics() {
-			if p, err := lspclient.URIPath(uri); err == nil && within(b.root, p) {
+		scratch := filepath.Join(b.root, filepath.FromSlash(scratchDir))
+		for uri, diags := range published {
+			if p, err := lspclient.URIPath(uri); err == nil && within(b.root, p) && !within(scratch, p) {
 				byURI[uri] = diags
 			}
 		}
 	}
-	return b.shapeDiagnostics(byURI, limit, in.Detailed), nil
+	out := b.shapeDiagnostics(byURI, limit, in.Detailed)
+	out.URI = bufferURI
+	if err := b.addFixes(ctx, out, byURI, srcs); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
-// diagnoseFiles syncs each file and asks gopls for its diagnostics, all at
+// diagnoseSources asks gopls for the diagnostics of each source, all at
 // once.
-func (b *Bridge) diagnoseFiles(ctx context.Context, paths []string, into map[string][]protocol.Diagnostic) error {
+func (b *Bridge) diagnoseSources(ctx context.Context, srcs []*source, into map[string][]protocol.Diagnostic) error {
 	var (
 		mu       sync.Mutex
 		wg       sync.WaitGroup
 		firstErr error
 	)
-	for _, p := range paths {
+	for _, src := range srcs {
 		wg.Go(func() {
-			src, err := b.open(ctx, p)
-			var diags []protocol.Diagnostic
-			if err == nil {
-				diags, err = b.client.DiagnoseFile(ctx, src.uri)
-			}
+			diags, err := b.client.DiagnoseFile(ctx, src.uri)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
 				if firstErr == nil {
-					firstErr = fmt.Errorf("%s: %w", b.displayPath(p), goplsError(err))
+					firstErr = fmt.Errorf("%s: %w", b.displayPath(src.path), goplsError(err))
 				}
 				return
 			}
@@ -167,6 +215,79 @@ func (b *Bridge) diagnoseFiles(ctx context.Context, paths []string, into map[str
 	}
 	wg.Wait()
 	return firstErr
+}
+
+// addFixes attaches to each listed diagnostic the quick fixes gopls
+// offers for it.
+func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map[string][]protocol.Diagnostic, held []*source) error {
+	if len(out.Diagnostics) == 0 {
+		return nil
+	}
+	if len(held) > 0 {
+		// gopls offers an analyzer's fixes only for the diagnostics it has
+		// itself computed and stored for the text it holds now.
+		uris := make([]string, len(held))
+		for i, s := range held {
+			uris[i] = s.uri
+		}
+		if err := b.client.ExecuteCommand(ctx, "gopls.diagnose_files", map[string]any{"Files": uris}, nil); err != nil {
+			return goplsError(err)
+		}
+	}
+	// The LSP diagnostics behind each listed one, by file.
+	type listed struct {
+		index int
+		diag  protocol.Diagnostic
+	}
+	byFile := map[string][]listed{}
+	for uri, diags := range byURI {
+		file := b.displayURI(uri)
+		for _, d := range diags {
+			for i := range out.Diagnostics {
+				x := &out.Diagnostics[i]
+				if x.File == file && x.Line == int(d.Range.Start.Line) && x.Character == int(d.Range.Start.Character) && x.Message == d.Message {
+					byFile[uri] = append(byFile[uri], listed{i, d})
+					break
+				}
+			}
+		}
+	}
+	for uri, ls := range byFile {
+		src := findSource(held, uri)
+		if src == nil {
+			p, err := lspclient.URIPath(uri)
+			if err != nil {
+				continue
+			}
+			s, err := b.openCurrent(ctx, p)
+			if err != nil {
+				continue
+			}
+			defer s.release()
+			src = s
+		}
+		diags := make([]protocol.Diagnostic, len(ls))
+		for i, l := range ls {
+			diags[i] = l.diag
+		}
+		fixes, err := b.quickFixes(ctx, src, diags)
+		if err != nil {
+			return err
+		}
+		for i, l := range ls {
+			out.Diagnostics[l.index].Fixes = fixes[i]
+		}
+	}
+	return nil
+}
+
+func findSource(srcs []*source, uri string) *source {
+	for _, s := range srcs {
+		if s.uri == uri {
+			return s
+		}
+	}
+	return nil
 }
 
 func (b *Bridge) shapeDiagnostics(byURI map[string][]protocol.Diagnostic, limit int, detailed bool) *DiagnosticsOutput {

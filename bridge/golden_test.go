@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/goplsmcp/goplsmcp/bridge"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -34,9 +37,19 @@ var update = flag.Bool("update", false, "rewrite the golden sections of testdata
 //	-- @NAME.json --
 //	the structuredContent, indented
 //
-// The workspace root appears as $ROOT in answers. With -update the .text
-// and .json sections are rewritten from the answers; review the diff. After
-// the script, every workspace file must be unchanged on disk.
+// Between calls, the script may change the workspace on disk, as another
+// program would:
+//
+//	-- @NAME.write PATH --
+//	the new content of PATH (relative to the root), written at this point
+//	-- @NAME.delete PATH --
+//	(empty; PATH is removed at this point)
+//
+// The workspace root appears as $ROOT in answers, and $ROOT in a call's
+// arguments stands for it. With -update the .text and .json sections are
+// rewritten from the answers; review the diff. After the script, every
+// workspace file must be on disk exactly as the archive and its writes
+// left it: no tool may write.
 func TestGolden(t *testing.T) {
 	archives, err := filepath.Glob("../testdata/golden/*.txtar")
 	if err != nil {
@@ -54,11 +67,16 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// step is one call of an archive's script.
+// step is one call of an archive's script, or a change on disk.
 type step struct {
 	name string
 	Tool string         `json:"tool"`
 	Args map[string]any `json:"args"`
+
+	section *txtar.File
+	// write or delete, for a change on disk to path.
+	write, delete bool
+	path          string
 }
 
 func runGolden(t *testing.T, path string) {
@@ -69,23 +87,34 @@ func runGolden(t *testing.T, path string) {
 	root := realTempDir(t)
 	var steps []step
 	sections := map[string]*txtar.File{}
+	// want is what the workspace must hold at the end.
+	want := map[string][]byte{}
 	for i := range ar.Files {
 		f := &ar.Files[i]
 		if !strings.HasPrefix(f.Name, "@") {
-			p := filepath.Join(root, filepath.FromSlash(f.Name))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			writeWorkspaceFile(t, root, f.Name, f.Data)
+			want[f.Name] = f.Data
 			continue
 		}
 		sections[f.Name] = f
-		if name, ok := strings.CutSuffix(f.Name, ".call"); ok {
-			s := step{name: strings.TrimPrefix(name, "@")}
-			if err := json.Unmarshal(f.Data, &s); err != nil {
+		head, path, _ := strings.Cut(f.Name, " ")
+		switch {
+		case strings.HasSuffix(head, ".call"):
+			s := step{name: strings.TrimSuffix(strings.TrimPrefix(head, "@"), ".call"), section: f}
+			data := bytes.ReplaceAll(f.Data, []byte("$ROOT"), []byte(root))
+			if err := json.Unmarshal(data, &s); err != nil {
 				t.Fatalf("%s: %v", f.Name, err)
+			}
+			steps = append(steps, s)
+		case strings.HasSuffix(head, ".write") || strings.HasSuffix(head, ".delete"):
+			if path == "" {
+				t.Fatalf("%s: name the file to change, as -- %s PATH --", f.Name, head)
+			}
+			s := step{name: f.Name, section: f, path: path, write: strings.HasSuffix(head, ".write"), delete: strings.HasSuffix(head, ".delete")}
+			if s.write {
+				want[path] = f.Data
+			} else {
+				delete(want, path)
 			}
 			steps = append(steps, s)
 		}
@@ -97,8 +126,18 @@ func runGolden(t *testing.T, path string) {
 	c := startStack(t, root)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	schemas := outputSchemas(t, ctx, c)
 	var rewritten []txtar.File
 	for _, s := range steps {
+		if s.write || s.delete {
+			if s.write {
+				writeWorkspaceFile(t, root, s.path, s.section.Data)
+			} else if err := os.Remove(filepath.Join(root, filepath.FromSlash(s.path))); err != nil {
+				t.Fatalf("%s: %v", s.name, err)
+			}
+			rewritten = append(rewritten, *s.section)
+			continue
+		}
 		res, err := c.CallTool(ctx, s.Tool, s.Args)
 		if err != nil {
 			t.Fatalf("%s: %s: %v", s.name, s.Tool, err)
@@ -106,6 +145,8 @@ func runGolden(t *testing.T, path string) {
 		text := res.Text()
 		if res.IsError {
 			text = "ERROR: " + text
+		} else if err := validateOutput(schemas[s.Tool], res.StructuredContent); err != nil {
+			t.Errorf("%s: %s: structuredContent does not match the output schema: %v", s.name, s.Tool, err)
 		}
 		got := map[string]string{".text": strings.ReplaceAll(text, root, "$ROOT") + "\n"}
 		if len(res.StructuredContent) > 0 {
@@ -115,7 +156,7 @@ func runGolden(t *testing.T, path string) {
 			}
 			got[".json"] = strings.ReplaceAll(buf.String(), root, "$ROOT") + "\n"
 		}
-		rewritten = append(rewritten, *sections["@"+s.name+".call"])
+		rewritten = append(rewritten, *s.section)
 		for _, suffix := range []string{".text", ".json"} {
 			key := "@" + s.name + suffix
 			if g, ok := got[suffix]; ok {
@@ -136,14 +177,29 @@ func runGolden(t *testing.T, path string) {
 	}
 
 	// No tool may write to the workspace.
-	for _, f := range ar.Files {
-		if strings.HasPrefix(f.Name, "@") {
-			continue
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
 		}
-		got, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f.Name)))
-		if err != nil || !bytes.Equal(got, f.Data) {
-			t.Errorf("workspace file %s changed on disk (err %v)", f.Name, err)
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		data, ok := want[rel]
+		if !ok {
+			t.Errorf("a tool created %s in the workspace", rel)
+			return nil
 		}
+		got, err := os.ReadFile(p)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("workspace file %s changed on disk (err %v)", rel, err)
+		}
+		delete(want, rel)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rel := range want {
+		t.Errorf("workspace file %s was removed", rel)
 	}
 	if *update {
 		out := &txtar.Archive{Comment: ar.Comment}
@@ -156,6 +212,55 @@ func runGolden(t *testing.T, path string) {
 		if err := os.WriteFile(path, txtar.Format(out), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// outputSchemas returns each tool's output schema, resolved, from
+// tools/list.
+func outputSchemas(t *testing.T, ctx context.Context, c *mcp.Client) map[string]*jsonschema.Resolved {
+	t.Helper()
+	var list struct {
+		Tools []struct {
+			Name         string             `json:"name"`
+			OutputSchema *jsonschema.Schema `json:"outputSchema"`
+		} `json:"tools"`
+	}
+	if err := c.Call(ctx, "tools/list", map[string]any{}, &list); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*jsonschema.Resolved{}
+	for _, tool := range list.Tools {
+		if tool.OutputSchema == nil {
+			t.Fatalf("tool %s has no output schema", tool.Name)
+		}
+		r, err := tool.OutputSchema.Resolve(nil)
+		if err != nil {
+			t.Fatalf("tool %s: resolving its output schema: %v", tool.Name, err)
+		}
+		out[tool.Name] = r
+	}
+	return out
+}
+
+func validateOutput(schema *jsonschema.Resolved, structured json.RawMessage) error {
+	if schema == nil {
+		return errors.New("unknown tool")
+	}
+	var v any
+	if err := json.Unmarshal(structured, &v); err != nil {
+		return err
+	}
+	return schema.Validate(v)
+}
+
+func writeWorkspaceFile(t *testing.T, root, name string, data []byte) {
+	t.Helper()
+	p := filepath.Join(root, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -17,11 +17,8 @@ import (
 // into an absolute path inside the root, following symbolic links. The file
 // must exist.
 func (b *Bridge) resolveFile(file string) (string, error) {
-	if file == "" {
-		return "", errors.New("file is empty; pass a path relative to the root or an absolute path inside it")
-	}
-	if strings.ContainsRune(file, 0) || !utf8.ValidString(file) || hasControl(file) {
-		return "", errors.New("file contains control characters or invalid UTF-8; pass a plain path")
+	if err := checkPathText(file); err != nil {
+		return "", err
 	}
 	p := file
 	if !filepath.IsAbs(p) {
@@ -49,6 +46,54 @@ func (b *Bridge) resolveFile(file string) (string, error) {
 		return "", fmt.Errorf("%s is a directory; pass a file", quote(file))
 	}
 	return real, nil
+}
+
+// resolveNewFile is resolveFile for a file that may not exist yet: its
+// nearest existing directory must resolve inside the root.
+func (b *Bridge) resolveNewFile(file string) (string, error) {
+	if err := checkPathText(file); err != nil {
+		return "", err
+	}
+	p := file
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(b.root, p)
+	}
+	p = filepath.Clean(p)
+	if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) || !within(b.root, p) {
+		return b.resolveFile(file)
+	}
+	var rest []string
+	dir := p
+	for {
+		rest = append([]string{filepath.Base(dir)}, rest...)
+		dir = filepath.Dir(dir)
+		real, err := filepath.EvalSymlinks(dir)
+		if err != nil {
+			if !errors.Is(err, os.ErrNotExist) {
+				return "", fmt.Errorf("file %s cannot be resolved: %v", quote(file), err)
+			}
+			continue
+		}
+		if !within(b.root, real) {
+			return "", fmt.Errorf("file %s leads outside the workspace root through a symbolic link", quote(file))
+		}
+		if !strings.HasSuffix(p, ".go") {
+			return "", fmt.Errorf("file %s does not exist; unsaved text for a new file must be for a .go file", quote(file))
+		}
+		return filepath.Join(append([]string{real}, rest...)...), nil
+	}
+}
+
+// checkPathText rejects a path argument that is empty or holds what no
+// plain path does.
+func checkPathText(file string) error {
+	if file == "" {
+		return errors.New("file is empty; pass a path relative to the root or an absolute path inside it")
+	}
+	if strings.ContainsRune(file, 0) || !utf8.ValidString(file) || hasControl(file) {
+		return errors.New("file contains control characters or invalid UTF-8; pass a plain path")
+	}
+	return nil
 }
 
 // within reports whether path is root or below it. Both must be clean.

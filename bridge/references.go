@@ -23,6 +23,7 @@ type ReferencesInput struct {
 
 // ReferencesOutput is the result of go_symbol_references.
 type ReferencesOutput struct {
+	URI       string     `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer the call named, for later calls"`
 	Note      string     `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
 	Symbol    string     `json:"symbol" jsonschema:"the identifier whose references these are"`
 	Total     int        `json:"total" jsonschema:"number of references found"`
@@ -47,6 +48,9 @@ type Ref struct {
 // Render implements mcp.Renderer.
 func (o *ReferencesOutput) Render() string {
 	var b strings.Builder
+	if o.URI != "" {
+		b.WriteString("buffer " + o.URI + "\n")
+	}
 	if o.Note != "" {
 		b.WriteString(o.Note + "\n")
 	}
@@ -88,6 +92,7 @@ func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*Referenc
 	if err != nil {
 		return nil, err
 	}
+	defer t.release()
 	params := t.position()
 	params["context"] = map[string]any{"includeDeclaration": in.IncludeDeclaration}
 	var locs []protocol.Location
@@ -99,7 +104,7 @@ func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*Referenc
 			cmp.Compare(a.Range.Start.Line, b.Range.Start.Line),
 			cmp.Compare(a.Range.Start.Character, b.Range.Start.Character))
 	})
-	out := &ReferencesOutput{Note: t.note, Symbol: identAt(t.src.line(t.line), t.character), Total: len(locs), Files: []FileRefs{}}
+	out := &ReferencesOutput{URI: t.buffer, Note: t.note, Symbol: identAt(t.src.line(t.line), t.character), Total: len(locs), Files: []FileRefs{}}
 	lines := b.newLineCache()
 	listed := 0
 	for _, l := range locs {

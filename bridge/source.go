@@ -13,34 +13,104 @@ import (
 // maxFileBytes bounds a file the bridge reads to show or send.
 const maxFileBytes = 8 << 20
 
+// bufferKind says where a source's text comes from.
+type bufferKind int
+
+const (
+	// fromDisk is the file as it is on disk.
+	fromDisk bufferKind = iota
+	// fromOverlay is unsaved text given for a file (file + text).
+	fromOverlay
+	// fromSnippet is text given alone, held under a scratch path.
+	fromSnippet
+	// asContext is a file outside the root (the standard library, the
+	// module cache), read for context and never opened in gopls.
+	asContext
+)
+
 // A source is the text of one file as gopls holds it for this call.
 type source struct {
 	path  string // absolute
 	uri   string
 	text  string
 	lines []string // without line ends
+	kind  bufferKind
+	// lease keeps gopls holding text until the call releases it; nil for
+	// asContext sources.
+	lease *lspclient.Lease
 }
 
-func newSource(path, text string) *source {
+func newSource(path, text string, kind bufferKind) *source {
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimSuffix(l, "\r")
 	}
-	return &source{path: path, uri: lspclient.FileURI(path), text: text, lines: lines}
+	return &source{path: path, uri: lspclient.FileURI(path), text: text, lines: lines, kind: kind}
+}
+
+// release lets gopls change the buffer again. Releasing twice, or a
+// source without a lease, does nothing.
+func (s *source) release() {
+	if s != nil && s.lease != nil {
+		s.lease.Release()
+	}
 }
 
 // open reads a file inside the root from disk and makes gopls hold exactly
 // that text, so that positions in the answer match what the caller sees.
+// The file replaces an overlay gopls may hold for it: naming a file means
+// the file as it is now. The caller must release the source.
 func (b *Bridge) open(ctx context.Context, path string) (*source, error) {
 	data, err := readBounded(path)
 	if err != nil {
 		return nil, err
 	}
-	src := newSource(path, string(data))
-	if _, err := b.client.Sync(ctx, src.uri, src.text); err != nil {
+	return b.hold(ctx, path, string(data), fromDisk)
+}
+
+// openOverlay makes gopls hold text as the content of the file at path,
+// without writing it, until the file is named again without text or
+// closed with go_close. The caller must release the source.
+func (b *Bridge) openOverlay(ctx context.Context, path, text string) (*source, error) {
+	return b.hold(ctx, path, text, fromOverlay)
+}
+
+func (b *Bridge) hold(ctx context.Context, path, text string, kind bufferKind) (*source, error) {
+	src := newSource(path, text, kind)
+	l, err := b.client.Hold(ctx, src.uri, text, kind != fromDisk)
+	if err != nil {
 		return nil, goplsError(err)
 	}
+	src.lease = l
 	return src, nil
+}
+
+// openCurrent is for files a call reaches on its own, such as the file
+// declaring a symbol: the buffer gopls holds if it is open (an overlay
+// stays an overlay), else the file from disk, or, outside the root, the
+// file read as context. The caller must release the source.
+func (b *Bridge) openCurrent(ctx context.Context, path string) (*source, error) {
+	if !within(b.root, path) {
+		data, err := readBounded(path)
+		if err != nil {
+			return nil, err
+		}
+		return newSource(path, string(data), asContext), nil
+	}
+	uri := lspclient.FileURI(path)
+	if l, ok := b.client.HoldOpen(uri); ok {
+		kind := fromDisk
+		switch {
+		case b.buffers.isSnippet(uri):
+			kind = fromSnippet
+		case b.client.IsOverlay(uri):
+			kind = fromOverlay
+		}
+		src := newSource(path, l.Text, kind)
+		src.lease = l
+		return src, nil
+	}
+	return b.open(ctx, path)
 }
 
 func readBounded(path string) ([]byte, error) {
@@ -75,6 +145,12 @@ func (s *source) checkPosition(line, char int) error {
 		return fmt.Errorf("character %d is past the end of line %d, which has %d UTF-16 code units", char, line, n)
 	}
 	return nil
+}
+
+// end is the position just past the last character of the file.
+func (s *source) end() (line, char int) {
+	last := len(s.lines) - 1
+	return last, utf16Len(s.lines[last])
 }
 
 // utf16Len is the length of s in UTF-16 code units.

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,49 +19,57 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// A symbolRef is a parsed symbol argument: an optional package qualifier,
-// an optional type, and a name.
+// A symbolRef is one reading of a symbol argument: an optional package
+// name, an optional type, and a name.
 type symbolRef struct {
-	pkg  string // import name, or ""
+	pkg  string // package name, or ""
 	typ  string // type name for a field or method, or ""
 	name string
 }
 
-func (r symbolRef) String() string {
-	return strings.Join(slices.DeleteFunc([]string{r.pkg, r.typ, r.name}, func(s string) bool { return s == "" }), ".")
-}
-
-// parseSymbol splits a symbol argument. imported reports whether a name is
-// a package imported by the file in scope, which decides what "A.B" means.
-func parseSymbol(sym string, imported func(string) bool) (symbolRef, error) {
+// splitSymbol splits a symbol argument into its dotted parts. recv
+// reports the (*T).M form, whose first parts are surely a type.
+func splitSymbol(sym string) (parts []string, recv bool, err error) {
 	s := strings.TrimSpace(sym)
-	// (*T).M and (T).M name the method M of T.
+	bad := fmt.Errorf("symbol %s is not of the form Name, pkg.Name, Type.Method, pkg.Type.Method or (*Type).Method", quote(sym))
+	// (*T).M, (T).M and (*pkg.T).M name the method M of T.
 	if strings.HasPrefix(s, "(") {
 		end := strings.Index(s, ")")
 		if end < 0 {
-			return symbolRef{}, fmt.Errorf("symbol %s has an unclosed parenthesis; write (*Type).Method or Type.Method", quote(sym))
+			return nil, false, fmt.Errorf("symbol %s has an unclosed parenthesis; write (*Type).Method or Type.Method", quote(sym))
 		}
-		recv := strings.TrimPrefix(s[1:end], "*")
-		s = recv + s[end+1:]
+		r := strings.TrimPrefix(s[1:end], "*")
+		if !strings.HasPrefix(s[end+1:], ".") {
+			return nil, false, bad
+		}
+		s, recv = r+s[end+1:], true
 	}
-	parts := strings.Split(s, ".")
+	// Type parameters of a receiver, as in (*Box[T]).Get, say nothing
+	// about which method is meant.
+	for {
+		i := strings.Index(s, "[")
+		if i < 0 {
+			break
+		}
+		j := strings.Index(s[i:], "]")
+		if j < 0 {
+			return nil, false, bad
+		}
+		s = s[:i] + s[i+j+1:]
+	}
+	parts = strings.Split(s, ".")
 	for _, p := range parts {
 		if !isIdent(p) {
-			return symbolRef{}, fmt.Errorf("symbol %s is not of the form Name, pkg.Name, Type.Method, pkg.Type.Method or (*Type).Method", quote(sym))
+			return nil, false, bad
 		}
 	}
-	switch len(parts) {
-	case 1:
-		return symbolRef{name: parts[0]}, nil
-	case 2:
-		if imported(parts[0]) {
-			return symbolRef{pkg: parts[0], name: parts[1]}, nil
-		}
-		return symbolRef{typ: parts[0], name: parts[1]}, nil
-	case 3:
-		return symbolRef{pkg: parts[0], typ: parts[1], name: parts[2]}, nil
+	if len(parts) > 3 {
+		return nil, false, fmt.Errorf("symbol %s has too many parts; the longest form is pkg.Type.Method", quote(sym))
 	}
-	return symbolRef{}, fmt.Errorf("symbol %s has too many parts; the longest form is pkg.Type.Method", quote(sym))
+	if recv && len(parts) < 2 {
+		return nil, false, bad
+	}
+	return parts, recv, nil
 }
 
 func isIdent(s string) bool {
@@ -76,69 +85,107 @@ func isIdent(s string) bool {
 	return true
 }
 
+// readings lists what the parts can mean, without a file for context.
+func readings(parts []string, recv bool) []symbolRef {
+	switch len(parts) {
+	case 1:
+		return []symbolRef{{name: parts[0]}}
+	case 2:
+		if recv {
+			return []symbolRef{{typ: parts[0], name: parts[1]}}
+		}
+		return []symbolRef{{pkg: parts[0], name: parts[1]}, {typ: parts[0], name: parts[1]}}
+	}
+	return []symbolRef{{pkg: parts[0], typ: parts[1], name: parts[2]}}
+}
+
 // A decl is a declaration found by the symbol search.
 type decl struct {
 	path      string
 	line, col int // 0-based; col in UTF-16
 	desc      string
+	// via names the embedded fields a promoted method or field is
+	// reached through, e.g. "Base" for Derived.Hello declared on Base.
+	via []string
 }
 
-// resolveSymbol finds the declaration of sym as seen from the file src.
-func (b *Bridge) resolveSymbol(ctx context.Context, src *source, sym string) (*target, error) {
-	fset := token.NewFileSet()
-	file, err := parser.ParseFile(fset, src.path, src.text, parser.SkipObjectResolution)
-	if file == nil {
-		return nil, fmt.Errorf("cannot parse %s to find symbol %s: %v", b.displayPath(src.path), quote(sym), err)
-	}
-	imports := importNames(file)
-	ref, err := parseSymbol(sym, func(name string) bool { _, ok := imports[name]; return ok })
-	if err != nil {
-		return nil, err
-	}
+// symbolResolver finds declarations for one call, caching what it parses.
+type symbolResolver struct {
+	b    *Bridge
+	ctx  context.Context
+	t    *target // keeps the buffers opened to ask gopls
+	pkgs map[string]*pkgFiles
+}
 
-	var dir, pkgName string
-	if ref.pkg != "" {
-		dir, pkgName, err = b.importedPackageDir(ctx, src, fset, imports[ref.pkg])
-		if err != nil {
-			return nil, err
-		}
-	} else {
-		dir, pkgName = filepath.Dir(src.path), file.Name.Name
+// resolveSymbol points t at the declaration of sym, as seen from the file
+// scope, or across the workspace when scope is nil.
+func (b *Bridge) resolveSymbol(ctx context.Context, t *target, scope *source, sym string) error {
+	parts, recv, err := splitSymbol(sym)
+	if err != nil {
+		return err
 	}
-	decls := findDecls(dir, pkgName, ref, src)
-	if len(decls) == 0 && ref.pkg == "" {
-		// Not declared in this package: perhaps elsewhere in the workspace.
-		decls, err = b.searchWorkspace(ctx, ref)
+	r := &symbolResolver{b: b, ctx: ctx, t: t, pkgs: map[string]*pkgFiles{}}
+	var decls []decl
+	pkgName := ""
+	if scope != nil {
+		fset := token.NewFileSet()
+		file, err := parser.ParseFile(fset, scope.path, scope.text, parser.SkipObjectResolution)
+		if file == nil {
+			return fmt.Errorf("cannot parse %s to find symbol %s: %v", b.displayPath(scope.path), quote(sym), err)
+		}
+		pkgName = file.Name.Name
+		decls, err = r.inScope(scope, fset, file, parts, recv)
 		if err != nil {
-			return nil, err
+			return err
+		}
+	}
+	if len(decls) == 0 {
+		// Not declared in the scope of the file: perhaps elsewhere.
+		decls, err = r.inWorkspace(readings(parts, recv))
+		if err != nil {
+			return err
 		}
 	}
 	switch len(decls) {
 	case 0:
-		return nil, fmt.Errorf("symbol %s is not declared in package %s nor found in the workspace; check the spelling, or use go_search to find it", quote(sym), pkgName)
+		if scope == nil {
+			return fmt.Errorf("symbol %s is not found in the workspace; check the spelling, or use go_search to find it", quote(sym))
+		}
+		return fmt.Errorf("symbol %s is not declared in package %s nor found in the workspace; check the spelling, or use go_search to find it", quote(sym), pkgName)
 	case 1:
 	default:
 		// A declaration in the file itself wins.
 		var inFile []decl
 		for _, d := range decls {
-			if d.path == src.path {
+			if scope != nil && d.path == scope.path {
 				inFile = append(inFile, d)
 			}
 		}
 		if len(inFile) != 1 {
-			return nil, ambiguous(b, sym, decls)
+			return b.ambiguous(sym, decls, scope == nil)
 		}
 		decls = inFile
 	}
 	d := decls[0]
-	t, err := b.targetAt(ctx, d.path, d.line, d.col, src)
-	if err != nil {
-		return nil, err
+	src := scope
+	if scope == nil || d.path != scope.path {
+		src, err = b.openCurrent(ctx, d.path)
+		if err != nil {
+			return err
+		}
+		t.keep(src)
 	}
-	return t, nil
+	t.src, t.line, t.character = src, d.line, d.col
+	if len(d.via) > 0 {
+		t.note = fmt.Sprintf("%s is promoted through the embedded field %s; this is its declaration, %s", strings.TrimSpace(sym), strings.Join(d.via, "."), d.desc)
+	}
+	return nil
 }
 
-func ambiguous(b *Bridge, sym string, decls []decl) error {
+func (b *Bridge) ambiguous(sym string, decls []decl, workspace bool) error {
+	slices.SortFunc(decls, func(x, y decl) int {
+		return cmp.Or(cmp.Compare(x.path, y.path), cmp.Compare(x.line, y.line))
+	})
 	var list []string
 	for i, d := range decls {
 		if i == 10 {
@@ -147,140 +194,390 @@ func ambiguous(b *Bridge, sym string, decls []decl) error {
 		}
 		list = append(list, fmt.Sprintf("%s at %s:%d:%d", d.desc, b.displayPath(d.path), d.line, d.col))
 	}
-	return fmt.Errorf("symbol %s is ambiguous; pass file with line and character of one of: %s", quote(sym), strings.Join(list, "; "))
+	hint := "pass file with line and character of one of"
+	if workspace {
+		hint = "qualify it (pkg.Name, Type.Method), pass file for its scope, or pass file with line and character of one of"
+	}
+	return fmt.Errorf("symbol %s is ambiguous; %s: %s", quote(sym), hint, strings.Join(list, "; "))
 }
 
-// targetAt makes a target at a declaration. A file inside the root is
-// synced to gopls first; one outside it (the standard library, the module
-// cache) is only read, as context.
-func (b *Bridge) targetAt(ctx context.Context, path string, line, col int, from *source) (*target, error) {
-	if from != nil && path == from.path {
-		return &target{src: from, line: line, character: col}, nil
+// inScope finds the parts as the file scope would: names of its package,
+// or of the packages it imports.
+func (r *symbolResolver) inScope(scope *source, fset *token.FileSet, file *ast.File, parts []string, recv bool) ([]decl, error) {
+	dir, own := filepath.Dir(scope.path), file.Name.Name
+	imports := importNames(file)
+	imported := func(name string) (string, string, bool, error) {
+		imp, ok := imports[name]
+		if !ok {
+			return "", "", false, nil
+		}
+		d, p, err := r.b.importedPackageDir(r.ctx, scope, fset, imp)
+		return d, p, true, err
 	}
-	var src *source
-	if within(b.root, path) {
-		s, err := b.open(ctx, path)
+	switch len(parts) {
+	case 1:
+		return r.find(dir, own, symbolRef{name: parts[0]}, scope), nil
+	case 2:
+		if !recv {
+			if d, p, ok, err := imported(parts[0]); err != nil || ok {
+				if err != nil {
+					return nil, err
+				}
+				return r.find(d, p, symbolRef{name: parts[1]}, scope), nil
+			}
+		}
+		if found := r.find(dir, own, symbolRef{typ: parts[0], name: parts[1]}, scope); len(found) > 0 {
+			return found, nil
+		}
+		if parts[0] == own && !recv {
+			return r.find(dir, own, symbolRef{name: parts[1]}, scope), nil
+		}
+		return nil, nil
+	}
+	ref := symbolRef{typ: parts[1], name: parts[2]}
+	if d, p, ok, err := imported(parts[0]); err != nil || ok {
 		if err != nil {
 			return nil, err
 		}
-		src = s
-	} else {
-		data, err := readBounded(path)
-		if err != nil {
-			return nil, err
-		}
-		src = newSource(path, string(data))
+		return r.find(d, p, ref, scope), nil
 	}
-	return &target{src: src, line: line, character: col}, nil
+	if parts[0] == own {
+		return r.find(dir, own, ref, scope), nil
+	}
+	return nil, nil
 }
 
-// importNames maps the names a file's imports are known by to their paths.
-// A path's last element stands for the package name when there is no
-// explicit name, the convention nearly every package follows.
-func importNames(f *ast.File) map[string]*ast.ImportSpec {
-	m := make(map[string]*ast.ImportSpec)
-	for _, imp := range f.Imports {
-		p, err := strconv.Unquote(imp.Path.Value)
+// inWorkspace finds each reading across the workspace: gopls's symbol
+// search names the packages that declare something of that name, and
+// their files say exactly what. Declarations inside the root are
+// preferred to those outside it.
+func (r *symbolResolver) inWorkspace(refs []symbolRef) ([]decl, error) {
+	var found []decl
+	seen := map[string]bool{}
+	for _, ref := range refs {
+		queries := []string{ref.name}
+		if ref.typ != "" {
+			// The type's package, for a member promoted from elsewhere.
+			queries = append(queries, ref.typ)
+		}
+		for _, q := range queries {
+			pkgs, err := r.packagesDeclaring(q)
+			if err != nil {
+				return nil, err
+			}
+			for _, p := range pkgs {
+				if ref.pkg != "" && p.name != ref.pkg {
+					continue
+				}
+				for _, d := range r.find(p.dir, p.name, symbolRef{typ: ref.typ, name: ref.name}, nil) {
+					key := fmt.Sprintf("%s:%d:%d", d.path, d.line, d.col)
+					if !seen[key] {
+						seen[key] = true
+						found = append(found, d)
+					}
+				}
+			}
+		}
+	}
+	var inRoot []decl
+	for _, d := range found {
+		if within(r.b.root, d.path) {
+			inRoot = append(inRoot, d)
+		}
+	}
+	if len(inRoot) > 0 {
+		return inRoot, nil
+	}
+	return found, nil
+}
+
+type pkgDir struct{ dir, name string }
+
+// packagesDeclaring asks gopls's symbol search for name and returns the
+// packages whose symbols end in exactly that name.
+func (r *symbolResolver) packagesDeclaring(name string) ([]pkgDir, error) {
+	var syms []struct {
+		Name     string            `json:"name"`
+		Location protocol.Location `json:"location"`
+	}
+	if err := r.b.client.Call(r.ctx, "workspace/symbol", map[string]any{"query": name}, &syms); err != nil {
+		return nil, goplsError(err)
+	}
+	var out []pkgDir
+	seen := map[string]bool{}
+	for _, s := range syms {
+		if s.Name != name && !strings.HasSuffix(s.Name, "."+name) {
+			continue
+		}
+		p, err := lspclient.URIPath(string(s.Location.URI))
 		if err != nil {
 			continue
 		}
-		name := path.Base(p)
-		if v := strings.TrimPrefix(name, "v"); name != v && isDigits(v) {
-			// example.com/mod/v2 is package mod.
-			name = path.Base(path.Dir(p))
-		}
-		name = strings.TrimPrefix(strings.TrimSuffix(name, "-go"), "go-")
-		if imp.Name != nil {
-			name = imp.Name.Name
-		}
-		if name == "_" || name == "." {
+		dir := filepath.Dir(p)
+		if seen[dir] {
 			continue
 		}
-		m[name] = imp
+		seen[dir] = true
+		f, err := parser.ParseFile(token.NewFileSet(), p, r.b.textOf(p, nil), parser.PackageClauseOnly)
+		if err != nil {
+			continue
+		}
+		out = append(out, pkgDir{dir: dir, name: f.Name.Name})
 	}
-	return m
+	return out, nil
 }
 
-func isDigits(s string) bool {
-	return s != "" && strings.Trim(s, "0123456789") == ""
+// find returns the declarations of ref in the package pkgName in dir:
+// direct ones, or else members promoted through embedded fields, at the
+// shallowest depth that has any (as Go's selector rule has it).
+func (r *symbolResolver) find(dir, pkgName string, ref symbolRef, from *source) []decl {
+	pkg := r.load(dir, pkgName, from)
+	direct := pkg.decls(ref)
+	if len(direct) > 0 || ref.typ == "" {
+		return direct
+	}
+	return r.promoted(pkg, ref.typ, ref.name, from)
 }
 
-// importedPackageDir asks gopls where an imported package lives, by going
-// to the definition of its import path.
-func (b *Bridge) importedPackageDir(ctx context.Context, src *source, fset *token.FileSet, imp *ast.ImportSpec) (string, string, error) {
-	pos := fset.Position(imp.Path.Pos() + 1)
-	line := pos.Line - 1
-	col := utf16Col(src.line(line), pos.Column-1)
-	var locs []protocol.Location
-	t := &target{src: src, line: line, character: col}
-	if err := b.client.Call(ctx, "textDocument/definition", t.position(), &locs); err != nil {
-		return "", "", goplsError(err)
-	}
-	if len(locs) == 0 {
-		return "", "", fmt.Errorf("gopls cannot find package %s; is it in go.mod?", imp.Path.Value)
-	}
-	p, err := lspclient.URIPath(string(locs[0].URI))
-	if err != nil {
-		return "", "", err
-	}
-	dir := filepath.Dir(p)
-	f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.PackageClauseOnly)
-	if err != nil {
-		return "", "", fmt.Errorf("cannot read package %s: %v", imp.Path.Value, err)
-	}
-	return dir, f.Name.Name, nil
+// embedded is a type reached through embedded fields.
+type embedded struct {
+	pkg  *pkgFiles
+	typ  string
+	via  []string
+	name string // how the field is written, e.g. "Base" or "io.Reader"
 }
 
-// findDecls searches the Go files of package pkgName in dir for the
-// declaration ref names. The text of from, the file in scope, is used in
-// place of its copy on disk.
-func findDecls(dir, pkgName string, ref symbolRef, from *source) []decl {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
+// promoted searches the types embedded in typ, level by level, for a
+// method or field name.
+func (r *symbolResolver) promoted(pkg *pkgFiles, typ, name string, from *source) []decl {
+	const maxDepth = 5
+	level := []embedded{{pkg: pkg, typ: typ}}
+	seen := map[string]bool{pkg.dir + "." + typ: true}
+	for depth := 0; depth < maxDepth && len(level) > 0; depth++ {
+		var found []decl
+		var next []embedded
+		for _, e := range level {
+			if depth > 0 {
+				for _, d := range e.pkg.decls(symbolRef{typ: e.typ, name: name}) {
+					d.via = e.via
+					found = append(found, d)
+				}
+			}
+			spec, file := e.pkg.typeSpec(e.typ)
+			if spec == nil {
+				continue
+			}
+			for _, x := range embeddedTypes(spec) {
+				ep, et := r.embeddedType(e.pkg, file, x, from)
+				if ep == nil || seen[ep.dir+"."+et] {
+					continue
+				}
+				seen[ep.dir+"."+et] = true
+				via := append(slices.Clip(e.via), fieldName(x))
+				next = append(next, embedded{pkg: ep, typ: et, via: via})
+			}
+		}
+		if len(found) > 0 {
+			return found
+		}
+		level = next
+	}
+	return nil
+}
+
+// embeddedTypes returns the type expressions embedded in a struct or
+// interface type.
+func embeddedTypes(spec *ast.TypeSpec) []ast.Expr {
+	var list *ast.FieldList
+	switch t := spec.Type.(type) {
+	case *ast.StructType:
+		list = t.Fields
+	case *ast.InterfaceType:
+		list = t.Methods
+	default:
 		return nil
 	}
-	var out []decl
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".go") {
-			continue
-		}
-		p := filepath.Join(dir, name)
-		var text any
-		if from != nil && p == from.path {
-			text = from.text
-		}
-		fset := token.NewFileSet()
-		f, _ := parser.ParseFile(fset, p, text, parser.SkipObjectResolution)
-		if f == nil || f.Name.Name != pkgName {
-			continue
-		}
-		var lines []string
-		lineText := func(n int) string {
-			if lines == nil {
-				var data []byte
-				if s, ok := text.(string); ok {
-					data = []byte(s)
-				} else {
-					data, _ = os.ReadFile(p)
-				}
-				lines = strings.Split(string(data), "\n")
-			}
-			if n < len(lines) {
-				return lines[n]
-			}
-			return ""
-		}
-		add := func(id *ast.Ident, desc string) {
-			pos := fset.Position(id.Pos())
-			line := pos.Line - 1
-			out = append(out, decl{path: p, line: line, col: utf16Col(lineText(line), pos.Column-1), desc: desc})
-		}
-		for _, d := range f.Decls {
-			matchDecl(d, ref, add)
+	var out []ast.Expr
+	for _, f := range list.List {
+		if len(f.Names) == 0 {
+			out = append(out, f.Type)
 		}
 	}
 	return out
+}
+
+// baseType strips pointers and type arguments from an embedded type.
+func baseType(x ast.Expr) ast.Expr {
+	for {
+		switch t := x.(type) {
+		case *ast.StarExpr:
+			x = t.X
+		case *ast.IndexExpr:
+			x = t.X
+		case *ast.IndexListExpr:
+			x = t.X
+		case *ast.ParenExpr:
+			x = t.X
+		default:
+			return x
+		}
+	}
+}
+
+// fieldName is the name of an embedded field: its type's name.
+func fieldName(x ast.Expr) string {
+	switch t := baseType(x).(type) {
+	case *ast.Ident:
+		return t.Name
+	case *ast.SelectorExpr:
+		return t.Sel.Name
+	}
+	return "?"
+}
+
+// embeddedType finds the package and name of an embedded type written in
+// file of pkg: a type of pkg itself, or pkg.T of a package file imports.
+func (r *symbolResolver) embeddedType(pkg *pkgFiles, file *parsedFile, x ast.Expr, from *source) (*pkgFiles, string) {
+	switch t := baseType(x).(type) {
+	case *ast.Ident:
+		return pkg, t.Name
+	case *ast.SelectorExpr:
+		id, ok := t.X.(*ast.Ident)
+		if !ok {
+			return nil, ""
+		}
+		imp, ok := importNames(file.ast)[id.Name]
+		if !ok {
+			return nil, ""
+		}
+		// gopls says where the import leads, asked from the file that
+		// has it.
+		src := from
+		if src == nil || src.path != file.path {
+			s, err := r.b.openCurrent(r.ctx, file.path)
+			if err != nil {
+				return nil, ""
+			}
+			r.t.keep(s)
+			src = s
+		}
+		if src.kind == asContext {
+			return nil, ""
+		}
+		dir, name, err := r.b.importedPackageDir(r.ctx, src, file.fset, imp)
+		if err != nil {
+			return nil, ""
+		}
+		return r.load(dir, name, from), t.Sel.Name
+	}
+	return nil, ""
+}
+
+// pkgFiles are the parsed files of one package.
+type pkgFiles struct {
+	dir, name string
+	files     []*parsedFile
+}
+
+type parsedFile struct {
+	path string
+	text string
+	fset *token.FileSet
+	ast  *ast.File
+}
+
+// load parses the files of package name in dir. The text of from, and of
+// any file gopls holds open, is used in place of the file on disk.
+func (r *symbolResolver) load(dir, name string, from *source) *pkgFiles {
+	key := dir + "\x00" + name
+	if p, ok := r.pkgs[key]; ok {
+		return p
+	}
+	p := &pkgFiles{dir: dir, name: name}
+	r.pkgs[key] = p
+	var paths []string
+	if entries, err := os.ReadDir(dir); err == nil {
+		for _, e := range entries {
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ".go") {
+				paths = append(paths, filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	// A snippet, or an overlay of a file not yet on disk.
+	if from != nil && filepath.Dir(from.path) == dir && !slices.Contains(paths, from.path) {
+		paths = append(paths, from.path)
+	}
+	for _, path := range paths {
+		text := r.b.textOf(path, from)
+		if text == nil {
+			continue
+		}
+		fset := token.NewFileSet()
+		f, _ := parser.ParseFile(fset, path, text, parser.SkipObjectResolution)
+		if f == nil || f.Name.Name != name {
+			continue
+		}
+		p.files = append(p.files, &parsedFile{path: path, text: string(text), fset: fset, ast: f})
+	}
+	return p
+}
+
+// textOf returns the text of a file as gopls holds it: from's text, an
+// open buffer's, or the file on disk; nil if unreadable.
+func (b *Bridge) textOf(path string, from *source) []byte {
+	if from != nil && from.path == path {
+		return []byte(from.text)
+	}
+	if text, _, ok := b.client.Document(lspclient.FileURI(path)); ok {
+		return []byte(text)
+	}
+	data, err := readBounded(path)
+	if err != nil {
+		return nil
+	}
+	return data
+}
+
+// decls returns the declarations of ref in the package.
+func (p *pkgFiles) decls(ref symbolRef) []decl {
+	var out []decl
+	for _, f := range p.files {
+		for _, d := range f.ast.Decls {
+			matchDecl(d, ref, func(id *ast.Ident, desc string) {
+				out = append(out, f.declAt(id, desc))
+			})
+		}
+	}
+	return out
+}
+
+// typeSpec returns the declaration of type name, and its file.
+func (p *pkgFiles) typeSpec(name string) (*ast.TypeSpec, *parsedFile) {
+	for _, f := range p.files {
+		for _, d := range f.ast.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.TYPE {
+				continue
+			}
+			for _, s := range g.Specs {
+				if ts := s.(*ast.TypeSpec); ts.Name.Name == name {
+					return ts, f
+				}
+			}
+		}
+	}
+	return nil, nil
+}
+
+func (f *parsedFile) declAt(id *ast.Ident, desc string) decl {
+	pos := f.fset.Position(id.Pos())
+	line := pos.Line - 1
+	start := f.fset.File(id.Pos()).LineStart(pos.Line)
+	lineText := f.text[f.fset.Position(start).Offset:]
+	if i := strings.IndexByte(lineText, '\n'); i >= 0 {
+		lineText = lineText[:i]
+	}
+	return decl{path: f.path, line: line, col: utf16Col(lineText, pos.Column-1), desc: desc}
 }
 
 // matchDecl calls add for each identifier in d that declares ref.
@@ -349,54 +646,67 @@ func receiverType(d *ast.FuncDecl) string {
 	if d.Recv == nil || len(d.Recv.List) == 0 {
 		return ""
 	}
-	t := d.Recv.List[0].Type
-	for {
-		switch x := t.(type) {
-		case *ast.StarExpr:
-			t = x.X
-		case *ast.IndexExpr:
-			t = x.X
-		case *ast.IndexListExpr:
-			t = x.X
-		case *ast.ParenExpr:
-			t = x.X
-		case *ast.Ident:
-			return x.Name
-		default:
-			return ""
-		}
+	if id, ok := baseType(d.Recv.List[0].Type).(*ast.Ident); ok {
+		return id.Name
 	}
+	return ""
 }
 
-// searchWorkspace finds declarations of ref across the workspace with
-// gopls's symbol search, keeping exact matches only.
-func (b *Bridge) searchWorkspace(ctx context.Context, ref symbolRef) ([]decl, error) {
-	var syms []struct {
-		Name          string            `json:"name"`
-		Kind          int               `json:"kind"`
-		ContainerName string            `json:"containerName"`
-		Location      protocol.Location `json:"location"`
-	}
-	if err := b.client.Call(ctx, "workspace/symbol", map[string]any{"query": ref.name}, &syms); err != nil {
-		return nil, goplsError(err)
-	}
-	want := ref.name
-	if ref.typ != "" {
-		want = ref.typ + "." + ref.name
-	}
-	var out []decl
-	for _, s := range syms {
-		if s.Name != want && !strings.HasSuffix(s.Name, "."+want) {
+// importNames maps the names a file's imports are known by to their paths.
+// A path's last element stands for the package name when there is no
+// explicit name, the convention nearly every package follows.
+func importNames(f *ast.File) map[string]*ast.ImportSpec {
+	m := make(map[string]*ast.ImportSpec)
+	for _, imp := range f.Imports {
+		p, err := strconv.Unquote(imp.Path.Value)
+		if err != nil {
 			continue
 		}
-		p, err := lspclient.URIPath(string(s.Location.URI))
-		if err != nil || !within(b.root, p) {
+		name := path.Base(p)
+		if v := strings.TrimPrefix(name, "v"); name != v && isDigits(v) {
+			// example.com/mod/v2 is package mod.
+			name = path.Base(path.Dir(p))
+		}
+		name = strings.TrimPrefix(strings.TrimSuffix(name, "-go"), "go-")
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		if name == "_" || name == "." {
 			continue
 		}
-		start := s.Location.Range.Start
-		out = append(out, decl{path: p, line: int(start.Line), col: int(start.Character), desc: s.Name})
+		m[name] = imp
 	}
-	return out, nil
+	return m
+}
+
+func isDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+// importedPackageDir asks gopls where an imported package lives, by going
+// to the definition of its import path in src, which gopls holds.
+func (b *Bridge) importedPackageDir(ctx context.Context, src *source, fset *token.FileSet, imp *ast.ImportSpec) (string, string, error) {
+	pos := fset.Position(imp.Path.Pos() + 1)
+	line := pos.Line - 1
+	col := utf16Col(src.line(line), pos.Column-1)
+	var locs []protocol.Location
+	t := &target{src: src, line: line, character: col}
+	if err := b.client.Call(ctx, "textDocument/definition", t.position(), &locs); err != nil {
+		return "", "", goplsError(err)
+	}
+	if len(locs) == 0 {
+		return "", "", fmt.Errorf("gopls cannot find package %s; is it in go.mod?", imp.Path.Value)
+	}
+	p, err := lspclient.URIPath(string(locs[0].URI))
+	if err != nil {
+		return "", "", err
+	}
+	dir := filepath.Dir(p)
+	f, err := parser.ParseFile(token.NewFileSet(), p, b.textOf(p, nil), parser.PackageClauseOnly)
+	if err != nil {
+		return "", "", fmt.Errorf("cannot read package %s: %v", imp.Path.Value, err)
+	}
+	return dir, f.Name.Name, nil
 }
 
 // goplsError turns an error from the client into a sentence for the model.
@@ -404,7 +714,9 @@ func goplsError(err error) error {
 	var re *lspclient.ResponseError
 	switch {
 	case errors.As(err, &re):
-		return fmt.Errorf("gopls: %s", re.Message)
+		// gopls's messages may span lines; a tool error is one line.
+		msg := strings.Join(strings.Fields(strings.ReplaceAll(re.Message, "\n", "; ")), " ")
+		return fmt.Errorf("gopls: %s", msg)
 	case errors.Is(err, lspclient.ErrTimeout):
 		return fmt.Errorf("gopls did not answer in time; retry, or narrow the call")
 	case errors.Is(err, lspclient.ErrExited):

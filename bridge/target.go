@@ -6,20 +6,26 @@ import (
 	"fmt"
 	"go/scanner"
 	"go/token"
+	"sync"
 )
 
-// At is how a tool call names a place in the code: a file and either a
-// position (0-based line and UTF-16 character, optionally anchored by the
+// At is how a tool call names a place in the code: the code (a file, an
+// overlay, a snippet or an open buffer; see [Doc]) and either a position
+// (0-based line and UTF-16 character, optionally anchored by the
 // identifier expected there) or a symbol.
 type At struct {
-	File      string `json:"file,omitempty" jsonschema:"path of a Go file, relative to the workspace root or absolute inside it"`
+	Doc
 	Line      *int   `json:"line,omitempty" jsonschema:"0-based line of the position"`
 	Character *int   `json:"character,omitempty" jsonschema:"0-based column of the position in UTF-16 code units"`
 	Name      string `json:"name,omitempty" jsonschema:"identifier expected at the position; if it is not there, the nearest occurrence on that line or the lines next to it is used"`
-	Symbol    string `json:"symbol,omitempty" jsonschema:"instead of a position: Name, pkg.Name, Type.Method, pkg.Type.Method or (*Type).Method, resolved in the scope of file"`
+	Symbol    string `json:"symbol,omitempty" jsonschema:"instead of a position: Name, pkg.Name, Type.Method, pkg.Type.Method or (*Type).Method, resolved in the scope of file, or across the workspace without file"`
 }
 
 // A target is a resolved place: a file as gopls holds it and a position.
+// It keeps gopls holding the buffers it was resolved in until released,
+// so that the answer matches them; tools release it when they have their
+// answer (and, as a backstop, it is released when the call's context
+// ends).
 type target struct {
 	src       *source
 	line      int
@@ -27,42 +33,97 @@ type target struct {
 	// note says how the position was found when it is not the one given,
 	// e.g. after snapping to name.
 	note string
+	// buffer is the uri of the snippet or overlay the call named, for a
+	// later call to name it again; empty for a file as on disk.
+	buffer string
+
+	mu   sync.Mutex
+	held []*source
+	stop func() bool
 }
 
-// resolve turns an At into a target, or says which fields to send.
+func newTarget(ctx context.Context) *target {
+	t := &target{}
+	t.stop = context.AfterFunc(ctx, t.release)
+	return t
+}
+
+// keep adds a source to those released with t.
+func (t *target) keep(s *source) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.held = append(t.held, s)
+}
+
+// release lets gopls change the buffers t was resolved in.
+func (t *target) release() {
+	t.mu.Lock()
+	held := t.held
+	t.held = nil
+	t.mu.Unlock()
+	for _, s := range held {
+		s.release()
+	}
+	if t.stop != nil {
+		t.stop()
+	}
+}
+
+// resolve turns an At into a target, or says which fields to send. The
+// caller must release the target.
 func (b *Bridge) resolve(ctx context.Context, at At) (*target, error) {
 	hasPos := at.Line != nil || at.Character != nil
 	switch {
-	case at.File == "":
-		return nil, errors.New("file is required: pass file with line and character, or file with symbol")
 	case hasPos && at.Symbol != "":
 		return nil, errors.New("pass either line and character, or symbol, not both")
+	case !hasPos && at.Symbol == "" && !at.given():
+		return nil, errors.New("say where: pass file with line and character (0-based), or symbol (with file for its scope, or alone to search the workspace)")
 	case !hasPos && at.Symbol == "":
 		return nil, errors.New("pass line and character (0-based), or symbol, to say where in the file")
 	case hasPos && (at.Line == nil || at.Character == nil):
 		return nil, errors.New("line and character go together; pass both (0-based)")
+	case hasPos && !at.given():
+		return nil, errors.New("line and character need file (or uri, or text) to say which file they are in")
+	case at.Name != "" && !hasPos:
+		return nil, errors.New("name anchors line and character; with symbol, leave it out")
 	}
-	path, err := b.resolveFile(at.File)
+	t := newTarget(ctx)
+	ok := false
+	defer func() {
+		if !ok {
+			t.release()
+		}
+	}()
+	if at.Symbol != "" && !at.given() {
+		b.client.Refresh()
+		if err := b.resolveSymbol(ctx, t, nil, at.Symbol); err != nil {
+			return nil, err
+		}
+		ok = true
+		return t, nil
+	}
+	src, err := b.openDoc(ctx, at.Doc)
 	if err != nil {
 		return nil, err
 	}
-	src, err := b.open(ctx, path)
-	if err != nil {
-		return nil, err
-	}
+	t.keep(src)
+	t.buffer = src.bufferURI()
 	if at.Symbol != "" {
-		return b.resolveSymbol(ctx, src, at.Symbol)
+		if err := b.resolveSymbol(ctx, t, src, at.Symbol); err != nil {
+			return nil, err
+		}
+		ok = true
+		return t, nil
 	}
-	t := &target{src: src, line: *at.Line, character: *at.Character}
+	t.src, t.line, t.character = src, *at.Line, *at.Character
 	if at.Name != "" {
 		if err := t.snap(at.Name); err != nil {
 			return nil, err
 		}
-		return t, nil
-	}
-	if err := src.checkPosition(t.line, t.character); err != nil {
+	} else if err := src.checkPosition(t.line, t.character); err != nil {
 		return nil, err
 	}
+	ok = true
 	return t, nil
 }
 

@@ -16,7 +16,10 @@ func (c *Client) SemanticTokensLegend() (types, modifiers []string) {
 			} `json:"legend"`
 		} `json:"semanticTokensProvider"`
 	}
-	if json.Unmarshal(c.capabilities, &caps) != nil || caps.SemanticTokensProvider == nil {
+	c.mu.Lock()
+	raw := c.capabilities
+	c.mu.Unlock()
+	if json.Unmarshal(raw, &caps) != nil || caps.SemanticTokensProvider == nil {
 		return nil, nil
 	}
 	return caps.SemanticTokensProvider.Legend.TokenTypes, caps.SemanticTokensProvider.Legend.TokenModifiers

@@ -7,9 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
-
-	"go.lsp.dev/jsonrpc2"
 )
 
 // Sentinel errors that callers branch on.
@@ -20,10 +19,21 @@ var (
 	ErrExited = errors.New("gopls exited")
 	// ErrClosed means the client has been closed.
 	ErrClosed = errors.New("the gopls client is closed")
+	// ErrCrashLoop means gopls ended unexpectedly too often in a short time;
+	// requests fail at once until the client starts it again.
+	ErrCrashLoop = errors.New("gopls keeps crashing")
 )
 
 // DefaultTimeout bounds each request to gopls when Options.Timeout is zero.
 const DefaultTimeout = 30 * time.Second
+
+// Defaults of the crash-loop policy: this many unexpected ends of gopls
+// within the window make the client stop restarting it until the window
+// allows another start.
+const (
+	DefaultCrashLimit  = 5
+	DefaultCrashWindow = time.Minute
+)
 
 // Options configure a [Client].
 type Options struct {
@@ -35,13 +45,23 @@ type Options struct {
 	Root string
 	// Env holds KEY=VALUE pairs added to gopls's environment.
 	Env []string
+	// AllowNetwork lets the go command that gopls runs download modules
+	// and toolchains. Without it gopls runs with GOPROXY=off,
+	// GOTOOLCHAIN=local and -mod=readonly added to GOFLAGS.
+	AllowNetwork bool
 	// Settings are gopls settings, sent as initializationOptions and in
 	// answer to workspace/configuration. Keys here override the defaults.
 	Settings map[string]any
 	// Logger receives the client's log and gopls's stderr; nil discards.
 	Logger *slog.Logger
-	// Timeout bounds each request (default 30 s).
+	// Timeout bounds each request (default 30 s), and each write to gopls.
 	Timeout time.Duration
+	// CrashLimit and CrashWindow set the crash-loop policy (defaults 5 and
+	// one minute): after CrashLimit unexpected ends of gopls within
+	// CrashWindow, requests fail with [ErrCrashLoop] until the oldest of
+	// them is older than CrashWindow; then gopls is started again.
+	CrashLimit  int
+	CrashWindow time.Duration
 	// OnMessage, if set, receives gopls's window/logMessage and
 	// window/showMessage texts. It must not block.
 	OnMessage func(level slog.Level, text string)
@@ -50,25 +70,42 @@ type Options struct {
 	OnProgress func(p Progress)
 }
 
-// A Client owns one gopls process and the LSP session with it.
+// A Client is the one owner of gopls. It starts gopls, keeps the LSP
+// session's state (open documents, published diagnostics, progress), and
+// survives gopls: when gopls dies or stops answering, its supervisor
+// starts a new one, sends it the open documents again, and requests that
+// the death interrupted are retried once.
 type Client struct {
 	opts Options
 	log  *slog.Logger
 
-	proc *process
-
 	docs  documents
 	diags diagnosticStore
 	prog  progressTracker
+	watch *watcher
 
-	// serverVersion is gopls's version, from its initialize result.
+	// mu guards the supervisor's state that requests read.
+	mu            sync.Mutex
+	cur           *process      // the running gopls; nil while none is ready
+	changed       chan struct{} // closed and replaced when the state changes
+	closed        bool
+	failing       bool      // in a crash loop: requests fail at once
+	retryAt       time.Time // when a failing client starts gopls again
+	deaths        []time.Time
+	restarts      int
+	lastExit      string
 	serverVersion string
 	// capabilities are gopls's server capabilities, from its initialize
 	// result (see capabilities.go).
 	capabilities json.RawMessage
 
+	pid atomic.Int64 // of the last gopls started
+
+	life     context.Context // ends when Close is called
+	stopLife context.CancelFunc
+	done     chan struct{} // closed when the supervisor has ended
+
 	closeOnce sync.Once
-	closeErr  error
 }
 
 // Start spawns gopls for opts.Root and initializes the LSP session. It
@@ -78,67 +115,124 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
 	}
+	if opts.CrashLimit <= 0 {
+		opts.CrashLimit = DefaultCrashLimit
+	}
+	if opts.CrashWindow <= 0 {
+		opts.CrashWindow = DefaultCrashWindow
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	c := &Client{opts: opts, log: log}
+	c := &Client{opts: opts, log: log, changed: make(chan struct{}), done: make(chan struct{})}
+	c.life, c.stopLife = context.WithCancel(context.Background())
 	c.docs.init()
 	c.diags.init()
 	c.prog.init(opts.OnProgress)
 
-	p, err := spawn(opts, log, c.handle)
-	if err != nil {
-		return nil, err
-	}
-	c.proc = p
-	if err := c.initialize(ctx); err != nil {
-		p.stop(log)
+	c.startWatching()
+	started := make(chan error, 1)
+	go c.supervise(ctx, started)
+	if err := <-started; err != nil {
+		c.stopWatching()
+		c.stopLife()
+		<-c.done
 		return nil, err
 	}
 	return c, nil
 }
 
-// PID returns the process id of the gopls child.
-func (c *Client) PID() int { return c.proc.cmd.Process.Pid }
+// PID returns the process id of the gopls last started.
+func (c *Client) PID() int { return int(c.pid.Load()) }
 
 // Version returns gopls's version as it reported it, e.g. "v0.23.0".
-func (c *Client) Version() string { return c.serverVersion }
+func (c *Client) Version() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.serverVersion
+}
 
 // Root returns the workspace root gopls was started on.
 func (c *Client) Root() string { return c.opts.Root }
 
+// Health describes the state of the gopls the client owns.
+type Health struct {
+	// State is "running", "restarting", "crash-loop" or "closed".
+	State string
+	// PID is the process id of the gopls last started.
+	PID int
+	// Restarts counts the times gopls ended unexpectedly or failed to
+	// start, each followed by an attempt to start it again.
+	Restarts int
+	// LastExit says why gopls last ended unexpectedly, if it did.
+	LastExit string
+}
+
+// Health returns the current state of gopls.
+func (c *Client) Health() Health {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h := Health{PID: c.PID(), Restarts: c.restarts, LastExit: c.lastExit}
+	switch {
+	case c.closed:
+		h.State = "closed"
+	case c.failing:
+		h.State = "crash-loop"
+	case c.cur != nil && c.cur.ctx.Err() == nil:
+		h.State = "running"
+	default:
+		h.State = "restarting"
+	}
+	return h
+}
+
 // Call sends a request to gopls and decodes its result into result, which
 // may be nil. The request is bounded by the client's timeout; when ctx is
 // cancelled or the time is up, gopls is told to stop with $/cancelRequest.
+// While gopls is being restarted the request waits for it, within the same
+// bound. If gopls dies while the request is pending, the request is sent
+// once more to the gopls that replaces it, with a bound of its own.
 func (c *Client) Call(ctx context.Context, method string, params, result any) error {
-	p := c.proc
+	// Files changed on disk are told to gopls before it answers.
+	c.watch.barrier()
+	err := c.call(ctx, method, params, result)
+	if errors.Is(err, ErrExited) && ctx.Err() == nil {
+		c.log.Info("gopls ended during a request; retrying it once", "method", method)
+		err = c.call(ctx, method, params, result)
+	}
+	return err
+}
+
+func (c *Client) call(ctx context.Context, method string, params, result any) error {
 	callCtx, cancel := context.WithTimeoutCause(ctx, c.opts.Timeout, ErrTimeout)
 	defer cancel()
-	// The connection does not fail pending calls when the process dies, so
-	// the call also ends when the process does.
-	stop := context.AfterFunc(p.ctx, cancel)
-	defer stop()
+	p, err := c.ready(callCtx)
+	if err != nil {
+		return c.requestError(ctx, method, err, "gopls is restarting and did not come back")
+	}
+	err = p.call(callCtx, method, params, result)
+	if errors.Is(err, ErrTimeout) && ctx.Err() == nil {
+		c.suspect(p)
+	}
+	return c.requestError(ctx, method, err, "")
+}
 
-	id, err := p.conn.Call(callCtx, method, params, result)
+// requestError words the failure of one request: the caller's own
+// cancellation as ctx.Err(), the timeout with the bound that was passed.
+func (c *Client) requestError(ctx context.Context, method string, err error, what string) error {
 	switch {
 	case err == nil:
 		return nil
-	case p.ctx.Err() != nil:
-		return fmt.Errorf("%s: %w", method, ErrExited)
-	case callCtx.Err() != nil:
-		// Tell gopls to stop working on it; a late answer is dropped.
-		_ = p.conn.Notify(context.Background(), "$/cancelRequest", map[string]any{"id": id})
-		if ctx.Err() != nil {
-			return ctx.Err()
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.Is(err, ErrTimeout):
+		if what != "" {
+			return fmt.Errorf("%s: %w: %s within %s", method, ErrTimeout, what, c.opts.Timeout)
 		}
 		return fmt.Errorf("%s: %w after %s", method, ErrTimeout, c.opts.Timeout)
 	}
-	var rpcErr *jsonrpc2.Error
-	if errors.As(err, &rpcErr) {
-		return &ResponseError{Method: method, Code: int(rpcErr.Code), Message: rpcErr.Message}
-	}
-	return fmt.Errorf("%s: %w", method, err)
+	return err
 }
 
 // A ResponseError is an error answer from gopls.
@@ -150,10 +244,20 @@ type ResponseError struct {
 
 func (e *ResponseError) Error() string { return e.Message }
 
-// Notify sends a notification to gopls.
+// Notify sends a notification to gopls. While gopls is being restarted it
+// waits for it, within the client's timeout. A notification to a gopls that
+// dies is not sent again: its replacement starts from the files on disk,
+// the client's settings and the open documents, which is what notifications
+// about them would have told it.
 func (c *Client) Notify(ctx context.Context, method string, params any) error {
-	if err := c.proc.conn.Notify(ctx, method, params); err != nil {
-		return fmt.Errorf("%s: %w", method, err)
+	waitCtx, cancel := context.WithTimeoutCause(ctx, c.opts.Timeout, ErrTimeout)
+	defer cancel()
+	p, err := c.ready(waitCtx)
+	if err != nil {
+		return c.requestError(ctx, method, err, "gopls is restarting and did not come back")
+	}
+	if err := p.notify(method, params); err != nil && p.ctx.Err() == nil {
+		return err
 	}
 	return nil
 }
@@ -171,18 +275,88 @@ func (c *Client) ExecuteCommand(ctx context.Context, command string, args any, r
 // Close shuts gopls down: shutdown and exit requests, then closing its
 // input, then SIGTERM, then SIGKILL, each after a short wait. When it
 // returns the process has been reaped and every goroutine of the client has
-// ended.
+// ended. Requests still pending fail with [ErrClosed].
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
-		c.closeErr = c.proc.stop(c.log)
+		c.stopWatching()
+		c.mu.Lock()
+		c.closed = true
+		c.broadcastLocked()
+		c.mu.Unlock()
+		c.stopLife()
+		<-c.done
 	})
-	return c.closeErr
+	return nil
 }
 
-// Exited returns a channel closed when the gopls process has ended.
-func (c *Client) Exited() <-chan struct{} { return c.proc.exited }
+// Exited returns a channel that is closed once gopls has stopped for good
+// and been reaped, which happens only when the client is closed: a gopls
+// that ends unexpectedly is replaced.
+func (c *Client) Exited() <-chan struct{} { return c.done }
 
-func (c *Client) initialize(ctx context.Context) error {
+// ready returns the running gopls, waiting while one is being started. It
+// fails at once when the client is closed or in a crash loop.
+func (c *Client) ready(ctx context.Context) (*process, error) {
+	for {
+		c.mu.Lock()
+		p, changed := c.cur, c.changed
+		err := c.unavailableLocked()
+		c.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		if p != nil && p.ctx.Err() == nil {
+			return p, nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
+	}
+}
+
+// live returns the running gopls, or nil if there is none right now.
+func (c *Client) live() *process {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cur != nil && c.cur.ctx.Err() == nil {
+		return c.cur
+	}
+	return nil
+}
+
+// state returns a channel closed at the next change of the supervisor's
+// state, and the error requests get now if they cannot be served at all.
+func (c *Client) state() (<-chan struct{}, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.changed, c.unavailableLocked()
+}
+
+func (c *Client) unavailableLocked() error {
+	switch {
+	case c.closed:
+		return ErrClosed
+	case c.failing:
+		wait := time.Until(c.retryAt).Round(time.Second)
+		return fmt.Errorf("%w: it stopped %d times within %s (last: %s); goplsmcp starts it again in %s",
+			ErrCrashLoop, len(c.deaths), c.opts.CrashWindow, c.lastExit, max(wait, time.Second))
+	}
+	return nil
+}
+
+// broadcastLocked wakes everyone waiting for the state to change.
+func (c *Client) broadcastLocked() {
+	close(c.changed)
+	c.changed = make(chan struct{})
+}
+
+// initialize runs the LSP handshake with a new process. It returns once
+// gopls has answered initialize and been sent initialized.
+func (c *Client) initialize(ctx context.Context, p *process) error {
+	ctx, cancel := context.WithTimeoutCause(ctx, c.opts.Timeout, ErrTimeout)
+	defer cancel()
 	var res struct {
 		ServerInfo struct {
 			Name    string `json:"name"`
@@ -190,22 +364,39 @@ func (c *Client) initialize(ctx context.Context) error {
 		} `json:"serverInfo"`
 		Capabilities json.RawMessage `json:"capabilities"`
 	}
-	if err := c.Call(ctx, "initialize", c.initializeParams(), &res); err != nil {
+	if err := p.call(ctx, "initialize", c.initializeParams(), &res); err != nil {
 		return fmt.Errorf("initializing gopls: %w", err)
 	}
+	c.mu.Lock()
 	c.serverVersion = parseGoplsVersion(res.ServerInfo.Version)
 	c.capabilities = res.Capabilities
-	if err := c.Notify(ctx, "initialized", struct{}{}); err != nil {
+	c.mu.Unlock()
+	if err := p.notify("initialized", struct{}{}); err != nil {
 		return fmt.Errorf("initializing gopls: %w", err)
 	}
-	// gopls handles requests in order and "initialized" blocks until the
-	// workspace is loaded, so the answer to any request sent now marks the
-	// end of the initial load.
-	c.proc.bg.Go(func() {
-		err := c.Call(c.proc.ctx, "workspace/executeCommand", map[string]any{"command": "gopls.views"}, nil)
-		c.prog.markLoaded(err)
-	})
 	return nil
+}
+
+// markLoadedWhenIdle marks the end of the initial workspace load of p.
+// gopls handles requests in order and "initialized" blocks until the
+// workspace is loaded, so the answer to any request sent after it marks
+// the end of the load. The request is bounded only by the life of p: a
+// large workspace may take long to load, and a gopls that hangs meanwhile
+// is caught by the bounded wait in [Client.DiagnoseWorkspace].
+func (c *Client) markLoadedWhenIdle(p *process) {
+	p.goBG(func() {
+		err := p.call(context.Background(), "workspace/executeCommand", map[string]any{"command": "gopls.views"}, nil)
+		var re *ResponseError
+		switch {
+		case err == nil, errors.As(err, &re):
+			// Any answer means the queue moved past initialized.
+			c.prog.markLoaded(nil)
+		case p.ctx.Err() != nil:
+			// The next gopls loads again; the supervisor resets the state.
+		default:
+			c.prog.markLoaded(err)
+		}
+	})
 }
 
 // parseGoplsVersion extracts the module version from gopls's serverInfo

@@ -141,20 +141,6 @@ func TestDiagnoseWorkspace(t *testing.T) {
 	}
 }
 
-func TestCallAfterExit(t *testing.T) {
-	c := startClient(t, exampleRoot(t))
-	if err := syscall.Kill(c.PID(), syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	<-c.Exited()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	err := c.Call(ctx, "workspace/symbol", map[string]any{"query": "x"}, nil)
-	if !errors.Is(err, ErrExited) {
-		t.Errorf("Call after gopls died = %v, want ErrExited", err)
-	}
-}
-
 func TestLocate(t *testing.T) {
 	if _, err := Locate(filepath.Join(t.TempDir(), "nope")); !errors.Is(err, ErrGoplsNotFound) {
 		t.Errorf("Locate(missing) = %v, want ErrGoplsNotFound", err)

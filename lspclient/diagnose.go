@@ -2,6 +2,7 @@ package lspclient
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"go.lsp.dev/protocol"
@@ -25,10 +26,40 @@ func (c *Client) DiagnoseFile(ctx context.Context, uri string) ([]protocol.Diagn
 
 // DiagnoseWorkspace has gopls diagnose the whole workspace view that
 // contains the Go file anyGoFile, and returns when gopls has published the
-// results, so that [Client.PublishedDiagnostics] is current.
+// results, so that [Client.PublishedDiagnostics] is current. Waiting for the
+// workspace to load is bounded by the client's timeout, like a request.
 func (c *Client) DiagnoseWorkspace(ctx context.Context, anyGoFile string) error {
-	if err := c.WaitLoaded(ctx); err != nil {
+	waitCtx, cancel := context.WithTimeoutCause(ctx, c.opts.Timeout, ErrTimeout)
+	err := c.WaitLoaded(waitCtx)
+	timedOut := errors.Is(context.Cause(waitCtx), ErrTimeout)
+	cancel()
+	if err != nil {
+		if ctx.Err() == nil && timedOut {
+			// Loading may be slow, or gopls may have stopped: find out.
+			c.suspectCurrent()
+			err = fmt.Errorf("%w: the workspace did not finish loading within %s", ErrTimeout, c.opts.Timeout)
+		}
 		return fmt.Errorf("waiting for the workspace to load: %w", err)
 	}
 	return c.ExecuteCommand(ctx, "gopls.diagnose_files", map[string]any{"Files": []string{anyGoFile}}, nil)
+}
+
+// WorkspaceDiagnostics is [Client.DiagnoseWorkspace] followed by
+// [Client.PublishedDiagnostics], with the guarantee that the diagnostics
+// come from the gopls that diagnosed: if gopls is replaced in between, the
+// new one is asked once more.
+func (c *Client) WorkspaceDiagnostics(ctx context.Context, anyGoFile string) (map[string][]protocol.Diagnostic, error) {
+	for attempt := 0; ; attempt++ {
+		gen := c.diags.generation()
+		if err := c.DiagnoseWorkspace(ctx, anyGoFile); err != nil {
+			return nil, err
+		}
+		diags, now := c.diags.snapshot()
+		if now == gen {
+			return diags, nil
+		}
+		if attempt == 1 {
+			return nil, fmt.Errorf("diagnosing the workspace: %w (restarted twice meanwhile)", ErrExited)
+		}
+	}
 }

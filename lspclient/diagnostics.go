@@ -13,6 +13,7 @@ import (
 type diagnosticStore struct {
 	mu    sync.Mutex
 	byURI map[string]publishedDiagnostics
+	gen   uint64 // counts resets: which gopls the diagnostics came from
 }
 
 type publishedDiagnostics struct {
@@ -21,6 +22,32 @@ type publishedDiagnostics struct {
 }
 
 func (s *diagnosticStore) init() { s.byURI = make(map[string]publishedDiagnostics) }
+
+// reset forgets what a gopls that has ended published; its replacement
+// publishes afresh.
+func (s *diagnosticStore) reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.byURI)
+	s.gen++
+}
+
+func (s *diagnosticStore) generation() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gen
+}
+
+// snapshot returns a copy of the store and its generation.
+func (s *diagnosticStore) snapshot() (map[string][]protocol.Diagnostic, uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string][]protocol.Diagnostic, len(s.byURI))
+	for uri, d := range s.byURI {
+		out[uri] = d.diagnostics
+	}
+	return out, s.gen
+}
 
 func (s *diagnosticStore) publish(params json.RawMessage) {
 	var p struct {
@@ -43,12 +70,10 @@ func (s *diagnosticStore) publish(params json.RawMessage) {
 // PublishedDiagnostics returns the diagnostics gopls last published, by
 // URI, leaving out URIs whose last publication was empty. They are current
 // only after a barrier such as [Client.DiagnoseWorkspace].
+//
+// After a restart of gopls the store starts empty and fills as the new gopls
+// publishes; [Client.WorkspaceDiagnostics] never mixes the two.
 func (c *Client) PublishedDiagnostics() map[string][]protocol.Diagnostic {
-	c.diags.mu.Lock()
-	defer c.diags.mu.Unlock()
-	out := make(map[string][]protocol.Diagnostic, len(c.diags.byURI))
-	for uri, d := range c.diags.byURI {
-		out[uri] = d.diagnostics
-	}
+	out, _ := c.diags.snapshot()
 	return out
 }

@@ -2,7 +2,7 @@ package lspclient
 
 import (
 	"context"
-	"fmt"
+	"slices"
 	"sync"
 )
 
@@ -11,62 +11,123 @@ import (
 type documents struct {
 	mu   sync.Mutex
 	open map[string]*document
+	// idle is closed, and replaced, whenever a document loses its last
+	// holder, waking the calls that wait to change one.
+	idle chan struct{}
 }
 
 type document struct {
 	version int32
 	text    string
+	// overlay is set when the text is not (necessarily) the file on disk:
+	// an unsaved edit or a snippet. Changes on disk leave it alone.
+	overlay bool
+	// holders counts the leases on this text (see [Client.Hold]).
+	holders int
+	// stale is set when the file changed on disk while the document was
+	// held; it is closed, so that gopls reads the disk, when the last
+	// holder lets go.
+	stale bool
 }
 
-func (d *documents) init() { d.open = make(map[string]*document) }
+func (d *documents) init() {
+	d.open = make(map[string]*document)
+	d.idle = make(chan struct{})
+}
+
+// wake tells the waiting calls that a document became free. d.mu is held.
+func (d *documents) wake() {
+	close(d.idle)
+	d.idle = make(chan struct{})
+}
 
 // Sync makes gopls see text as the content of the document uri: it opens
 // the document, or changes it if its text differs from what gopls has. It
-// returns the version gopls now holds.
+// returns the version gopls now holds. It waits while other calls hold a
+// different text of the document (see [Client.Hold]).
+//
+// The client's record of open documents, not the delivery to one gopls
+// process, is what counts: a gopls that is being restarted, or that fails
+// while receiving the text, gets every open document with its current text
+// when its replacement comes up, before any request reaches it.
 func (c *Client) Sync(ctx context.Context, uri, text string) (int32, error) {
-	c.docs.mu.Lock()
-	defer c.docs.mu.Unlock()
-	doc, ok := c.docs.open[uri]
-	if !ok {
-		err := c.Notify(ctx, "textDocument/didOpen", map[string]any{
-			"textDocument": map[string]any{"uri": uri, "languageId": languageID(uri), "version": 1, "text": text},
-		})
-		if err != nil {
-			return 0, fmt.Errorf("opening %s: %w", uri, err)
-		}
-		c.docs.open[uri] = &document{version: 1, text: text}
-		return 1, nil
-	}
-	if doc.text == text {
-		return doc.version, nil
-	}
-	next := doc.version + 1
-	err := c.Notify(ctx, "textDocument/didChange", map[string]any{
-		"textDocument":   map[string]any{"uri": uri, "version": next},
-		"contentChanges": []any{map[string]any{"text": text}},
-	})
+	l, err := c.Hold(ctx, uri, text, false)
 	if err != nil {
-		return 0, fmt.Errorf("changing %s: %w", uri, err)
+		return 0, err
 	}
-	doc.version, doc.text = next, text
-	return next, nil
+	defer l.Release()
+	return l.Version, nil
 }
 
 // CloseDocument closes uri in gopls, which then reads the file from disk
-// again. Closing a document that is not open does nothing.
-func (c *Client) CloseDocument(ctx context.Context, uri string) error {
-	c.docs.mu.Lock()
-	defer c.docs.mu.Unlock()
-	if _, ok := c.docs.open[uri]; !ok {
-		return nil
+// again. It waits until no call holds the document. Closing a document
+// that is not open does nothing; closed reports whether one was.
+func (c *Client) CloseDocument(ctx context.Context, uri string) (closed bool, err error) {
+	for {
+		c.docs.mu.Lock()
+		doc, ok := c.docs.open[uri]
+		if !ok {
+			c.docs.mu.Unlock()
+			return false, nil
+		}
+		if doc.holders == 0 {
+			c.closeLocked(uri)
+			c.docs.mu.Unlock()
+			return true, nil
+		}
+		idle := c.docs.idle
+		c.docs.mu.Unlock()
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
 	}
+}
+
+// closeLocked forgets uri and tells gopls. c.docs.mu is held.
+func (c *Client) closeLocked(uri string) {
 	delete(c.docs.open, uri)
-	if err := c.Notify(ctx, "textDocument/didClose", map[string]any{
+	c.sendDocument("textDocument/didClose", map[string]any{
 		"textDocument": map[string]any{"uri": uri},
-	}); err != nil {
-		return fmt.Errorf("closing %s: %w", uri, err)
+	})
+}
+
+// sendDocument sends a document notification to the running gopls, if
+// there is one. The caller holds docs.mu, so it must not wait for a
+// restart (the restart replays the documents under that lock). A failed
+// write has already failed the process, which the supervisor replaces.
+func (c *Client) sendDocument(method string, params any) {
+	if p := c.live(); p != nil {
+		if err := p.notify(method, params); err != nil && p.ctx.Err() == nil {
+			p.fail(err)
+		}
 	}
-	return nil
+}
+
+// replay opens every document in a new gopls, at the version and with the
+// text the client holds. The caller holds docs.mu.
+func (c *Client) replay(p *process) {
+	uris := make([]string, 0, len(c.docs.open))
+	for uri := range c.docs.open {
+		uris = append(uris, uri)
+	}
+	slices.Sort(uris)
+	for _, uri := range uris {
+		if err := p.notify("textDocument/didOpen", c.docs.open[uri].openParams(uri)); err != nil {
+			// The process has failed; the next one gets them all.
+			return
+		}
+	}
+	if len(uris) > 0 {
+		c.log.Debug("reopened documents in gopls", "pid", p.pid, "count", len(uris))
+	}
+}
+
+func (d *document) openParams(uri string) map[string]any {
+	return map[string]any{
+		"textDocument": map[string]any{"uri": uri, "languageId": languageID(uri), "version": d.version, "text": d.text},
+	}
 }
 
 // Document returns the text and version gopls holds for an open document.
@@ -78,6 +139,15 @@ func (c *Client) Document(uri string) (text string, version int32, ok bool) {
 		return "", 0, false
 	}
 	return doc.text, doc.version, true
+}
+
+// IsOverlay reports whether uri is open with text that is not the file on
+// disk (an overlay or a snippet).
+func (c *Client) IsOverlay(uri string) bool {
+	c.docs.mu.Lock()
+	defer c.docs.mu.Unlock()
+	doc, ok := c.docs.open[uri]
+	return ok && doc.overlay
 }
 
 // OpenDocuments returns the URIs of the open documents.

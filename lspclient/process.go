@@ -9,36 +9,65 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
 )
 
-// Waits between the steps of stopping gopls. Their sum keeps a shutdown
-// well inside two seconds.
+// Waits between the steps of stopping gopls. Their sum, 1.5 s, keeps a
+// shutdown inside two seconds even when gopls is too busy to answer
+// shutdown (its requests are queued behind the work in progress) and does
+// not exit at the end of its input until it gets SIGTERM.
 const (
-	shutdownWait = 400 * time.Millisecond
-	exitWait     = 400 * time.Millisecond
-	termWait     = 400 * time.Millisecond
+	shutdownWait = 300 * time.Millisecond
+	exitWait     = 300 * time.Millisecond
+	termWait     = 300 * time.Millisecond
 	killWait     = 500 * time.Millisecond
+	// stderrWait bounds reading gopls's last words once it is gone.
+	stderrWait = 100 * time.Millisecond
 )
 
-// A process is one running gopls and the JSON-RPC connection to it.
+// stderrTail is how many of gopls's last stderr lines are kept, to explain
+// a crash in the log.
+const stderrTail = 8
+
+// Causes of a process's end that are not its exit.
+var (
+	errStopping    = errors.New("stopped by goplsmcp")
+	errOutputEnded = errors.New("gopls's output ended")
+)
+
+// A process is one incarnation of gopls: the running program and the
+// JSON-RPC connection to it. The [Client] outlives its processes; only its
+// supervisor starts and stops them.
 type process struct {
 	cmd  *exec.Cmd
+	pid  int
 	conn jsonrpc2.Conn
-	// ctx is cancelled when the process has exited or is being stopped.
-	ctx    context.Context
-	cancel context.CancelFunc
-	exited chan struct{} // closed once the process is reaped
-	// stdin is our end of gopls's standard input; closing it asks gopls to
-	// exit.
-	stdin io.Closer
-	bg    sync.WaitGroup // goroutines that must end before stop returns
-	// waitErr is the result of cmd.Wait, set before exited is closed.
-	waitErr error
+	// ctx is cancelled, with the reason as its cause, when the process can
+	// no longer be used: it exited, its output ended, writing to it failed,
+	// it stopped answering, or it is being stopped.
+	ctx     context.Context
+	fail    context.CancelCauseFunc
+	exited  chan struct{} // closed once the process is reaped
+	waitErr error         // the result of cmd.Wait, set before exited is closed
+	stdin   io.Closer     // closing it asks gopls to exit
+	started time.Time
+	// stderrR is our end of gopls's stderr, read until stderrDone.
+	stderrR    io.Closer
+	stderrDone chan struct{}
+
+	mu       sync.Mutex
+	stopping bool           // set by stop; no goroutine may start after it
+	bg       sync.WaitGroup // goroutines that must end before stop returns
+	tail     []string       // gopls's last stderr lines
+
+	probing atomic.Bool  // a liveness probe is running
+	written atomic.Int64 // bytes written to gopls's input
 }
 
 // pipeRWC joins gopls's stdout (read) and stdin (write) into one stream.
@@ -54,6 +83,27 @@ func (p *pipeRWC) Close() error {
 		errs = append(errs, c.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// deadlineWriter bounds every write to gopls's input. gopls reads its
+// input on a goroutine that never waits for work, so a write that cannot
+// finish in time means gopls no longer runs; and a message cut short leaves
+// the stream unusable. Either way the process has failed.
+type deadlineWriter struct {
+	f       *os.File
+	timeout time.Duration
+	failed  func(error)
+	written *atomic.Int64
+}
+
+func (w *deadlineWriter) Write(b []byte) (int, error) {
+	_ = w.f.SetWriteDeadline(time.Now().Add(w.timeout))
+	n, err := w.f.Write(b)
+	w.written.Add(int64(n))
+	if err != nil {
+		w.failed(fmt.Errorf("writing to gopls: %w", err))
+	}
+	return n, err
 }
 
 // spawn starts gopls with pipes for its standard streams and connects to
@@ -76,7 +126,7 @@ func spawn(opts Options, log *slog.Logger, handler jsonrpc2.Handler) (*process, 
 
 	cmd := exec.Command(opts.Gopls, append(append([]string{}, opts.Args...), "serve")...)
 	cmd.Dir = opts.Root
-	cmd.Env = append(os.Environ(), opts.Env...)
+	cmd.Env = childEnv(os.Environ(), opts.Env, opts.AllowNetwork)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.SysProcAttr = sysProcAttr()
 	err = cmd.Start()
@@ -87,38 +137,135 @@ func spawn(opts Options, log *slog.Logger, handler jsonrpc2.Handler) (*process, 
 		return nil, fmt.Errorf("starting gopls: %w", err)
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
-	p := &process{cmd: cmd, ctx: ctx, cancel: cancel, exited: make(chan struct{}), stdin: inW}
+	ctx, fail := context.WithCancelCause(context.Background())
+	p := &process{
+		cmd: cmd, pid: cmd.Process.Pid, ctx: ctx, fail: fail,
+		exited: make(chan struct{}), stdin: inW, started: time.Now(),
+		stderrR: errR, stderrDone: make(chan struct{}),
+	}
 	p.bg.Go(func() {
 		p.waitErr = cmd.Wait()
-		cancel()
+		fail(fmt.Errorf("gopls exited: %v", p.waitErr))
 		close(p.exited)
 	})
 	p.bg.Go(func() {
-		defer errR.Close()
+		defer close(p.stderrDone)
 		sc := bufio.NewScanner(errR)
 		sc.Buffer(make([]byte, 64*1024), 1<<20)
 		for sc.Scan() {
-			log.Debug("gopls stderr", "line", sc.Text())
+			line := sc.Text()
+			log.Debug("gopls stderr", "pid", p.pid, "line", line)
+			p.mu.Lock()
+			if len(p.tail) == stderrTail {
+				p.tail = p.tail[1:]
+			}
+			p.tail = append(p.tail, line)
+			p.mu.Unlock()
 		}
 	})
 
-	rwc := &pipeRWC{Reader: outR, Writer: inW, closers: []io.Closer{inW, outR}}
+	w := &deadlineWriter{f: inW, timeout: opts.Timeout, failed: func(err error) { fail(err) }, written: &p.written}
+	rwc := &pipeRWC{Reader: outR, Writer: w, closers: []io.Closer{inW, outR}}
 	p.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(rwc))
-	p.conn.Go(ctx, handler)
+	// The connection reads until its stream is closed, not until ctx ends:
+	// the answer to shutdown must still arrive while the process stops.
+	p.conn.Go(context.Background(), handler)
 	p.bg.Go(func() {
 		<-p.conn.Done()
-		// A broken connection is as good as a dead process.
-		cancel()
+		fail(errOutputEnded)
 	})
-	log.Info("started gopls", "pid", cmd.Process.Pid, "path", opts.Gopls)
+	log.Info("started gopls", "pid", p.pid, "path", opts.Gopls)
 	return p, nil
 }
 
-// stop ends the process politely, then less so, and waits for every
-// goroutine of the process to end.
-func (p *process) stop(log *slog.Logger) error {
-	if !p.isExited() {
+// goBG runs f on a goroutine that stop waits for, unless the process is
+// already being stopped.
+func (p *process) goBG(f func()) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopping {
+		return false
+	}
+	p.bg.Go(f)
+	return true
+}
+
+// stderr returns gopls's last lines of standard error, joined.
+func (p *process) stderr() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return strings.Join(p.tail, "\n")
+}
+
+// call sends one request and waits for its answer, until ctx ends or the
+// process fails. A cancelled request is cancelled in gopls too.
+func (p *process) call(ctx context.Context, method string, params, result any) error {
+	callCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(p.ctx, cancel)
+	defer stop()
+
+	id, err := p.conn.Call(callCtx, method, params, result)
+	switch {
+	case err == nil:
+		return nil
+	case p.ctx.Err() != nil:
+		return fmt.Errorf("%s: %w (%v)", method, ErrExited, context.Cause(p.ctx))
+	case ctx.Err() != nil:
+		// Tell gopls to stop working on it; a late answer is dropped. The
+		// write happens apart so that a slow pipe cannot delay the caller.
+		p.goBG(func() {
+			_ = p.conn.Notify(context.Background(), "$/cancelRequest", map[string]any{"id": id})
+		})
+		return context.Cause(ctx)
+	}
+	var rpcErr *jsonrpc2.Error
+	if errors.As(err, &rpcErr) {
+		return &ResponseError{Method: method, Code: int(rpcErr.Code), Message: rpcErr.Message}
+	}
+	return fmt.Errorf("%s: %w", method, err)
+}
+
+// notify sends a notification; a failure to write has already failed the
+// process.
+func (p *process) notify(method string, params any) error {
+	if err := p.conn.Notify(context.Background(), method, params); err != nil {
+		if p.ctx.Err() != nil {
+			return fmt.Errorf("%s: %w (%v)", method, ErrExited, context.Cause(p.ctx))
+		}
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	return nil
+}
+
+// alive asks gopls for an immediate answer. gopls answers $/cancelRequest
+// on the goroutine that reads its input, ahead of any queued work, so
+// silence within the deadline means the process no longer runs or reads —
+// not that it is busy. Any answer, even an error, proves it is alive.
+func (p *process) alive(deadline time.Duration) bool {
+	ctx, cancel := context.WithTimeout(p.ctx, deadline)
+	defer cancel()
+	// No request has id 0: the connection numbers them from 1.
+	_, err := p.conn.Call(ctx, "$/cancelRequest", map[string]any{"id": 0}, nil)
+	if err == nil {
+		return true
+	}
+	var rpcErr *jsonrpc2.Error
+	return errors.As(err, &rpcErr)
+}
+
+// stop ends the process and waits for every goroutine of it to end. A
+// polite stop asks gopls to shut down and exit first; either way it gets
+// SIGTERM, then SIGKILL, if it lingers. Whatever gopls started in its
+// process group is killed too.
+func (p *process) stop(log *slog.Logger, polite bool) {
+	p.mu.Lock()
+	p.stopping = true
+	p.mu.Unlock()
+	if !polite {
+		p.fail(errStopping)
+		p.signal(syscall.SIGKILL)
+	} else if !p.isExited() {
 		ctx, cancel := context.WithTimeout(context.Background(), shutdownWait)
 		stopCall := context.AfterFunc(p.ctx, cancel)
 		_, err := p.conn.Call(ctx, "shutdown", nil, nil)
@@ -130,19 +277,29 @@ func (p *process) stop(log *slog.Logger) error {
 	}
 	_ = p.stdin.Close()
 	if !p.waitExit(exitWait) {
-		log.Debug("gopls still running after exit; sending SIGTERM", "pid", p.cmd.Process.Pid)
+		log.Debug("gopls still running after exit; sending SIGTERM", "pid", p.pid)
 		p.signal(syscall.SIGTERM)
 		if !p.waitExit(termWait) {
-			log.Warn("gopls ignored SIGTERM; killing it", "pid", p.cmd.Process.Pid)
+			log.Warn("gopls ignored SIGTERM; killing it", "pid", p.pid)
 			p.signal(syscall.SIGKILL)
 			p.waitExit(killWait)
 		}
 	}
-	p.cancel()
+	// gopls is gone; the go commands it ran may not be.
+	p.signal(syscall.SIGKILL)
+	p.fail(errStopping)
 	_ = p.conn.Close()
 	<-p.conn.Done()
+	// The last lines gopls wrote (a panic, say) are still to be read, unless
+	// something that escaped its process group holds the pipe open.
+	t := time.NewTimer(stderrWait)
+	select {
+	case <-p.stderrDone:
+	case <-t.C:
+	}
+	t.Stop()
+	_ = p.stderrR.Close()
 	p.bg.Wait()
-	return nil
 }
 
 func (p *process) isExited() bool {

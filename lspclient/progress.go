@@ -77,22 +77,63 @@ func (t *progressTracker) markLoaded(err error) {
 	}
 }
 
-// WaitLoaded waits until gopls has finished its initial workspace load.
-func (c *Client) WaitLoaded(ctx context.Context) error {
+// reset forgets the work of a gopls that has ended, ending it for whoever
+// follows the reports, and starts waiting for its replacement's initial
+// load. Closing the old channel wakes WaitLoaded, which then waits on the
+// new one.
+func (t *progressTracker) reset() {
+	t.mu.Lock()
 	select {
-	case <-c.prog.loaded:
+	case <-t.loaded:
+	default:
+		close(t.loaded)
+	}
+	t.loaded = make(chan struct{})
+	t.loadErr = nil
+	tokens := make([]string, 0, len(t.titles))
+	for token := range t.titles {
+		tokens = append(tokens, token)
+	}
+	t.mu.Unlock()
+	for _, token := range tokens {
+		t.report(json.RawMessage(`{"token":` + token + `,"value":{"kind":"end"}}`))
+	}
+}
+
+// WaitLoaded waits until gopls has finished its initial workspace load.
+// After a restart that is the load of the new gopls. It fails at once if
+// the client is closed or gopls is in a crash loop.
+func (c *Client) WaitLoaded(ctx context.Context) error {
+	for {
+		changed, err := c.state()
+		if err != nil {
+			return err
+		}
 		c.prog.mu.Lock()
-		defer c.prog.mu.Unlock()
-		return c.prog.loadErr
-	case <-ctx.Done():
-		return ctx.Err()
+		loaded := c.prog.loaded
+		c.prog.mu.Unlock()
+		select {
+		case <-loaded:
+			c.prog.mu.Lock()
+			current, err := c.prog.loaded == loaded, c.prog.loadErr
+			c.prog.mu.Unlock()
+			if current {
+				return err
+			}
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 }
 
 // Loaded reports whether the initial workspace load has ended.
 func (c *Client) Loaded() bool {
+	c.prog.mu.Lock()
+	loaded := c.prog.loaded
+	c.prog.mu.Unlock()
 	select {
-	case <-c.prog.loaded:
+	case <-loaded:
 		return true
 	default:
 		return false

@@ -75,7 +75,16 @@ type proc struct {
 
 func startBinary(t *testing.T, args ...string) *proc {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
+	return startCmd(t, exec.Command(binary, args...))
+}
+
+// startCmd starts cmd, which runs goplsmcp directly or through a parent of
+// its own, with pipes for its standard streams.
+func startCmd(t *testing.T, cmd *exec.Cmd) *proc {
+	t.Helper()
+	// The race detector waits a second at exit by default, which would
+	// hide how long goplsmcp itself takes to stop.
+	cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -170,7 +179,14 @@ func (p *proc) call(id int, tool string, args string) (text string, structured m
 // goplsPID waits for the log line naming gopls's pid.
 func (p *proc) goplsPID() int {
 	p.t.Helper()
-	re := regexp.MustCompile(`started gopls.* pid=(\d+)`)
+	return p.stderrPID(`started gopls.* pid=(\d+)`)
+}
+
+// stderrPID waits for a stderr line that matches pattern and returns the
+// number its group captures.
+func (p *proc) stderrPID(pattern string) int {
+	p.t.Helper()
+	re := regexp.MustCompile(pattern)
 	deadline := time.After(30 * time.Second)
 	for {
 		select {
@@ -180,7 +196,7 @@ func (p *proc) goplsPID() int {
 				return pid
 			}
 		case <-deadline:
-			p.t.Fatal("goplsmcp did not log gopls's pid within 30s")
+			p.t.Fatalf("goplsmcp wrote no stderr line matching %q within 30s", pattern)
 		}
 	}
 }
@@ -205,11 +221,8 @@ func TestEndToEnd(t *testing.T) {
 			}
 		}
 	}
-	want := []string{
-		"go_diagnostics", "go_describe", "go_definition", "go_symbol_references",
-		"go_search", "go_file_context", "go_package_api", "go_implementations", "go_symbols",
-		"go_complete", "go_signature", "go_tokens", "go_call_hierarchy", "go_type_hierarchy",
-	}
+	// DESIGN §4 order.
+	want := []string{"go_search", "go_file_context", "go_package_api", "go_symbol_references", "go_rename_symbol", "go_diagnostics", "go_describe", "go_definition", "go_implementations", "go_symbols", "go_complete", "go_signature", "go_tokens", "go_format", "go_organize_imports", "go_code_actions", "go_call_hierarchy", "go_type_hierarchy", "go_close"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tools/list names (-want +got):\n%s", diff)
 	}

@@ -38,6 +38,7 @@ type config struct {
 	logFile  string
 	logLevel slog.Level
 	timeout  time.Duration
+	network  bool
 	version  bool
 	help     bool
 }
@@ -66,7 +67,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, *flag.FlagSet, error)
 	fs.StringVar(&cfg.gopls, "gopls", "", "path of the gopls binary (default: gopls beside goplsmcp, else on PATH)")
 	fs.StringVar(&cfg.logFile, "log-file", "", "write the log to this file instead of stderr")
 	level := fs.String("log-level", "info", "log level: debug, info, warn or error")
-	fs.DurationVar(&cfg.timeout, "timeout", lspclient.DefaultTimeout, "bound on each request to gopls")
+	fs.DurationVar(&cfg.timeout, "timeout", lspclient.DefaultTimeout, "bound on each request to gopls; a gopls that stops answering is restarted")
+	fs.BoolVar(&cfg.network, "allow-network", false, "let gopls's go command download modules and toolchains (default: offline, GOPROXY=off GOTOOLCHAIN=local -mod=readonly)")
 	fs.BoolVar(&cfg.version, "version", false, "print the versions of goplsmcp and gopls, then exit")
 	fs.BoolVar(&cfg.help, "help", false, "print this help, then exit")
 	for _, a := range args {
@@ -150,10 +152,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 
 	client, err := lspclient.Start(ctx, lspclient.Options{
-		Gopls:   goplsPath,
-		Root:    root,
-		Logger:  log.With("component", "lspclient"),
-		Timeout: cfg.timeout,
+		Gopls:        goplsPath,
+		Root:         root,
+		Logger:       log.With("component", "lspclient"),
+		Timeout:      cfg.timeout,
+		AllowNetwork: cfg.network,
 	})
 	if err != nil {
 		return err
@@ -172,7 +175,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err := br.Register(srv); err != nil {
 		return err
 	}
-	log.Info("serving MCP on stdio", "root", root, "gopls", client.Version(), "pid", client.PID())
+	log.Info("serving MCP on stdio", "root", root, "gopls", client.Version(), "pid", client.PID(),
+		"offline", !cfg.network, "goplsmcp_pid", os.Getpid())
 	err = srv.ServeStdio(ctx, stdin, stdout)
 	if cerr := client.Close(); err == nil {
 		err = cerr

@@ -1,0 +1,231 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/goplsmcp/goplsmcp/mcp"
+	"go.lsp.dev/protocol"
+)
+
+// CodeActionsInput is the input of go_code_actions.
+type CodeActionsInput struct {
+	At
+	EndLine      *int   `json:"endLine,omitempty" jsonschema:"0-based line where the range ends (with endCharacter); leave out for the position alone, or the symbol's name"`
+	EndCharacter *int   `json:"endCharacter,omitempty" jsonschema:"0-based UTF-16 column where the range ends"`
+	Kind         string `json:"kind,omitempty" jsonschema:"only actions of this kind or below it: quickfix, refactor, refactor.extract, refactor.inline, refactor.rewrite, source, source.organizeImports ..."`
+	Index        *int   `json:"index,omitempty" jsonschema:"compute the edits of the action with this index in the list"`
+	Title        string `json:"title,omitempty" jsonschema:"compute the edits of the action with this title (exact, or a unique part of it)"`
+}
+
+// CodeActionsOutput is the result of go_code_actions.
+type CodeActionsOutput struct {
+	URI     string       `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer the call named, for later calls"`
+	Note    string       `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
+	File    string       `json:"file"`
+	Range   Range        `json:"range" jsonschema:"the range the actions apply to"`
+	Actions []ActionInfo `json:"actions" jsonschema:"the actions available, when none was chosen"`
+	Omitted int          `json:"omitted,omitempty" jsonschema:"actions left out because they run gopls commands (browse docs, add a test file, ...) rather than propose edits"`
+	Chosen  *ChosenEdit  `json:"chosen,omitempty" jsonschema:"the chosen action and its edits"`
+}
+
+// ActionInfo describes one available code action.
+type ActionInfo struct {
+	Index     int    `json:"index"`
+	Title     string `json:"title"`
+	Kind      string `json:"kind"`
+	Preferred bool   `json:"preferred,omitempty" jsonschema:"gopls's preferred fix"`
+	Fixes     string `json:"fixes,omitempty" jsonschema:"the diagnostic it fixes"`
+}
+
+// ChosenEdit is a chosen code action and its edits.
+type ChosenEdit struct {
+	Title string `json:"title"`
+	Kind  string `json:"kind"`
+	Changes
+}
+
+// Render implements mcp.Renderer.
+func (o *CodeActionsOutput) Render() string {
+	var b strings.Builder
+	if o.URI != "" {
+		b.WriteString("buffer " + o.URI + "\n")
+	}
+	if o.Note != "" {
+		b.WriteString(o.Note + "\n")
+	}
+	if c := o.Chosen; c != nil {
+		fmt.Fprintf(&b, "%s [%s]: %s", c.Title, c.Kind, c.render("no edits"))
+		return b.String()
+	}
+	at := fmt.Sprintf("%s:%d:%d", o.File, o.Range.Start.Line, o.Range.Start.Character)
+	if o.Range.End != o.Range.Start {
+		at += fmt.Sprintf("-%d:%d", o.Range.End.Line, o.Range.End.Character)
+	}
+	if len(o.Actions) == 0 {
+		fmt.Fprintf(&b, "no code actions at %s", at)
+	} else {
+		fmt.Fprintf(&b, "%s at %s (pass index or title for its edits):", plural(len(o.Actions), "code action"), at)
+	}
+	for _, a := range o.Actions {
+		fmt.Fprintf(&b, "\n%d: %s [%s]", a.Index, a.Title, a.Kind)
+		if a.Preferred {
+			b.WriteString(" (preferred)")
+		}
+		if a.Fixes != "" {
+			fmt.Fprintf(&b, " fixes: %s", a.Fixes)
+		}
+	}
+	return b.String()
+}
+
+func (b *Bridge) addCodeActions(s *mcp.Server) error {
+	return mcp.AddTool(s, mcp.Tool{
+		Name:  "go_code_actions",
+		Title: "Code actions",
+		Description: "The code actions gopls offers at a position or range: quick fixes, fill struct, extract function or variable, " +
+			"inline call, and more. Choose one by index or title to get its edits and a unified diff; nothing is written.",
+		Annotations: readOnly(),
+	}, b.codeActionsTool)
+}
+
+func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*CodeActionsOutput, error) {
+	switch {
+	case (in.EndLine == nil) != (in.EndCharacter == nil):
+		return nil, errors.New("endLine and endCharacter go together; pass both (0-based), or neither")
+	case in.Index != nil && in.Title != "":
+		return nil, errors.New("choose an action by index or by title, not both")
+	case in.Index != nil && *in.Index < 0:
+		return nil, errors.New("index is 0-based and must not be negative")
+	}
+	t, err := b.resolve(ctx, in.At)
+	if err != nil {
+		return nil, err
+	}
+	defer t.release()
+	if t.src.kind == asContext {
+		return nil, fmt.Errorf("%s is outside the workspace root; code actions apply to code inside it", b.displayPath(t.src.path))
+	}
+	start := protocol.Position{Line: uint32(t.line), Character: uint32(t.character)}
+	end := start
+	switch {
+	case in.EndLine != nil:
+		if err := t.src.checkPosition(*in.EndLine, *in.EndCharacter); err != nil {
+			return nil, fmt.Errorf("end: %w", err)
+		}
+		end = protocol.Position{Line: uint32(*in.EndLine), Character: uint32(*in.EndCharacter)}
+		if comparePos(end, start) < 0 {
+			return nil, fmt.Errorf("the range ends (%d:%d) before it starts (%d:%d)", *in.EndLine, *in.EndCharacter, t.line, t.character)
+		}
+	case in.Symbol != "":
+		// The symbol's name, as the range.
+		name := identAt(t.src.line(t.line), t.character)
+		end.Character += uint32(utf16Len(name))
+	}
+	rng := protocol.Range{Start: start, End: end}
+
+	// The diagnostics in the range, whose fixes gopls offers only when
+	// told of them, and only once it has stored them for this text.
+	diags, err := b.client.DiagnoseFile(ctx, t.src.uri)
+	if err != nil {
+		return nil, goplsError(err)
+	}
+	var here []protocol.Diagnostic
+	for _, d := range diags {
+		if comparePos(d.Range.Start, rng.End) <= 0 && comparePos(rng.Start, d.Range.End) <= 0 {
+			here = append(here, d)
+		}
+	}
+	if len(here) > 0 {
+		if err := b.client.ExecuteCommand(ctx, "gopls.diagnose_files", map[string]any{"Files": []string{t.src.uri}}, nil); err != nil {
+			return nil, goplsError(err)
+		}
+	}
+	var only []string
+	if in.Kind != "" {
+		only = []string{in.Kind}
+	}
+	actions, err := b.codeActions(ctx, t.src, rng, here, only)
+	if err != nil {
+		return nil, err
+	}
+	out := &CodeActionsOutput{
+		URI: t.buffer, Note: t.note, File: b.displayPath(t.src.path),
+		Range: Range{
+			Start: Position{Line: int(start.Line), Character: int(start.Character)},
+			End:   Position{Line: int(end.Line), Character: int(end.Character)},
+		},
+		Actions: []ActionInfo{},
+	}
+	var usable []*codeAction
+	for _, a := range actions {
+		if !a.editable() {
+			out.Omitted++
+			continue
+		}
+		usable = append(usable, a)
+	}
+	if in.Index == nil && in.Title == "" {
+		for i, a := range usable {
+			info := ActionInfo{Index: i, Title: a.Title, Kind: a.Kind, Preferred: a.IsPreferred}
+			if len(a.Diagnostics) > 0 {
+				info.Fixes = a.Diagnostics[0].Message
+			}
+			out.Actions = append(out.Actions, info)
+		}
+		return out, nil
+	}
+	a, err := choose(usable, in.Index, in.Title)
+	if err != nil {
+		return nil, err
+	}
+	es, err := b.actionEdits(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := b.changes(es)
+	if err != nil {
+		return nil, err
+	}
+	out.Actions = nil
+	out.Chosen = &ChosenEdit{Title: a.Title, Kind: a.Kind, Changes: ch}
+	return out, nil
+}
+
+// choose picks an action by index, or by title: exact, else a unique
+// case-insensitive part of it.
+func choose(actions []*codeAction, index *int, title string) (*codeAction, error) {
+	if len(actions) == 0 {
+		return nil, errors.New("there are no code actions here; call without index and title to see what is offered where")
+	}
+	if index != nil {
+		if *index >= len(actions) {
+			return nil, fmt.Errorf("index %d is out of range; the actions here are 0 to %d", *index, len(actions)-1)
+		}
+		return actions[*index], nil
+	}
+	for _, a := range actions {
+		if a.Title == title {
+			return a, nil
+		}
+	}
+	var found []*codeAction
+	for _, a := range actions {
+		if strings.Contains(strings.ToLower(a.Title), strings.ToLower(title)) {
+			found = append(found, a)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return nil, fmt.Errorf("no action here has a title like %s; call without title to list them", quote(title))
+	}
+	var titles []string
+	for _, a := range found {
+		titles = append(titles, quote(a.Title))
+	}
+	return nil, fmt.Errorf("title %s matches %d actions (%s); pass more of the title, or index", quote(title), len(found), strings.Join(titles, ", "))
+}

@@ -1,0 +1,271 @@
+package bridge
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/goplsmcp/goplsmcp/lspclient"
+	"go.lsp.dev/protocol"
+)
+
+// Position is a place in a file: 0-based line and UTF-16 character.
+type Position struct {
+	Line      int `json:"line" jsonschema:"0-based line"`
+	Character int `json:"character" jsonschema:"0-based UTF-16 column"`
+}
+
+// Range is the text between two positions.
+type Range struct {
+	Start Position `json:"start"`
+	End   Position `json:"end"`
+}
+
+// Edit replaces the text of a range of a file with new text. Ranges refer
+// to the file before any of the edits.
+type Edit struct {
+	File    string `json:"file" jsonschema:"path relative to the workspace root"`
+	Range   Range  `json:"range"`
+	NewText string `json:"newText"`
+}
+
+// Changes are proposed changes to files: the edits and the same as a
+// unified diff. goplsmcp never applies them.
+type Changes struct {
+	Edits   []Edit `json:"edits" jsonschema:"the edits, by file and position"`
+	Diff    string `json:"diff" jsonschema:"the edits as a unified diff (git apply -p1 ready); empty when there is nothing to change"`
+	Applied bool   `json:"applied" jsonschema:"always false: the edits are proposed, not written"`
+}
+
+// render is the lean text of changes: a count line and the diff.
+func (c *Changes) render(nothing string) string {
+	if len(c.Edits) == 0 {
+		return nothing
+	}
+	files := map[string]bool{}
+	for _, e := range c.Edits {
+		files[e.File] = true
+	}
+	return fmt.Sprintf("%s in %s, not applied:\n%s", plural(len(c.Edits), "edit"), plural(len(files), "file"),
+		strings.TrimSuffix(c.Diff, "\n"))
+}
+
+// An editSet is a change to files computed by gopls, with the text of
+// each file it applies to. It is the one representation of edits the
+// tools share, so that diffs, and later writing, are made in one place.
+type editSet struct {
+	files []*fileEdit // by path
+}
+
+// fileEdit is the edits to one file.
+type fileEdit struct {
+	path    string // absolute, inside the root
+	uri     string
+	before  string // the text the edits apply to
+	created bool   // the file does not exist yet
+	edits   []protocol.TextEdit
+}
+
+// workspaceEdit is an LSP WorkspaceEdit: gopls sends documentChanges
+// (text edits per document, and file creations) or changes.
+type workspaceEdit struct {
+	Changes         map[string][]protocol.TextEdit `json:"changes"`
+	DocumentChanges []json.RawMessage              `json:"documentChanges"`
+}
+
+// nonEmpty reports whether the edit changes anything. gopls sends an empty
+// edit with actions whose work is done by a command (such as running go
+// mod edit), which goplsmcp does not run.
+func (we *workspaceEdit) nonEmpty() bool {
+	if we == nil {
+		return false
+	}
+	for _, edits := range we.Changes {
+		if len(edits) > 0 {
+			return true
+		}
+	}
+	for _, raw := range we.DocumentChanges {
+		var dc documentChange
+		if json.Unmarshal(raw, &dc) != nil || dc.Kind != "" || len(dc.Edits) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// documentChange is one entry of documentChanges: a TextDocumentEdit, or
+// a resource operation with a kind.
+type documentChange struct {
+	Kind         string `json:"kind"`
+	URI          string `json:"uri"`
+	TextDocument struct {
+		URI     string `json:"uri"`
+		Version *int32 `json:"version"`
+	} `json:"textDocument"`
+	Edits []protocol.TextEdit `json:"edits"`
+}
+
+// editsFrom turns gopls's workspace edit into an edit set. Every file must
+// be inside the root: goplsmcp proposes no edits to the standard library
+// or the module cache.
+func (b *Bridge) editsFrom(we *workspaceEdit) (*editSet, error) {
+	es := &editSet{}
+	byURI := map[string]*fileEdit{}
+	get := func(uri string) (*fileEdit, error) {
+		if fe, ok := byURI[uri]; ok {
+			return fe, nil
+		}
+		path, err := lspclient.URIPath(uri)
+		if err != nil {
+			return nil, fmt.Errorf("gopls proposed an edit to %s, which is not a file", quote(uri))
+		}
+		if !within(b.root, path) {
+			return nil, fmt.Errorf("the change would edit %s, outside the workspace root; goplsmcp only proposes edits inside it", b.displayPath(path))
+		}
+		fe := &fileEdit{path: path, uri: lspclient.FileURI(path)}
+		byURI[uri] = fe
+		es.files = append(es.files, fe)
+		return fe, nil
+	}
+	for uri, edits := range we.Changes {
+		fe, err := get(uri)
+		if err != nil {
+			return nil, err
+		}
+		fe.edits = append(fe.edits, edits...)
+	}
+	for _, raw := range we.DocumentChanges {
+		var dc documentChange
+		if err := json.Unmarshal(raw, &dc); err != nil {
+			return nil, fmt.Errorf("decoding gopls's edit: %w", err)
+		}
+		switch dc.Kind {
+		case "":
+			fe, err := get(dc.TextDocument.URI)
+			if err != nil {
+				return nil, err
+			}
+			if v := dc.TextDocument.Version; v != nil && *v > 0 {
+				if _, held, ok := b.client.Document(fe.uri); ok && held != *v {
+					return nil, errors.New("the file changed while gopls computed the edits; retry the call")
+				}
+			}
+			fe.edits = append(fe.edits, dc.Edits...)
+		case "create":
+			fe, err := get(dc.URI)
+			if err != nil {
+				return nil, err
+			}
+			fe.created = true
+		default:
+			return nil, fmt.Errorf("the change would %s a file, which goplsmcp does not propose; do it by hand", dc.Kind)
+		}
+	}
+	for _, fe := range es.files {
+		if fe.created {
+			continue
+		}
+		text := b.textOf(fe.path, nil)
+		if text == nil {
+			return nil, fmt.Errorf("cannot read %s, which the change edits", b.displayPath(fe.path))
+		}
+		fe.before = string(text)
+	}
+	slices.SortFunc(es.files, func(x, y *fileEdit) int { return cmp.Compare(x.path, y.path) })
+	return es, nil
+}
+
+// after applies the edits to the file's text.
+func (fe *fileEdit) after() (string, error) {
+	edits := slices.Clone(fe.edits)
+	slices.SortStableFunc(edits, func(x, y protocol.TextEdit) int { return comparePos(x.Range.Start, y.Range.Start) })
+	idx := newLineIndex(fe.before)
+	var b strings.Builder
+	last := 0
+	for _, e := range edits {
+		start, end := idx.offset(e.Range.Start), idx.offset(e.Range.End)
+		if start < last || end < start {
+			return "", errors.New("gopls proposed overlapping edits; retry the call")
+		}
+		b.WriteString(fe.before[last:start])
+		b.WriteString(e.NewText)
+		last = end
+	}
+	b.WriteString(fe.before[last:])
+	return b.String(), nil
+}
+
+func comparePos(a, b protocol.Position) int {
+	return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Character, b.Character))
+}
+
+// changes renders the set for a result: edits with paths relative to the
+// root, and the unified diff.
+func (b *Bridge) changes(es *editSet) (Changes, error) {
+	out := Changes{Edits: []Edit{}}
+	var diff strings.Builder
+	for _, fe := range es.files {
+		name := b.displayPath(fe.path)
+		edits := slices.Clone(fe.edits)
+		slices.SortStableFunc(edits, func(x, y protocol.TextEdit) int { return comparePos(x.Range.Start, y.Range.Start) })
+		for _, e := range edits {
+			out.Edits = append(out.Edits, Edit{File: name, NewText: e.NewText, Range: Range{
+				Start: Position{Line: int(e.Range.Start.Line), Character: int(e.Range.Start.Character)},
+				End:   Position{Line: int(e.Range.End.Line), Character: int(e.Range.End.Character)},
+			}})
+		}
+		after, err := fe.after()
+		if err != nil {
+			return Changes{}, err
+		}
+		oldName := "a/" + name
+		if fe.created {
+			oldName = "/dev/null"
+		}
+		diff.WriteString(unifiedDiff(oldName, "b/"+name, fe.before, after))
+	}
+	out.Diff = diff.String()
+	return out, nil
+}
+
+// lineIndex converts LSP positions to byte offsets in a text.
+type lineIndex struct {
+	text  string
+	start []int // byte offset of each line
+}
+
+func newLineIndex(text string) *lineIndex {
+	idx := &lineIndex{text: text, start: []int{0}}
+	for i := 0; i < len(text); i++ {
+		if text[i] == '\n' {
+			idx.start = append(idx.start, i+1)
+		}
+	}
+	return idx
+}
+
+// offset is the byte offset of p, clamped to the text: a character past
+// the end of its line is the line's end, a line past the last is the end
+// of the text.
+func (idx *lineIndex) offset(p protocol.Position) int {
+	line := int(p.Line)
+	if line >= len(idx.start) {
+		return len(idx.text)
+	}
+	end := len(idx.text)
+	if line+1 < len(idx.start) {
+		end = idx.start[line+1] - 1 // the \n
+	}
+	content := strings.TrimSuffix(idx.text[idx.start[line]:end], "\r")
+	return idx.start[line] + byteOffset(content, int(p.Character))
+}
+
+// String renders an edit on one line: file:line:char-line:char "new text".
+func (e Edit) String() string {
+	return fmt.Sprintf("%s:%d:%d-%d:%d %q", e.File, e.Range.Start.Line, e.Range.Start.Character,
+		e.Range.End.Line, e.Range.End.Character, e.NewText)
+}

@@ -1,0 +1,63 @@
+package bridge
+
+import (
+	"context"
+
+	"github.com/goplsmcp/goplsmcp/mcp"
+	"go.lsp.dev/protocol"
+)
+
+// FormatInput is the input of go_format.
+type FormatInput struct {
+	Doc
+}
+
+// FormatOutput is the result of go_format.
+type FormatOutput struct {
+	URI string `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer formatted, for later calls"`
+	Changes
+}
+
+// Render implements mcp.Renderer.
+func (o *FormatOutput) Render() string {
+	s := o.render("already formatted")
+	if o.URI != "" {
+		s = "buffer " + o.URI + "\n" + s
+	}
+	return s
+}
+
+func (b *Bridge) addFormat(s *mcp.Server) error {
+	return mcp.AddTool(s, mcp.Tool{
+		Name:  "go_format",
+		Title: "Format Go code",
+		Description: "The edits gofmt would make to a file (or to unsaved text, or a snippet), with a unified diff. " +
+			"Nothing is written.",
+		Annotations: readOnly(),
+	}, b.format)
+}
+
+func (b *Bridge) format(ctx context.Context, in *FormatInput) (*FormatOutput, error) {
+	src, err := b.openDoc(ctx, in.Doc)
+	if err != nil {
+		return nil, err
+	}
+	defer src.release()
+	var edits []protocol.TextEdit
+	err = b.client.Call(ctx, "textDocument/formatting", map[string]any{
+		"textDocument": map[string]any{"uri": src.uri},
+		"options":      map[string]any{"tabSize": 8, "insertSpaces": false},
+	}, &edits)
+	if err != nil {
+		return nil, goplsError(err)
+	}
+	es, err := b.editsFrom(&workspaceEdit{Changes: map[string][]protocol.TextEdit{src.uri: edits}})
+	if err != nil {
+		return nil, err
+	}
+	ch, err := b.changes(es)
+	if err != nil {
+		return nil, err
+	}
+	return &FormatOutput{URI: src.bufferURI(), Changes: ch}, nil
+}

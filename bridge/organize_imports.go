@@ -1,0 +1,65 @@
+package bridge
+
+import (
+	"context"
+
+	"github.com/goplsmcp/goplsmcp/mcp"
+)
+
+// OrganizeImportsInput is the input of go_organize_imports.
+type OrganizeImportsInput struct {
+	Doc
+}
+
+// OrganizeImportsOutput is the result of go_organize_imports.
+type OrganizeImportsOutput struct {
+	URI string `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer, for later calls"`
+	Changes
+}
+
+// Render implements mcp.Renderer.
+func (o *OrganizeImportsOutput) Render() string {
+	s := o.render("imports already organized")
+	if o.URI != "" {
+		s = "buffer " + o.URI + "\n" + s
+	}
+	return s
+}
+
+func (b *Bridge) addOrganizeImports(s *mcp.Server) error {
+	return mcp.AddTool(s, mcp.Tool{
+		Name:  "go_organize_imports",
+		Title: "Organize imports",
+		Description: "The import edits gopls proposes for a file (add missing, remove unused, sort), with a unified diff. " +
+			"Nothing is written.",
+		Annotations: readOnly(),
+	}, b.organizeImports)
+}
+
+func (b *Bridge) organizeImports(ctx context.Context, in *OrganizeImportsInput) (*OrganizeImportsOutput, error) {
+	src, err := b.openDoc(ctx, in.Doc)
+	if err != nil {
+		return nil, err
+	}
+	defer src.release()
+	const kind = "source.organizeImports"
+	actions, err := b.codeActions(ctx, src, wholeFile(src), nil, []string{kind})
+	if err != nil {
+		return nil, err
+	}
+	out := &OrganizeImportsOutput{URI: src.bufferURI(), Changes: Changes{Edits: []Edit{}}}
+	for _, a := range actions {
+		if a.Kind != kind || !a.editable() {
+			continue
+		}
+		es, err := b.actionEdits(ctx, a)
+		if err != nil {
+			return nil, err
+		}
+		if out.Changes, err = b.changes(es); err != nil {
+			return nil, err
+		}
+		break
+	}
+	return out, nil
+}

@@ -1,0 +1,96 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/goplsmcp/goplsmcp/mcp"
+	"go.lsp.dev/protocol"
+)
+
+// RenameInput is the input of go_rename_symbol. Its file, symbol and
+// new_name are those of gopls mcp's tool of the same name.
+type RenameInput struct {
+	At
+	NewName string `json:"new_name" jsonschema:"the new name, a Go identifier"`
+}
+
+// RenameOutput is the result of go_rename_symbol.
+type RenameOutput struct {
+	URI     string `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer the call named, for later calls"`
+	Note    string `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
+	Symbol  string `json:"symbol" jsonschema:"the name being renamed"`
+	NewName string `json:"newName"`
+	Changes
+}
+
+// Render implements mcp.Renderer.
+func (o *RenameOutput) Render() string {
+	var parts []string
+	if o.URI != "" {
+		parts = append(parts, "buffer "+o.URI)
+	}
+	if o.Note != "" {
+		parts = append(parts, o.Note)
+	}
+	parts = append(parts, fmt.Sprintf("rename %s to %s: %s", o.Symbol, o.NewName, o.render("nothing to change")))
+	return strings.Join(parts, "\n")
+}
+
+func (b *Bridge) addRename(s *mcp.Server) error {
+	return mcp.AddTool(s, mcp.Tool{
+		Name:  "go_rename_symbol",
+		Title: "Rename a symbol",
+		Description: "The edits that rename a symbol everywhere it is used, with a unified diff; nothing is written. " +
+			`Name it with file + symbol ("Foo", "pkg.Foo", "Type.Method") or file + line + character, and give new_name.`,
+		Annotations: readOnly(),
+	}, b.rename)
+}
+
+func (b *Bridge) rename(ctx context.Context, in *RenameInput) (*RenameOutput, error) {
+	if !isIdent(in.NewName) {
+		return nil, fmt.Errorf("new_name %s is not a Go identifier; pass the bare new name, such as NewName", quote(in.NewName))
+	}
+	t, err := b.resolve(ctx, in.At)
+	if err != nil {
+		return nil, err
+	}
+	defer t.release()
+	if t.src.kind == asContext {
+		return nil, fmt.Errorf("%s is declared outside the workspace root, in %s; only code inside the root can be renamed", quote(identAt(t.src.line(t.line), t.character)), b.displayPath(t.src.path))
+	}
+	var prep *struct {
+		Range       protocol.Range `json:"range"`
+		Placeholder string         `json:"placeholder"`
+	}
+	if err := b.client.Call(ctx, "textDocument/prepareRename", t.position(), &prep); err != nil {
+		return nil, goplsError(err)
+	}
+	if prep == nil {
+		return nil, fmt.Errorf("there is nothing to rename at %s:%d:%d; point at an identifier, or pass symbol", b.displayPath(t.src.path), t.line, t.character)
+	}
+	old := prep.Placeholder
+	if old == "" {
+		old = identAt(t.src.line(t.line), t.character)
+	}
+	if old == in.NewName {
+		return nil, errors.New("new_name is the current name; pass a different one")
+	}
+	params := t.position()
+	params["newName"] = in.NewName
+	var we workspaceEdit
+	if err := b.client.Call(ctx, "textDocument/rename", params, &we); err != nil {
+		return nil, goplsError(err)
+	}
+	es, err := b.editsFrom(&we)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := b.changes(es)
+	if err != nil {
+		return nil, err
+	}
+	return &RenameOutput{URI: t.buffer, Note: t.note, Symbol: old, NewName: in.NewName, Changes: ch}, nil
+}

@@ -1,0 +1,513 @@
+package lspclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"go.lsp.dev/protocol"
+)
+
+// testLogger sends the client's log to the test's log, shown on failure.
+func testLogger(t *testing.T) *slog.Logger {
+	t.Helper()
+	return slog.New(slog.NewTextHandler(&testWriter{t: t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+type testWriter struct {
+	t  *testing.T
+	mu sync.Mutex
+}
+
+func (w *testWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.t.Log(strings.TrimSuffix(string(b), "\n"))
+	return len(b), nil
+}
+
+// startWith starts a client with opts on the pinned gopls; Close runs at
+// the end of the test.
+func startWith(t *testing.T, opts Options) *Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	opts.Gopls = goplsPath(t)
+	if opts.Logger == nil {
+		opts.Logger = testLogger(t)
+	}
+	c, err := Start(ctx, opts)
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// waitFor waits until cond holds, failing the test after d.
+func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: still not true after %s", what, d)
+		}
+		<-tick.C
+	}
+}
+
+// stopProcess sends SIGSTOP to pid and waits until every thread of it has
+// stopped: the signal takes effect only as each thread is scheduled.
+func stopProcess(t *testing.T, pid int) {
+	t.Helper()
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "gopls is stopped", func() bool {
+		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+		if err != nil {
+			t.Fatalf("cannot see whether gopls stopped: %v", err)
+		}
+		for _, task := range tasks {
+			stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
+			if err != nil {
+				return false
+			}
+			// The state follows the command name, which is in parentheses.
+			_, rest, _ := strings.Cut(string(stat), ") ")
+			if !strings.HasPrefix(rest, "T") {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// reaped reports whether no process pid exists any more, not even as a
+// zombie waiting for its parent.
+func reaped(pid int) bool {
+	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+}
+
+// overlay is broken/broken.go with its type error replaced by another, so
+// that diagnostics tell which text gopls holds: the disk's or ours.
+func overlay(t *testing.T, root string) (uri, disk, text string) {
+	t.Helper()
+	path := filepath.Join(root, "broken", "broken.go")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text = strings.Replace(string(data), `H: "1"`, `H: true`, 1)
+	if text == string(data) {
+		t.Fatal("broken.go no longer has the type error this test replaces")
+	}
+	return FileURI(path), string(data), text
+}
+
+const overlayError = "cannot use true (untyped bool constant) as float64 value"
+
+// messages joins the messages of diagnostics, for comparisons.
+func messages(diags []protocol.Diagnostic) string {
+	var ms []string
+	for _, d := range diags {
+		ms = append(ms, d.Message)
+	}
+	return strings.Join(ms, "\n")
+}
+
+// hoverSummary asks for hover on Summary in main.go and returns its text.
+func hoverSummary(ctx context.Context, c *Client, root string) (string, error) {
+	var h struct {
+		Contents struct {
+			Value string `json:"value"`
+		} `json:"contents"`
+	}
+	err := c.Call(ctx, "textDocument/hover", map[string]any{
+		"textDocument": map[string]any{"uri": FileURI(filepath.Join(root, "main.go"))},
+		"position":     map[string]any{"line": 12, "character": 22},
+	}, &h)
+	return h.Contents.Value, err
+}
+
+func TestRestartAfterKill(t *testing.T) {
+	baseline := runtime.NumGoroutine()
+	root := exampleRoot(t)
+	var (
+		progMu sync.Mutex
+		ended  = map[string]int{}
+	)
+	c := startWith(t, Options{Root: root, Timeout: 20 * time.Second, OnProgress: func(p Progress) {
+		if p.Done {
+			progMu.Lock()
+			ended[p.Title]++
+			progMu.Unlock()
+		}
+	}})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	// An open buffer that differs from the disk.
+	uri, disk, text := overlay(t, root)
+	if _, err := c.Sync(ctx, uri, text); err != nil {
+		t.Fatal(err)
+	}
+	diags, err := c.DiagnoseFile(ctx, uri)
+	if err != nil || !strings.Contains(messages(diags), overlayError) {
+		t.Fatalf("diagnostics of the overlay before any kill = %q, %v; want %q", messages(diags), err, overlayError)
+	}
+	if err := c.DiagnoseWorkspace(ctx, uri); err != nil {
+		t.Fatal(err)
+	}
+
+	// A request pending when gopls dies is retried on its replacement.
+	// gopls is stopped first so that it cannot answer before the kill.
+	old := c.PID()
+	stopProcess(t, old)
+	p := c.live()
+	before := p.written.Load()
+	type answer struct {
+		text string
+		err  error
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		text, err := hoverSummary(ctx, c, root)
+		answered <- answer{text, err}
+	}()
+	waitFor(t, 10*time.Second, "the hover request reaches gopls", func() bool { return p.written.Load() > before })
+	killed := time.Now()
+	if err := syscall.Kill(old, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	a := <-answered
+	if a.err != nil || !strings.Contains(a.text, "func report.Summary") {
+		t.Fatalf("hover interrupted by the kill = %q, %v; want Summary's signature from the new gopls", a.text, a.err)
+	}
+	t.Logf("interrupted request answered %s after the kill", time.Since(killed).Round(time.Millisecond))
+
+	h := c.Health()
+	if h.PID == old || h.Restarts != 1 || h.State != "running" || !strings.Contains(h.LastExit, "killed") {
+		t.Errorf("Health after one kill = %+v; want a new pid, 1 restart, running, killed", h)
+	}
+	waitFor(t, 5*time.Second, "the killed gopls is reaped", func() bool { return reaped(old) })
+
+	// The new gopls holds the buffer, at the same version.
+	if got, v, ok := c.Document(uri); !ok || got != text || v != 1 {
+		t.Errorf("Document after restart = version %d, open %v, same text %v; want the overlay at version 1", v, ok, got == text)
+	}
+	diags, err = c.DiagnoseFile(ctx, uri)
+	if err != nil || !strings.Contains(messages(diags), overlayError) {
+		t.Errorf("diagnostics of the overlay after the restart = %q, %v; want %q", messages(diags), err, overlayError)
+	}
+	// Published diagnostics come from the new gopls alone, for the overlay.
+	if err := c.DiagnoseWorkspace(ctx, uri); err != nil {
+		t.Fatal(err)
+	}
+	pub := c.PublishedDiagnostics()
+	if len(pub) != 1 || !strings.Contains(messages(pub[uri]), overlayError) {
+		t.Errorf("published diagnostics after restart = %v; want the overlay's one error", pub)
+	}
+	if !c.Loaded() {
+		t.Error("Loaded() = false after DiagnoseWorkspace on the new gopls")
+	}
+	if got := c.ActiveWork(); len(got) != 0 {
+		t.Errorf("ActiveWork after the new gopls settled = %q", got)
+	}
+
+	// Closing the buffer lets the new gopls read the disk again.
+	if _, err := c.CloseDocument(ctx, uri); err != nil {
+		t.Fatal(err)
+	}
+	diags, err = c.DiagnoseFile(ctx, uri)
+	if err != nil || strings.Contains(messages(diags), overlayError) || !strings.Contains(messages(diags), `"1" (untyped string constant)`) {
+		t.Errorf("diagnostics after closing the overlay = %q, %v; want the disk's error", messages(diags), err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "broken", "broken.go")); string(got) != disk {
+		t.Error("broken.go changed on disk")
+	}
+
+	last := c.PID()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-c.Exited():
+	default:
+		t.Error("Exited() not closed after Close")
+	}
+	if !reaped(last) {
+		t.Errorf("gopls %d still exists after Close", last)
+	}
+	if _, err := hoverSummary(ctx, c, root); !errors.Is(err, ErrClosed) {
+		t.Errorf("Call after Close = %v, want ErrClosed", err)
+	}
+	waitFor(t, 5*time.Second, "goroutines back to the count before Start", func() bool {
+		return runtime.NumGoroutine() <= baseline
+	})
+	progMu.Lock()
+	t.Logf("progress ended: %v", ended)
+	progMu.Unlock()
+}
+
+func TestHangIsDetected(t *testing.T) {
+	root := exampleRoot(t)
+	const timeout = 2 * time.Second
+	c := startWith(t, Options{Root: root, Timeout: timeout})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := hoverSummary(ctx, c, root); err != nil {
+		t.Fatal(err)
+	}
+	old := c.PID()
+	stopProcess(t, old)
+	t.Cleanup(func() { syscall.Kill(old, syscall.SIGCONT) })
+
+	start := time.Now()
+	_, err := hoverSummary(ctx, c, root)
+	took := time.Since(start)
+	if !errors.Is(err, ErrTimeout) {
+		t.Fatalf("hover to a stopped gopls = %v, want ErrTimeout", err)
+	}
+	if took > timeout+time.Second {
+		t.Errorf("hover to a stopped gopls failed after %s, want about %s", took, timeout)
+	}
+	t.Logf("timed out after %s: %v", took.Round(time.Millisecond), err)
+
+	waitFor(t, 30*time.Second, "a new gopls replaces the stopped one", func() bool {
+		h := c.Health()
+		return h.PID != old && h.State == "running"
+	})
+	text, err := hoverSummary(ctx, c, root)
+	if err != nil || !strings.Contains(text, "func report.Summary") {
+		t.Fatalf("hover after the restart = %q, %v", text, err)
+	}
+	t.Logf("answering again %s after the stopped gopls missed its timeout", time.Since(start.Add(took)).Round(time.Millisecond))
+	if h := c.Health(); !strings.Contains(h.LastExit, "stopped answering") {
+		t.Errorf("Health().LastExit = %q, want it to say gopls stopped answering", h.LastExit)
+	}
+	waitFor(t, 5*time.Second, "the stopped gopls is reaped", func() bool { return reaped(old) })
+}
+
+func TestProbe(t *testing.T) {
+	root := exampleRoot(t)
+	c := startWith(t, Options{Root: root})
+	// Right after initialize, the workspace is usually still loading and
+	// every queued request waits; the probe must not.
+	p := c.live()
+	loading := !c.Loaded()
+	if !p.alive(5 * time.Second) {
+		t.Fatal("a running gopls did not answer the probe")
+	}
+	t.Logf("probe answered while loading: %v", loading)
+	stopProcess(t, p.pid)
+	if p.alive(500 * time.Millisecond) {
+		t.Error("a stopped gopls answered the probe")
+	}
+	if err := syscall.Kill(p.pid, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	if !p.alive(5 * time.Second) {
+		t.Error("a resumed gopls did not answer the probe")
+	}
+	if h := c.Health(); h.Restarts != 0 || h.PID != p.pid {
+		t.Errorf("Health after probes = %+v; a probe alone must not restart gopls", h)
+	}
+}
+
+func TestCrashLoop(t *testing.T) {
+	root := exampleRoot(t)
+	const window = 6 * time.Second
+	c := startWith(t, Options{Root: root, Timeout: 10 * time.Second, CrashLimit: 3, CrashWindow: window})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	// Three deaths in quick succession: each new gopls is killed as soon
+	// as it exists.
+	pid := c.PID()
+	for i := range 3 {
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatalf("kill %d: %v", i, err)
+		}
+		if i == 2 {
+			break
+		}
+		old := pid
+		waitFor(t, 10*time.Second, "a new gopls is started", func() bool {
+			pid = c.PID()
+			return pid != old
+		})
+	}
+	waitFor(t, 10*time.Second, "the client enters the crash loop", func() bool { return c.Health().State == "crash-loop" })
+
+	start := time.Now()
+	_, err := hoverSummary(ctx, c, root)
+	if !errors.Is(err, ErrCrashLoop) || !strings.Contains(err.Error(), "starts it again in") {
+		t.Errorf("request in a crash loop = %v; want ErrCrashLoop saying when gopls starts again", err)
+	}
+	if err := c.WaitLoaded(ctx); !errors.Is(err, ErrCrashLoop) {
+		t.Errorf("WaitLoaded in a crash loop = %v; want ErrCrashLoop", err)
+	}
+	if _, err := c.Sync(ctx, FileURI(filepath.Join(root, "main.go")), "package main\n\nvar x int = \"s\"\n"); err != nil {
+		t.Errorf("Sync in a crash loop = %v; the buffer should be kept for the next gopls", err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("requests in a crash loop took %s to fail; want at once", took)
+	}
+	t.Logf("in the crash loop: %v", err)
+
+	// Once the window has passed, gopls is started again.
+	waitFor(t, window+30*time.Second, "gopls runs again after the crash window", func() bool { return c.Health().State == "running" })
+	t.Logf("running again %s after the crash loop began", time.Since(start).Round(time.Millisecond))
+	if err := c.WaitLoaded(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// main.go is the buffer synced during the crash loop.
+	diags, err := c.DiagnoseFile(ctx, FileURI(filepath.Join(root, "main.go")))
+	if err != nil || !strings.Contains(messages(diags), `cannot use "s" (untyped string constant) as int value`) {
+		t.Errorf("diagnostics of the buffer synced during the crash loop = %q, %v", messages(diags), err)
+	}
+}
+
+func TestChildEnv(t *testing.T) {
+	offline := []string{"GOPROXY=off", "GOTOOLCHAIN=local"}
+	tests := []struct {
+		name         string
+		base, extra  []string
+		allowNetwork bool
+		want         []string
+	}{
+		{"offline by default", []string{"HOME=/h"}, nil, false,
+			append([]string{"HOME=/h"}, append(offline, "GOFLAGS=-mod=readonly")...)},
+		{"other GOFLAGS kept", []string{"GOFLAGS=-buildvcs=false"}, nil, false,
+			append([]string{"GOFLAGS=-buildvcs=false"}, append(offline, "GOFLAGS=-buildvcs=false -mod=readonly")...)},
+		{"-mod=mod dropped", nil, []string{"GOFLAGS=-mod=mod -tags=x"}, false,
+			append([]string{"GOFLAGS=-mod=mod -tags=x"}, append(offline, "GOFLAGS=-tags=x -mod=readonly")...)},
+		{"-mod=vendor kept", nil, []string{"GOFLAGS=-mod=vendor"}, false,
+			append([]string{"GOFLAGS=-mod=vendor"}, append(offline, "GOFLAGS=-mod=vendor")...)},
+		{"--env cannot lift it", nil, []string{"GOPROXY=https://proxy.example"}, false,
+			append([]string{"GOPROXY=https://proxy.example"}, append(offline, "GOFLAGS=-mod=readonly")...)},
+		{"network allowed", []string{"HOME=/h"}, []string{"GOPROXY=https://proxy.example"}, true,
+			[]string{"HOME=/h", "GOPROXY=https://proxy.example"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := append([]string(nil), tt.base...)
+			got := childEnv(base, tt.extra, tt.allowNetwork)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("childEnv (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.base, base); diff != "" {
+				t.Errorf("childEnv changed its base (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// copyFixture copies testdata/NAME to a temporary directory and returns
+// its symlink-free path.
+func copyFixture(t *testing.T, name string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("../testdata", name))); err != nil {
+		t.Fatal(err)
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return real
+}
+
+// environ returns the environment of process pid.
+func environ(t *testing.T, pid int) []string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "environ"))
+	if err != nil {
+		t.Skipf("cannot read a process's environment here: %v", err)
+	}
+	return strings.Split(strings.TrimSuffix(string(data), "\x00"), "\x00")
+}
+
+// TestOffline runs gopls on workspaces that only a download could satisfy:
+// a module missing from the module cache, and a Go release newer than the
+// local one. GOPROXY points at a local server that counts what is asked of
+// it. Offline, gopls must diagnose the problem without asking; with the
+// network allowed, it asks — which shows the workspaces do call for a
+// download.
+func TestOffline(t *testing.T) {
+	tests := []struct {
+		fixture string
+		env     []string
+		want    string // in a published diagnostic
+	}{
+		{"offline/missingdep", nil, "could not import example.invalid/nothere"},
+		{"offline/newgo", []string{"GOTOOLCHAIN=auto"}, "GOTOOLCHAIN=local"},
+	}
+	for _, tt := range tests {
+		for _, allowNetwork := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/network=%v", tt.fixture, allowNetwork), func(t *testing.T) {
+				var asked atomic.Int64
+				proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					asked.Add(1)
+					http.NotFound(w, r)
+				}))
+				defer proxy.Close()
+				env := append([]string{
+					"GOPROXY=" + proxy.URL, "GOSUMDB=off",
+					"GOMODCACHE=" + t.TempDir(), "GOFLAGS=-modcacherw",
+				}, tt.env...)
+
+				root := copyFixture(t, tt.fixture)
+				c := startWith(t, Options{Root: root, Timeout: 30 * time.Second, Env: env, AllowNetwork: allowNetwork})
+				genv := environ(t, c.PID())
+				offline := lookupEnv(genv, "GOPROXY") == "off" && lookupEnv(genv, "GOTOOLCHAIN") == "local" &&
+					strings.Contains(lookupEnv(genv, "GOFLAGS"), "-mod=readonly")
+				if offline == allowNetwork {
+					t.Errorf("gopls's environment has GOPROXY=%q GOTOOLCHAIN=%q GOFLAGS=%q; want offline settings: %v",
+						lookupEnv(genv, "GOPROXY"), lookupEnv(genv, "GOTOOLCHAIN"), lookupEnv(genv, "GOFLAGS"), !allowNetwork)
+				}
+
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				start := time.Now()
+				err := c.DiagnoseWorkspace(ctx, FileURI(filepath.Join(root, "main.go")))
+				if err != nil && !allowNetwork {
+					t.Fatal(err)
+				}
+				// Online, the workspace may be beyond gopls (it cannot
+				// fetch the toolchain); only the asking matters.
+				var all []string
+				for uri, diags := range c.PublishedDiagnostics() {
+					all = append(all, filepath.Base(uri)+": "+messages(diags))
+				}
+				if !allowNetwork && !strings.Contains(strings.Join(all, "\n"), tt.want) {
+					t.Errorf("diagnostics = %q; want one containing %q", all, tt.want)
+				}
+				if allowNetwork {
+					waitFor(t, 30*time.Second, "gopls's go command asks the module proxy", func() bool { return asked.Load() > 0 })
+				} else if n := asked.Load(); n > 0 {
+					// The load is over: the go command has run.
+					t.Errorf("offline, the module proxy was asked %d times", n)
+				}
+				t.Logf("diagnosed in %s, %d proxy requests: %q", time.Since(start).Round(time.Millisecond), asked.Load(), all)
+			})
+		}
+	}
+}

@@ -1,0 +1,452 @@
+package lspclient
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// maxWatches bounds the directories watched, far below the usual kernel
+// limit, so that a huge tree cannot exhaust it for other programs. Open
+// documents in directories beyond the bound are checked with stat instead.
+const maxWatches = 4096
+
+// LSP FileChangeType values.
+const (
+	fileCreated = 1
+	fileChanged = 2
+	fileDeleted = 3
+)
+
+// A watcher keeps gopls's view of the disk current. gopls reads files it
+// has no open document for from disk, but caches them until told they
+// changed; and an open document opened from disk would hide a newer file.
+//
+// Before each request to gopls, barrier collects what changed on disk
+// since the last request and tells gopls: workspace/didChangeWatchedFiles
+// for the files, and a close for documents opened from disk, so that gopls
+// reads the new content. The cost is O(changed files): on Linux, the
+// kernel queues inotify events as files are written, so a non-blocking read
+// of the queue is a true barrier; elsewhere only the open documents are
+// checked, with stat.
+//
+// Watched are the workspace root, the directories of the workspace's
+// packages and their parents up to the root (from gopls.packages once the
+// workspace is loaded), the directories of the documents opened from disk,
+// and directories created under watched ones.
+type watcher struct {
+	c    *Client
+	root string
+	log  *slog.Logger
+
+	// mu serialises barriers, so that a request follows the notifications
+	// for every change made before it was sent.
+	mu sync.Mutex
+	fs fsWatch // nil when the platform has no watcher
+	// stamps are the sizes and times of open documents whose directory is
+	// not watched, checked with stat at each barrier.
+	stamps map[string]stamp
+	full   bool // maxWatches was reached (logged once)
+	// pkgDirs are the directories known to hold a package; a Go file
+	// created elsewhere starts a new one (see loadPackages).
+	pkgDirs map[string]bool
+
+	// ready is closed once the package directories are watched (or
+	// could not be listed).
+	ready  chan struct{}
+	ctx    context.Context
+	cancel context.CancelFunc
+	bg     sync.WaitGroup
+}
+
+// A fsWatch is the platform's directory watcher.
+type fsWatch interface {
+	// add watches the entries of dir (not its subdirectories).
+	add(dir string) error
+	watching(dir string) bool
+	count() int
+	dirs() []string
+	// drain returns the events queued since the last call, without
+	// waiting; overflow means some were lost.
+	drain() (events []fsEvent, overflow bool)
+	close() error
+}
+
+// fsEvent is one change in a watched directory.
+type fsEvent struct {
+	path string
+	kind int // fileCreated, fileChanged or fileDeleted
+	dir  bool
+}
+
+type stamp struct {
+	path  string
+	size  int64
+	mtime time.Time
+}
+
+// startWatching starts the watcher of c's root. A failure to watch is
+// logged, not fatal: open documents are then checked with stat.
+func (c *Client) startWatching() {
+	w := &watcher{c: c, root: c.opts.Root, log: c.log, stamps: make(map[string]stamp), pkgDirs: make(map[string]bool), ready: make(chan struct{})}
+	w.ctx, w.cancel = context.WithCancel(context.Background())
+	fs, err := newFSWatch()
+	if err != nil {
+		c.log.Warn("cannot watch files; changes on disk are seen for open documents only", "error", err)
+	}
+	w.fs = fs
+	if fs != nil {
+		w.addDir(w.root)
+		w.bg.Go(w.watchPackages)
+	} else {
+		close(w.ready)
+	}
+	c.watch = w
+}
+
+// stopWatching ends the watcher's goroutine and releases its descriptor.
+func (c *Client) stopWatching() {
+	w := c.watch
+	if w == nil {
+		return
+	}
+	w.cancel()
+	w.bg.Wait()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.fs != nil {
+		_ = w.fs.close()
+		w.fs = nil
+	}
+}
+
+// watchPackages adds the directories of the workspace packages, once
+// gopls has loaded them.
+func (w *watcher) watchPackages() {
+	defer close(w.ready)
+	if err := w.c.WaitLoaded(w.ctx); err != nil {
+		return
+	}
+	var res struct {
+		Module map[string]struct {
+			Path  string
+			GoMod string
+		}
+		Packages []struct {
+			Path       string
+			ModulePath string
+		}
+	}
+	args := map[string]any{"Files": []string{FileURI(w.root)}, "Recursive": true}
+	if err := w.c.ExecuteCommand(w.ctx, "gopls.packages", args, &res); err != nil {
+		w.log.Debug("listing packages to watch", "error", err)
+		return
+	}
+	modDirs := map[string]string{}
+	for path, m := range res.Module {
+		if p, err := URIPath(m.GoMod); err == nil {
+			modDirs[path] = filepath.Dir(p)
+		}
+	}
+	dirs := map[string]bool{}
+	for dir := range mapValues(modDirs) {
+		dirs[dir] = true
+	}
+	for _, p := range res.Packages {
+		modDir, ok := modDirs[p.ModulePath]
+		if !ok {
+			continue
+		}
+		rel, ok := strings.CutPrefix(p.Path, p.ModulePath+"/")
+		switch {
+		case p.Path == p.ModulePath:
+			rel = ""
+		case !ok && p.ModulePath == "std":
+			rel = p.Path // the standard library's paths have no module prefix
+		case !ok:
+			continue
+		}
+		dirs[filepath.Join(modDir, filepath.FromSlash(rel))] = true
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for dir := range dirs {
+		w.pkgDirs[dir] = true
+		// The parents too, so that a new package beside one is seen.
+		for d := dir; within(w.root, d); d = filepath.Dir(d) {
+			if w.fs == nil || w.fs.watching(d) {
+				break
+			}
+			w.addDirLocked(d)
+			if d == w.root {
+				break
+			}
+		}
+	}
+	if w.fs != nil {
+		w.log.Debug("watching package directories", "count", w.fs.count())
+	}
+}
+
+func mapValues(m map[string]string) map[string]bool {
+	out := make(map[string]bool, len(m))
+	for _, v := range m {
+		out[v] = true
+	}
+	return out
+}
+
+func (w *watcher) addDir(dir string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.addDirLocked(dir)
+}
+
+// addDirLocked watches dir if the budget allows; w.mu is held.
+func (w *watcher) addDirLocked(dir string) bool {
+	if w.fs == nil {
+		return false
+	}
+	if w.fs.watching(dir) {
+		return true
+	}
+	if w.fs.count() >= maxWatches {
+		if !w.full {
+			w.full = true
+			w.log.Info("watching the most directories allowed; open documents elsewhere are checked with stat", "max", maxWatches)
+		}
+		return false
+	}
+	if err := w.fs.add(dir); err != nil {
+		w.log.Debug("cannot watch directory", "dir", dir, "error", err)
+		return false
+	}
+	return true
+}
+
+// watchDocument makes sure a change on disk to a document opened from disk
+// is seen: its directory is watched, or else its size and time are
+// checked at each barrier.
+func (c *Client) watchDocument(uri string, overlay bool) {
+	w := c.watch
+	if w == nil || overlay {
+		return
+	}
+	path, err := URIPath(uri)
+	if err != nil || !within(w.root, path) {
+		return
+	}
+	if w.addDir(filepath.Dir(path)) {
+		return
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return
+	}
+	w.mu.Lock()
+	w.stamps[uri] = stamp{path: path, size: fi.Size(), mtime: fi.ModTime()}
+	w.mu.Unlock()
+}
+
+// barrier tells gopls about every change on disk made before it was
+// called. It never waits for other calls.
+func (w *watcher) barrier() {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	changes := map[string]int{}
+	var dirsGone []string
+	add := func(path string, kind int) {
+		if prev, ok := changes[path]; ok && prev == fileCreated && kind == fileChanged {
+			return
+		}
+		changes[path] = kind
+	}
+	if w.fs != nil {
+		events, overflow := w.fs.drain()
+		if overflow {
+			w.log.Debug("file events were lost; telling gopls every watched directory changed")
+			events = append(events, w.everything()...)
+		}
+		for _, ev := range events {
+			switch {
+			case ev.dir && ev.kind == fileDeleted:
+				dirsGone = append(dirsGone, ev.path)
+				add(ev.path, fileDeleted)
+			case ev.dir:
+				// A new directory: watch it, and report what is already
+				// in it, which may have been written before the watch.
+				w.scanNewDir(ev.path, 0, add)
+			case relevantFile(filepath.Base(ev.path)):
+				add(ev.path, ev.kind)
+			}
+		}
+	}
+	var newPackages []string
+	for path, kind := range changes {
+		dir := filepath.Dir(path)
+		if kind != fileCreated || !strings.HasSuffix(path, ".go") || w.pkgDirs[dir] {
+			continue
+		}
+		w.pkgDirs[dir] = true
+		newPackages = append(newPackages, FileURI(path))
+	}
+	for uri, s := range w.stamps {
+		fi, err := os.Stat(s.path)
+		switch {
+		case err != nil:
+			add(s.path, fileDeleted)
+		case fi.Size() != s.size || !fi.ModTime().Equal(s.mtime):
+			add(s.path, fileChanged)
+		default:
+			continue
+		}
+		delete(w.stamps, uri)
+	}
+	if len(changes) == 0 {
+		return
+	}
+	w.c.refreshDocuments(changes, dirsGone)
+	params := make([]map[string]any, 0, len(changes))
+	for path, kind := range changes {
+		params = append(params, map[string]any{"uri": FileURI(path), "type": kind})
+	}
+	// A gopls being restarted reads the disk afresh, so there is nothing
+	// to wait for when none is running.
+	if p := w.c.live(); p != nil {
+		if err := p.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": params}); err != nil {
+			w.log.Debug("telling gopls about changed files", "error", err)
+		}
+	}
+	if len(newPackages) > 0 {
+		w.loadPackages(newPackages)
+	}
+}
+
+// everything is a change of every watched directory, for when events were
+// lost: gopls expands a directory to the files it knows in it.
+func (w *watcher) everything() []fsEvent {
+	var evs []fsEvent
+	for _, d := range w.fs.dirs() {
+		evs = append(evs, fsEvent{path: d, kind: fileChanged})
+	}
+	return evs
+}
+
+// maxNewPackages bounds the new packages loaded at one barrier; each
+// costs gopls a package load.
+const maxNewPackages = 32
+
+// loadPackages makes gopls load the packages of Go files in new
+// directories. gopls lists the workspace's packages at start (and when
+// go.mod changes), so a new package would otherwise stay unknown to
+// workspace-wide requests until a call names one of its files. A request
+// about the file — hover at its start — makes gopls load its package,
+// which then stays known.
+func (w *watcher) loadPackages(uris []string) {
+	if len(uris) > maxNewPackages {
+		w.log.Info("many new packages at once; the rest are loaded when a call names them", "loaded", maxNewPackages, "new", len(uris))
+		uris = uris[:maxNewPackages]
+	}
+	ctx, cancel := context.WithTimeout(w.ctx, w.c.opts.Timeout)
+	defer cancel()
+	// Not through Client.Call, which would run the barrier again.
+	p := w.c.live()
+	if p == nil {
+		return
+	}
+	for _, uri := range uris {
+		params := map[string]any{
+			"textDocument": map[string]any{"uri": uri},
+			"position":     map[string]any{"line": 0, "character": 0},
+		}
+		if err := p.call(ctx, "textDocument/hover", params, nil); err != nil {
+			w.log.Debug("loading a new package", "error", err)
+		}
+	}
+}
+
+// scanNewDir watches a new directory and reports the files in it as
+// created, descending into new subdirectories a few levels.
+func (w *watcher) scanNewDir(dir string, depth int, add func(string, int)) {
+	if depth > 8 || !within(w.root, dir) || skipDir(filepath.Base(dir)) || !w.addDirLocked(dir) {
+		return
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		switch {
+		case e.IsDir():
+			w.scanNewDir(p, depth+1, add)
+		case relevantFile(e.Name()):
+			add(p, fileCreated)
+		}
+	}
+}
+
+// refreshDocuments closes the documents opened from disk whose files
+// changed, so that gopls reads them again; one held by a call is closed
+// when the call lets go of it. Overlays and snippets are left alone.
+func (c *Client) refreshDocuments(changes map[string]int, dirsGone []string) {
+	c.docs.mu.Lock()
+	defer c.docs.mu.Unlock()
+	for uri, doc := range c.docs.open {
+		if doc.overlay {
+			continue
+		}
+		path, err := URIPath(uri)
+		if err != nil {
+			continue
+		}
+		_, changed := changes[path]
+		for _, d := range dirsGone {
+			changed = changed || within(d, path)
+		}
+		if !changed {
+			continue
+		}
+		if doc.holders > 0 {
+			doc.stale = true
+			continue
+		}
+		c.closeLocked(uri)
+	}
+}
+
+// relevantFile reports whether a file's change matters to gopls: Go
+// files (not ones the go command ignores) and module files.
+func relevantFile(name string) bool {
+	switch name {
+	case "go.mod", "go.sum", "go.work", "go.work.sum":
+		return true
+	}
+	return strings.HasSuffix(name, ".go") && !strings.HasPrefix(name, ".") && !strings.HasPrefix(name, "_")
+}
+
+// skipDir reports directories the go command ignores.
+func skipDir(name string) bool {
+	return name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")
+}
+
+// within reports whether path is dir or below it. Both must be clean.
+func within(dir, path string) bool {
+	if path == dir {
+		return true
+	}
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// Refresh tells gopls about the files changed on disk since the last
+// request, as every request does first. A call runs it before taking the
+// buffers it reads, so that it takes the files as they are now.
+func (c *Client) Refresh() { c.watch.barrier() }
