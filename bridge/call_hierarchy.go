@@ -83,6 +83,7 @@ func (b *Bridge) callHierarchy(ctx context.Context, in *CallHierarchyInput) (*Ca
 	if err != nil {
 		return nil, err
 	}
+	defer t.release()
 	root, err := b.prepareHierarchy(ctx, t, "textDocument/prepareCallHierarchy", "function or method")
 	if err != nil {
 		return nil, err

@@ -96,6 +96,7 @@ func (b *Bridge) complete(ctx context.Context, in *CompleteInput) (*CompleteOutp
 	if err != nil {
 		return nil, err
 	}
+	defer t.release()
 	// gopls marks every list incomplete (so that editors ask again as the
 	// user types), which tells a model nothing: it is not passed on.
 	var list struct {

@@ -116,6 +116,7 @@ func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileCo
 	if err != nil {
 		return nil, err
 	}
+	defer src.release()
 	if !strings.HasSuffix(src.path, ".go") {
 		return nil, fmt.Errorf("%s is not a Go file; pass a .go file", b.displayPath(src.path))
 	}

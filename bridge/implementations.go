@@ -81,6 +81,7 @@ func (b *Bridge) implementations(ctx context.Context, in *ImplementationsInput) 
 	if err != nil {
 		return nil, err
 	}
+	defer t.release()
 	// The answer's direction depends on whether the target is abstract,
 	// which its declaration tells; both are asked for at once.
 	var locs, defs []protocol.Location

@@ -59,6 +59,7 @@ func (b *Bridge) signature(ctx context.Context, in *SignatureInput) (*SignatureO
 	if err != nil {
 		return nil, err
 	}
+	defer t.release()
 	var help *struct {
 		Signatures []struct {
 			Label         string `json:"label"`

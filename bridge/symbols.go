@@ -126,6 +126,7 @@ func (b *Bridge) symbols(ctx context.Context, in *SymbolsInput) (*SymbolsOutput,
 	if err != nil {
 		return nil, err
 	}
+	defer src.release()
 	var syms []documentSymbol
 	params := map[string]any{"textDocument": map[string]any{"uri": src.uri}}
 	if err := b.client.Call(ctx, "textDocument/documentSymbol", params, &syms); err != nil {

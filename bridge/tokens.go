@@ -85,6 +85,7 @@ func (b *Bridge) tokens(ctx context.Context, in *TokensInput) (*TokensOutput, er
 	if err != nil {
 		return nil, err
 	}
+	defer src.release()
 	last := len(src.lines) - 1
 	method := "textDocument/semanticTokens/full"
 	params := map[string]any{"textDocument": map[string]any{"uri": src.uri}}

@@ -93,6 +93,7 @@ func (b *Bridge) typeHierarchy(ctx context.Context, in *TypeHierarchyInput) (*Ty
 	if err != nil {
 		return nil, err
 	}
+	defer t.release()
 	root, err := b.prepareHierarchy(ctx, t, "textDocument/prepareTypeHierarchy", "named type")
 	if err != nil {
 		return nil, err
