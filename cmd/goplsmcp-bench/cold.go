@@ -77,6 +77,7 @@ func (b *bench) coldOnce(ctx context.Context, ws *workspace, ours bool, expect i
 	if err != nil {
 		return 0, 0, err
 	}
+	s.timeout = timeout
 	defer s.close()
 	if err := s.initialize(ctx); err != nil {
 		return 0, 0, err

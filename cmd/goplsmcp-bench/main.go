@@ -104,7 +104,7 @@ var plans = map[string]plan{
 		memCalls:     100, idleWindow: time.Second,
 		concRounds: 2,
 		settleMax:  20 * time.Second, settleGorootMax: time.Minute,
-		callTimeout: time.Minute, gorootCallTimeout: 5 * time.Minute, coldGorootTimeout: 10 * time.Minute,
+		callTimeout: 30 * time.Second, gorootCallTimeout: 5 * time.Minute, coldGorootTimeout: 10 * time.Minute,
 	},
 }
 

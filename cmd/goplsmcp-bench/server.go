@@ -37,6 +37,9 @@ type mcpServer struct {
 	toolsList json.RawMessage
 	// calls counts the tools/call requests sent.
 	calls atomic.Int64
+	// timeout bounds each call, so that a server that stops answering
+	// fails the run instead of hanging it.
+	timeout time.Duration
 }
 
 // startServer starts argv in dir with env and returns once the process is
@@ -129,9 +132,17 @@ type answer struct {
 // written to after the response is decoded.
 func (s *mcpServer) call(ctx context.Context, tool string, args map[string]any) (answer, error) {
 	s.calls.Add(1)
+	if s.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.timeout)
+		defer cancel()
+	}
 	start := time.Now()
 	raw, err := s.client.CallRaw(ctx, "tools/call", map[string]any{"name": tool, "arguments": args})
 	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("no answer within %s", s.timeout)
+		}
 		return answer{}, s.fail(tool, err)
 	}
 	var res mcp.ToolResultJSON

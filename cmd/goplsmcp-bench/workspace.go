@@ -184,6 +184,7 @@ func (b *bench) startOurs(ctx context.Context, root string) (*mcpServer, error) 
 	if err != nil {
 		return nil, err
 	}
+	s.timeout = b.callTimeout(root)
 	if err := s.initialize(ctx); err != nil {
 		s.close()
 		return nil, err
@@ -196,9 +197,18 @@ func (b *bench) startPeer(ctx context.Context, root string) (*mcpServer, error) 
 	if err != nil {
 		return nil, err
 	}
+	s.timeout = b.callTimeout(root)
 	if err := s.initialize(ctx); err != nil {
 		s.close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// callTimeout bounds one call on the workspace at root.
+func (b *bench) callTimeout(root string) time.Duration {
+	if b.cfg.goroot != "" && root == b.cfg.goroot {
+		return b.plan.gorootCallTimeout
+	}
+	return b.plan.callTimeout
 }
