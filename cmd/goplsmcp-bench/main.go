@@ -68,9 +68,11 @@ type plan struct {
 	settleMax          time.Duration
 	settleGorootMax    time.Duration
 	gorootByDefault    bool
-	callTimeout        time.Duration
-	gorootCallTimeout  time.Duration
-	coldGorootTimeout  time.Duration
+	// settleSections waits for gopls to be idle before each section.
+	settleSections    bool
+	callTimeout       time.Duration
+	gorootCallTimeout time.Duration
+	coldGorootTimeout time.Duration
 }
 
 var plans = map[string]plan{
@@ -82,8 +84,8 @@ var plans = map[string]plan{
 		memCalls: 1000, idleWindow: 5 * time.Second,
 		concRounds: 15,
 		settleMax:  2 * time.Minute, settleGorootMax: 10 * time.Minute,
-		gorootByDefault: true,
-		callTimeout:     2 * time.Minute, gorootCallTimeout: 5 * time.Minute, coldGorootTimeout: 10 * time.Minute,
+		gorootByDefault: true, settleSections: true,
+		callTimeout: 2 * time.Minute, gorootCallTimeout: 5 * time.Minute, coldGorootTimeout: 10 * time.Minute,
 	},
 	"quick": {
 		overheadN: 40, warmN: 5,
@@ -91,8 +93,8 @@ var plans = map[string]plan{
 		coldFixtureN: 2,
 		editN:        15,
 		memCalls:     1000, idleWindow: 2 * time.Second,
-		concRounds: 5,
-		settleMax:  time.Minute, settleGorootMax: 5 * time.Minute,
+		concRounds: 5, settleSections: true,
+		settleMax: time.Minute, settleGorootMax: 5 * time.Minute,
 		callTimeout: time.Minute, gorootCallTimeout: 5 * time.Minute, coldGorootTimeout: 10 * time.Minute,
 	},
 	// smoke proves the harness works, for go test; its figures mean little.
@@ -381,6 +383,13 @@ func (b *bench) fixtureSections(ctx context.Context, fx *workspace, s *servers) 
 	for _, st := range steps {
 		if !b.cfg.sections[st.name] {
 			continue
+		}
+		// Each section starts with gopls idle: the calls of the one
+		// before may have left it diagnosing in the background.
+		if b.plan.settleSections {
+			if _, quiet := settle(ctx, s.pids(), b.plan.settleMax); !quiet {
+				b.logf("warning: gopls still busy before %s; measuring anyway", st.name)
+			}
 		}
 		b.logf("%s on %s", st.name, fx.name)
 		if err := st.fn(); err != nil {

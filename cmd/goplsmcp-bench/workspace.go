@@ -143,17 +143,23 @@ func (b *bench) startAll(ctx context.Context, ws *workspace, withEdit bool, sett
 	}
 	// All three load the workspace; the figures mean something only once
 	// gopls has finished, so wait for it rather than for a fixed time.
-	pids := []int{s.ours.pid(), s.peer.pid(), s.direct.c.PID()}
-	if s.edit != nil {
-		pids = append(pids, s.edit.pid())
-	}
-	waited, quiet := settle(ctx, pids, settleMax)
+	waited, quiet := settle(ctx, s.pids(), settleMax)
 	if !quiet {
 		b.logf("warning: gopls still busy after %s on %s; measuring anyway", secs(waited), ws.name)
 	} else {
 		b.logf("quiet after %s", secs(waited))
 	}
 	return s, nil
+}
+
+// pids are the processes whose CPU use says whether gopls is busy: the
+// servers (with their gopls children) and the direct client's gopls.
+func (s *servers) pids() []int {
+	pids := []int{s.ours.pid(), s.peer.pid(), s.direct.c.PID()}
+	if s.edit != nil {
+		pids = append(pids, s.edit.pid())
+	}
+	return pids
 }
 
 func (s *servers) close() {
