@@ -89,10 +89,11 @@ var plans = map[string]plan{
 	},
 	"quick": {
 		overheadN: 40, warmN: 5,
-		peerN:        10,
-		coldFixtureN: 2,
-		editN:        15,
-		memCalls:     1000, idleWindow: 2 * time.Second,
+		// GOROOT/src only when asked for with -goroot DIR.
+		peerN: 10, peerGorootN: 5, peerGorootDiagN: 1,
+		coldFixtureN: 2, coldGorootN: 1,
+		editN:    15,
+		memCalls: 1000, idleWindow: 2 * time.Second,
 		concRounds: 5, settleSections: true,
 		settleMax: time.Minute, settleGorootMax: 5 * time.Minute,
 		callTimeout: time.Minute, gorootCallTimeout: 5 * time.Minute, coldGorootTimeout: 10 * time.Minute,
@@ -100,10 +101,10 @@ var plans = map[string]plan{
 	// smoke proves the harness works, for go test; its figures mean little.
 	"smoke": {
 		overheadN: 5, warmN: 1,
-		peerN:        2,
-		coldFixtureN: 1,
-		editN:        4,
-		memCalls:     100, idleWindow: time.Second,
+		peerN: 2, peerGorootN: 2, peerGorootDiagN: 1,
+		coldFixtureN: 1, coldGorootN: 1,
+		editN:    4,
+		memCalls: 100, idleWindow: time.Second,
 		concRounds: 2,
 		settleMax:  20 * time.Second, settleGorootMax: time.Minute,
 		callTimeout: 30 * time.Second, gorootCallTimeout: 5 * time.Minute, coldGorootTimeout: 10 * time.Minute,
