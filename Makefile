@@ -4,7 +4,7 @@
 GO ?= go
 GOPLS_VERSION := $(shell $(GO) list -m -f '{{.Version}}' golang.org/x/tools/gopls)
 
-.PHONY: all build gopls goplsmcp test soak demo vet clean bench bench-quick
+.PHONY: all build gopls goplsmcp test soak fuzz demo vet clean bench bench-quick
 
 all: build
 
@@ -34,6 +34,13 @@ test: build vet
 # and heap before, during and after. Not part of make test.
 soak: build
 	GOPLSMCP_SOAK=1 $(GO) test -race -count=1 -run Soak -v -timeout 10m ./cmd/goplsmcp/
+
+# A short fuzz run of the line reader and the request dispatcher (30 s each);
+# not part of make test. Failures land in mcp/testdata/fuzz as new seeds.
+FUZZTIME ?= 30s
+fuzz:
+	$(GO) test ./mcp -run '^$$' -fuzz '^FuzzLineReader$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./mcp -run '^$$' -fuzz '^FuzzDispatch$$' -fuzztime $(FUZZTIME)
 
 demo: build
 	$(GO) run ./cmd/goplsmcp-demo -server bin/goplsmcp -root testdata/example

@@ -19,6 +19,24 @@ type Config struct {
 	Client *lspclient.Client
 	// Logger receives the bridge's log; nil discards it.
 	Logger *slog.Logger
+	// Limits are the limits in force, for goplsmcp://limits; zero fields
+	// mean the defaults.
+	Limits Limits
+	// AllowWrite lets go_rename_symbol, go_format, go_organize_imports and
+	// go_code_actions write their edits when a call says apply: true.
+	AllowWrite bool
+	// BuildContext says how much of the build context was set at launch,
+	// for go_workspace and goplsmcp://limits to report.
+	BuildContext BuildContext
+}
+
+// BuildContext counts what the command line fixed of gopls's build
+// context. Only the counts are reported, never the values, which may
+// hold paths or secrets of the machine.
+type BuildContext struct {
+	BuildFlags int `json:"buildFlags" jsonschema:"build flags given with --build-flags"`
+	Env        int `json:"env" jsonschema:"environment variables given with --env"`
+	Settings   int `json:"settings" jsonschema:"gopls settings given with --settings"`
 }
 
 // A Bridge holds what the tools share: the root, the gopls client and the
@@ -28,6 +46,13 @@ type Bridge struct {
 	client *lspclient.Client
 	log    *slog.Logger
 	env    goEnv
+	limits Limits
+	// allowWrite lets the edit tools write (see Config.AllowWrite).
+	allowWrite bool
+	buildCtx   BuildContext
+	// beforeWrite, if set, runs after the edits to write are prepared
+	// and before the files are checked; tests change a file there.
+	beforeWrite func()
 	// buffers are the snippets gopls holds for this bridge.
 	buffers buffers
 
@@ -44,13 +69,15 @@ func New(cfg Config) (*Bridge, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Bridge{root: cfg.Root, client: cfg.Client, log: log}, nil
+	return &Bridge{root: cfg.Root, client: cfg.Client, log: log, limits: cfg.Limits,
+		allowWrite: cfg.AllowWrite, buildCtx: cfg.BuildContext}, nil
 }
 
 // Register adds every tool to s. The list below is the only place that
 // names them all.
 func (b *Bridge) Register(s *mcp.Server) error {
 	for _, add := range []func(*mcp.Server) error{
+		b.addWorkspace,
 		b.addSearch,
 		b.addFileContext,
 		b.addPackageAPI,
@@ -70,12 +97,26 @@ func (b *Bridge) Register(s *mcp.Server) error {
 		b.addCallHierarchy,
 		b.addTypeHierarchy,
 		b.addClose,
+		b.addResources,
+		b.addPrompts,
+		b.addProgressRelay,
+		b.addDebugTrace,
 	} {
 		if err := add(s); err != nil {
 			return fmt.Errorf("registering tools: %w", err)
 		}
 	}
 	return nil
+}
+
+// editing are the annotations of a tool that proposes edits: read-only,
+// unless writes are allowed, when apply: true writes them.
+func (b *Bridge) editing() *mcp.ToolAnnotations {
+	if !b.allowWrite {
+		return readOnly()
+	}
+	t, f := true, false
+	return &mcp.ToolAnnotations{ReadOnlyHint: &f, DestructiveHint: &t, IdempotentHint: &f, OpenWorldHint: &f}
 }
 
 // readOnly are the annotations of a tool that only reads.

@@ -18,6 +18,7 @@ type CodeActionsInput struct {
 	Kind         string `json:"kind,omitempty" jsonschema:"only actions of this kind or below it: quickfix, refactor, refactor.extract, refactor.inline, refactor.rewrite, source, source.organizeImports ..."`
 	Index        *int   `json:"index,omitempty" jsonschema:"compute the edits of the action with this index in the list"`
 	Title        string `json:"title,omitempty" jsonschema:"compute the edits of the action with this title (exact, or a unique part of it)"`
+	Write
 }
 
 // CodeActionsOutput is the result of go_code_actions.
@@ -86,8 +87,8 @@ func (b *Bridge) addCodeActions(s *mcp.Server) error {
 		Name:  "go_code_actions",
 		Title: "Code actions",
 		Description: "The code actions gopls offers at a position or range: quick fixes, fill struct, extract function or variable, " +
-			"inline call, and more. Choose one by index or title to get its edits and a unified diff; nothing is written.",
-		Annotations: readOnly(),
+			"inline call, and more. Choose one by index or title to get its edits and a unified diff." + b.writeNote(),
+		Annotations: b.editing(),
 	}, b.codeActionsTool)
 }
 
@@ -99,6 +100,11 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 		return nil, errors.New("choose an action by index or by title, not both")
 	case in.Index != nil && *in.Index < 0:
 		return nil, errors.New("index is 0-based and must not be negative")
+	case in.Apply && in.Index == nil && in.Title == "":
+		return nil, errors.New("apply writes the edits of one action: choose it with index or title")
+	}
+	if err := b.checkApply(in.Write); err != nil {
+		return nil, err
 	}
 	t, err := b.resolve(ctx, in.At)
 	if err != nil {
@@ -187,6 +193,9 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 	}
 	ch, err := b.changes(es)
 	if err != nil {
+		return nil, err
+	}
+	if err := b.applyIf(in.Write, es, &ch); err != nil {
 		return nil, err
 	}
 	out.Actions = nil

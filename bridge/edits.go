@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"cmp"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,12 +33,12 @@ type Edit struct {
 	NewText string `json:"newText"`
 }
 
-// Changes are proposed changes to files: the edits and the same as a
-// unified diff. goplsmcp never applies them.
+// Changes are changes to files: the edits and the same as a unified diff.
+// They are proposed, and written only with --allow-write and apply: true.
 type Changes struct {
 	Edits   []Edit `json:"edits" jsonschema:"the edits, by file and position"`
 	Diff    string `json:"diff" jsonschema:"the edits as a unified diff (git apply -p1 ready); empty when there is nothing to change"`
-	Applied bool   `json:"applied" jsonschema:"always false: the edits are proposed, not written"`
+	Applied bool   `json:"applied" jsonschema:"whether the edits were written to the files (apply: true with --allow-write); false when only proposed"`
 }
 
 // render is the lean text of changes: a count line and the diff.
@@ -49,13 +50,17 @@ func (c *Changes) render(nothing string) string {
 	for _, e := range c.Edits {
 		files[e.File] = true
 	}
-	return fmt.Sprintf("%s in %s, not applied:\n%s", plural(len(c.Edits), "edit"), plural(len(files), "file"),
+	state := "not applied"
+	if c.Applied {
+		state = "applied"
+	}
+	return fmt.Sprintf("%s in %s, %s:\n%s", plural(len(c.Edits), "edit"), plural(len(files), "file"), state,
 		strings.TrimSuffix(c.Diff, "\n"))
 }
 
 // An editSet is a change to files computed by gopls, with the text of
 // each file it applies to. It is the one representation of edits the
-// tools share, so that diffs, and later writing, are made in one place.
+// tools share, so that diffs and writes are made in one place.
 type editSet struct {
 	files []*fileEdit // by path
 }
@@ -64,8 +69,9 @@ type editSet struct {
 type fileEdit struct {
 	path    string // absolute, inside the root
 	uri     string
-	before  string // the text the edits apply to
-	created bool   // the file does not exist yet
+	before  string   // the text the edits apply to
+	sum     [32]byte // its SHA-256, which the file must still have to be written
+	created bool     // the file does not exist yet
 	edits   []protocol.TextEdit
 }
 
@@ -174,6 +180,7 @@ func (b *Bridge) editsFrom(we *workspaceEdit) (*editSet, error) {
 			return nil, fmt.Errorf("cannot read %s, which the change edits", b.displayPath(fe.path))
 		}
 		fe.before = string(text)
+		fe.sum = sha256.Sum256(text)
 	}
 	slices.SortFunc(es.files, func(x, y *fileEdit) int { return cmp.Compare(x.path, y.path) })
 	return es, nil

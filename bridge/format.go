@@ -10,6 +10,7 @@ import (
 // FormatInput is the input of go_format.
 type FormatInput struct {
 	Doc
+	Write
 }
 
 // FormatOutput is the result of go_format.
@@ -31,13 +32,16 @@ func (b *Bridge) addFormat(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:  "go_format",
 		Title: "Format Go code",
-		Description: "The edits gofmt would make to a file (or to unsaved text, or a snippet), with a unified diff. " +
-			"Nothing is written.",
-		Annotations: readOnly(),
+		Description: "The edits gofmt would make to a file (or to unsaved text, or a snippet), with a unified diff." +
+			b.writeNote(),
+		Annotations: b.editing(),
 	}, b.format)
 }
 
 func (b *Bridge) format(ctx context.Context, in *FormatInput) (*FormatOutput, error) {
+	if err := b.checkApply(in.Write); err != nil {
+		return nil, err
+	}
 	src, err := b.openDoc(ctx, in.Doc)
 	if err != nil {
 		return nil, err
@@ -57,6 +61,9 @@ func (b *Bridge) format(ctx context.Context, in *FormatInput) (*FormatOutput, er
 	}
 	ch, err := b.changes(es)
 	if err != nil {
+		return nil, err
+	}
+	if err := b.applyIf(in.Write, es, &ch); err != nil {
 		return nil, err
 	}
 	return &FormatOutput{URI: src.bufferURI(), Changes: ch}, nil

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -46,8 +47,9 @@ var update = flag.Bool("update", false, "rewrite the golden sections of testdata
 //	(empty; PATH is removed at this point)
 //
 // The workspace root appears as $ROOT in answers, and $ROOT in a call's
-// arguments stands for it. With -update the .text and .json sections are
-// rewritten from the answers; review the diff. After the script, every
+// arguments stands for it; the Go toolchain's version (runtime.Version, the
+// go command running the test) appears as $GOVERSION. With -update the
+// .text and .json sections are rewritten from the answers; review the diff. After the script, every
 // workspace file must be on disk exactly as the archive and its writes
 // left it: no tool may write.
 func TestGolden(t *testing.T) {
@@ -128,6 +130,7 @@ func runGolden(t *testing.T, path string) {
 	defer cancel()
 	schemas := outputSchemas(t, ctx, c)
 	var rewritten []txtar.File
+	normalize := strings.NewReplacer(root, "$ROOT", runtime.Version(), "$GOVERSION").Replace
 	for _, s := range steps {
 		if s.write || s.delete {
 			if s.write {
@@ -148,13 +151,13 @@ func runGolden(t *testing.T, path string) {
 		} else if err := validateOutput(schemas[s.Tool], res.StructuredContent); err != nil {
 			t.Errorf("%s: %s: structuredContent does not match the output schema: %v", s.name, s.Tool, err)
 		}
-		got := map[string]string{".text": strings.ReplaceAll(text, root, "$ROOT") + "\n"}
+		got := map[string]string{".text": normalize(text) + "\n"}
 		if len(res.StructuredContent) > 0 {
 			var buf bytes.Buffer
 			if err := json.Indent(&buf, res.StructuredContent, "", "  "); err != nil {
 				t.Fatal(err)
 			}
-			got[".json"] = strings.ReplaceAll(buf.String(), root, "$ROOT") + "\n"
+			got[".json"] = normalize(buf.String()) + "\n"
 		}
 		rewritten = append(rewritten, *s.section)
 		for _, suffix := range []string{".text", ".json"} {

@@ -9,6 +9,7 @@ import (
 // OrganizeImportsInput is the input of go_organize_imports.
 type OrganizeImportsInput struct {
 	Doc
+	Write
 }
 
 // OrganizeImportsOutput is the result of go_organize_imports.
@@ -30,13 +31,16 @@ func (b *Bridge) addOrganizeImports(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:  "go_organize_imports",
 		Title: "Organize imports",
-		Description: "The import edits gopls proposes for a file (add missing, remove unused, sort), with a unified diff. " +
-			"Nothing is written.",
-		Annotations: readOnly(),
+		Description: "The import edits gopls proposes for a file (add missing, remove unused, sort), with a unified diff." +
+			b.writeNote(),
+		Annotations: b.editing(),
 	}, b.organizeImports)
 }
 
 func (b *Bridge) organizeImports(ctx context.Context, in *OrganizeImportsInput) (*OrganizeImportsOutput, error) {
+	if err := b.checkApply(in.Write); err != nil {
+		return nil, err
+	}
 	src, err := b.openDoc(ctx, in.Doc)
 	if err != nil {
 		return nil, err
@@ -57,6 +61,9 @@ func (b *Bridge) organizeImports(ctx context.Context, in *OrganizeImportsInput) 
 			return nil, err
 		}
 		if out.Changes, err = b.changes(es); err != nil {
+			return nil, err
+		}
+		if err := b.applyIf(in.Write, es, &out.Changes); err != nil {
 			return nil, err
 		}
 		break

@@ -15,6 +15,7 @@ import (
 type RenameInput struct {
 	At
 	NewName string `json:"new_name" jsonschema:"the new name, a Go identifier"`
+	Write
 }
 
 // RenameOutput is the result of go_rename_symbol.
@@ -43,13 +44,16 @@ func (b *Bridge) addRename(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:  "go_rename_symbol",
 		Title: "Rename a symbol",
-		Description: "The edits that rename a symbol everywhere it is used, with a unified diff; nothing is written. " +
-			`Name it with file + symbol ("Foo", "pkg.Foo", "Type.Method") or file + line + character, and give new_name.`,
-		Annotations: readOnly(),
+		Description: "The edits that rename a symbol everywhere it is used, with a unified diff. " +
+			`Name it with file + symbol ("Foo", "pkg.Foo", "Type.Method") or file + line + character, and give new_name.` + b.writeNote(),
+		Annotations: b.editing(),
 	}, b.rename)
 }
 
 func (b *Bridge) rename(ctx context.Context, in *RenameInput) (*RenameOutput, error) {
+	if err := b.checkApply(in.Write); err != nil {
+		return nil, err
+	}
 	if !isIdent(in.NewName) {
 		return nil, fmt.Errorf("new_name %s is not a Go identifier; pass the bare new name, such as NewName", quote(in.NewName))
 	}
@@ -90,6 +94,9 @@ func (b *Bridge) rename(ctx context.Context, in *RenameInput) (*RenameOutput, er
 	}
 	ch, err := b.changes(es)
 	if err != nil {
+		return nil, err
+	}
+	if err := b.applyIf(in.Write, es, &ch); err != nil {
 		return nil, err
 	}
 	return &RenameOutput{URI: t.buffer, Note: t.note, Symbol: old, NewName: in.NewName, Changes: ch}, nil

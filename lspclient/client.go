@@ -39,8 +39,15 @@ const (
 type Options struct {
 	// Gopls is the path of the gopls binary (see [Locate]).
 	Gopls string
-	// Args are extra command-line arguments for gopls.
+	// Args are extra command-line arguments for gopls, before its serve
+	// command.
 	Args []string
+	// Remote, if set, starts gopls as a forwarder to a shared gopls
+	// daemon: "auto" (the daemon editors share, started if none runs),
+	// "auto;ID", "unix;PATH" or a TCP host:port. The forwarder is the
+	// client's child and is stopped and restarted like gopls; the daemon
+	// is not the client's and outlives it.
+	Remote string
 	// Root is the absolute, symlink-free workspace root.
 	Root string
 	// Env holds KEY=VALUE pairs added to gopls's environment.
@@ -100,6 +107,8 @@ type Client struct {
 	capabilities json.RawMessage
 
 	pid atomic.Int64 // of the last gopls started
+	// diagnoseSeq numbers the progress tokens of workspace diagnoses.
+	diagnoseSeq atomic.Int64
 
 	life     context.Context // ends when Close is called
 	stopLife context.CancelFunc
@@ -153,6 +162,10 @@ func (c *Client) Version() string {
 	return c.serverVersion
 }
 
+// Remote returns the address of the gopls daemon the client's gopls
+// forwards to, or "" when gopls is not shared.
+func (c *Client) Remote() string { return c.opts.Remote }
+
 // Root returns the workspace root gopls was started on.
 func (c *Client) Root() string { return c.opts.Root }
 
@@ -194,12 +207,22 @@ func (c *Client) Health() Health {
 // bound. If gopls dies while the request is pending, the request is sent
 // once more to the gopls that replaces it, with a bound of its own.
 func (c *Client) Call(ctx context.Context, method string, params, result any) error {
+	return c.traced(ctx, method, method, params, result)
+}
+
+// traced is Call, recording each attempt under name in the context's
+// trace (see [WithTrace]).
+func (c *Client) traced(ctx context.Context, name, method string, params, result any) error {
 	// Files changed on disk are told to gopls before it answers.
 	c.watch.barrier()
+	began := time.Now()
 	err := c.call(ctx, method, params, result)
+	record(ctx, name, began, err)
 	if errors.Is(err, ErrExited) && ctx.Err() == nil {
 		c.log.Info("gopls ended during a request; retrying it once", "method", method)
+		began = time.Now()
 		err = c.call(ctx, method, params, result)
+		record(ctx, name, began, err)
 	}
 	return err
 }
@@ -269,7 +292,7 @@ func (c *Client) ExecuteCommand(ctx context.Context, command string, args any, r
 	if args != nil {
 		params["arguments"] = []any{args}
 	}
-	return c.Call(ctx, "workspace/executeCommand", params, result)
+	return c.traced(ctx, "workspace/executeCommand "+command, "workspace/executeCommand", params, result)
 }
 
 // Close shuts gopls down: shutdown and exit requests, then closing its

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"time"
 
 	"go.lsp.dev/protocol"
 )
@@ -41,7 +43,33 @@ func (c *Client) DiagnoseWorkspace(ctx context.Context, anyGoFile string) error 
 		}
 		return fmt.Errorf("waiting for the workspace to load: %w", err)
 	}
-	return c.ExecuteCommand(ctx, "gopls.diagnose_files", map[string]any{"Files": []string{anyGoFile}}, nil)
+	// gopls publishes the diagnostics, then ends the command's progress,
+	// then answers. A forwarder to a shared daemon passes notifications
+	// on in order but may pass the answer on before them; the end of the
+	// progress, which follows the diagnostics, is the signal that they
+	// are all here.
+	token := fmt.Sprintf("goplsmcp-diagnose-%d", c.diagnoseSeq.Add(1))
+	ended, forget := c.prog.expectEnd(strconv.Quote(token))
+	defer forget()
+	params := map[string]any{
+		"command":       "gopls.diagnose_files",
+		"arguments":     []any{map[string]any{"Files": []string{anyGoFile}}},
+		"workDoneToken": token,
+	}
+	if err := c.traced(ctx, "workspace/executeCommand gopls.diagnose_files", "workspace/executeCommand", params, nil); err != nil {
+		return err
+	}
+	wait := time.NewTimer(c.opts.Timeout)
+	defer wait.Stop()
+	select {
+	case <-ended:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-wait.C:
+		// Not fatal: the diagnostics published so far are the answer.
+		c.log.Warn("gopls answered gopls.diagnose_files but did not end its progress", "timeout", c.opts.Timeout)
+	}
+	return nil
 }
 
 // WorkspaceDiagnostics is [Client.DiagnoseWorkspace] followed by

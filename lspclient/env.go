@@ -1,6 +1,7 @@
 package lspclient
 
 import (
+	"maps"
 	"slices"
 	"strings"
 )
@@ -51,4 +52,65 @@ func readonlyGoflags(goflags string) string {
 		out = append(out, "-mod=readonly")
 	}
 	return strings.Join(out, " ")
+}
+
+// offlineSettings applies the offline policy to gopls settings, which can
+// say more than the environment: gopls's env setting overrides the
+// environment for the go commands it runs (and is what a shared daemon
+// runs them with), and its buildFlags are passed to them. So the env
+// setting always holds GOPROXY=off, GOTOOLCHAIN=local and a GOFLAGS with
+// -mod=readonly (from the setting's GOFLAGS, else goflags, the
+// environment's), and -mod=mod is dropped from buildFlags. It returns a
+// copy; s is not changed.
+func offlineSettings(given map[string]any, goflags string) map[string]any {
+	s := make(map[string]any, len(given)+1)
+	maps.Copy(s, given)
+	env := map[string]any{}
+	switch given := s["env"].(type) {
+	case map[string]any:
+		maps.Copy(env, given)
+	case map[string]string:
+		for k, v := range given {
+			env[k] = v
+		}
+	}
+	for _, kv := range offlineEnv {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	if given, ok := env["GOFLAGS"].(string); ok {
+		goflags = given
+	}
+	env["GOFLAGS"] = readonlyGoflags(goflags)
+	s["env"] = env
+
+	flags, ok := s["buildFlags"].([]any)
+	if strs, isStrings := s["buildFlags"].([]string); isStrings {
+		flags, ok = make([]any, len(strs)), true
+		for i, f := range strs {
+			flags[i] = f
+		}
+	}
+	if ok {
+		kept := []any{}
+		for i := 0; i < len(flags); i++ {
+			f, _ := flags[i].(string)
+			switch {
+			case f == "-mod=mod" || f == "--mod=mod":
+				continue
+			case (f == "-mod" || f == "--mod") && i+1 < len(flags) && flags[i+1] == "mod":
+				i++
+				continue
+			}
+			kept = append(kept, flags[i])
+		}
+		s["buildFlags"] = kept
+	}
+	return s
+}
+
+// FixedSettings are the gopls settings goplsmcp relies on; settings given
+// to a client must leave them alone.
+func FixedSettings() []string {
+	return slices.Sorted(maps.Keys(defaultSettings()))
 }

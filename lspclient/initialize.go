@@ -22,6 +22,9 @@ func defaultSettings() map[string]any {
 func (c *Client) settings() map[string]any {
 	s := defaultSettings()
 	maps.Copy(s, c.opts.Settings)
+	if !c.opts.AllowNetwork {
+		s = offlineSettings(s, lookupEnv(append(os.Environ(), c.opts.Env...), "GOFLAGS"))
+	}
 	return s
 }
 

@@ -124,7 +124,14 @@ func spawn(opts Options, log *slog.Logger, handler jsonrpc2.Handler) (*process, 
 		return nil, fmt.Errorf("starting gopls: %w", err)
 	}
 
-	cmd := exec.Command(opts.Gopls, append(append([]string{}, opts.Args...), "serve")...)
+	var args []string
+	if opts.Remote != "" {
+		// A forwarder; the daemon it starts for "auto" runs in a session
+		// of its own, out of reach of the signals that stop the forwarder.
+		args = append(args, "-remote="+opts.Remote)
+	}
+	args = append(append(args, opts.Args...), "serve")
+	cmd := exec.Command(opts.Gopls, args...)
 	cmd.Dir = opts.Root
 	cmd.Env = childEnv(os.Environ(), opts.Env, opts.AllowNetwork)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW

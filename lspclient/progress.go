@@ -24,12 +24,32 @@ type progressTracker struct {
 	loaded   chan struct{}     // closed when the initial load has ended
 	loadErr  error
 	onReport func(Progress)
+	subs     map[int]func(Progress)
+	nextSub  int
+	// ends are closed when the work of their token ends (see expectEnd).
+	ends map[string]chan struct{}
 }
 
 func (t *progressTracker) init(onReport func(Progress)) {
 	t.titles = make(map[string]string)
 	t.loaded = make(chan struct{})
 	t.onReport = onReport
+	t.subs = make(map[int]func(Progress))
+	t.ends = make(map[string]chan struct{})
+}
+
+// expectEnd returns a channel closed when the work reported under token
+// (its JSON) ends, or when gopls is replaced; forget drops it unused.
+func (t *progressTracker) expectEnd(token string) (ended <-chan struct{}, forget func()) {
+	ch := make(chan struct{})
+	t.mu.Lock()
+	t.ends[token] = ch
+	t.mu.Unlock()
+	return ch, func() {
+		t.mu.Lock()
+		delete(t.ends, token)
+		t.mu.Unlock()
+	}
 }
 
 func (t *progressTracker) create(token json.RawMessage) {
@@ -59,10 +79,48 @@ func (t *progressTracker) report(params json.RawMessage) {
 		t.titles[key] = title
 	case "end":
 		delete(t.titles, key)
+		if ch, ok := t.ends[key]; ok {
+			close(ch)
+			delete(t.ends, key)
+		}
+	}
+	subs := make([]func(Progress), 0, len(t.subs))
+	for _, fn := range t.subs {
+		subs = append(subs, fn)
 	}
 	t.mu.Unlock()
+	report := Progress{Title: title, Message: p.Value.Message, Done: p.Value.Kind == "end"}
 	if t.onReport != nil {
-		t.onReport(Progress{Title: title, Message: p.Value.Message, Done: p.Value.Kind == "end"})
+		t.onReport(report)
+	}
+	for _, fn := range subs {
+		fn(report)
+	}
+}
+
+// SubscribeProgress calls fn with each $/progress report from gopls until
+// the returned function is called; no call of fn starts after that returns. fn
+// runs on the connection's reading goroutine and must not block.
+func (c *Client) SubscribeProgress(fn func(Progress)) (unsubscribe func()) {
+	t := &c.prog
+	t.mu.Lock()
+	id := t.nextSub
+	t.nextSub++
+	t.subs[id] = func(p Progress) {
+		// Checked again under the lock so that no call starts after
+		// unsubscribe has returned.
+		t.mu.Lock()
+		_, live := t.subs[id]
+		t.mu.Unlock()
+		if live {
+			fn(p)
+		}
+	}
+	t.mu.Unlock()
+	return func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		delete(t.subs, id)
 	}
 }
 
@@ -90,6 +148,10 @@ func (t *progressTracker) reset() {
 	}
 	t.loaded = make(chan struct{})
 	t.loadErr = nil
+	for key, ch := range t.ends {
+		close(ch)
+		delete(t.ends, key)
+	}
 	tokens := make([]string, 0, len(t.titles))
 	for token := range t.titles {
 		tokens = append(tokens, token)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -461,53 +462,121 @@ func TestOffline(t *testing.T) {
 		{"offline/newgo", []string{"GOTOOLCHAIN=auto"}, "GOTOOLCHAIN=local"},
 	}
 	for _, tt := range tests {
-		for _, allowNetwork := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/network=%v", tt.fixture, allowNetwork), func(t *testing.T) {
-				var asked atomic.Int64
-				proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					asked.Add(1)
-					http.NotFound(w, r)
-				}))
-				defer proxy.Close()
-				env := append([]string{
-					"GOPROXY=" + proxy.URL, "GOSUMDB=off",
-					"GOMODCACHE=" + t.TempDir(), "GOFLAGS=-modcacherw",
-				}, tt.env...)
+		// The environment given as gopls's env setting (what --env
+		// sets) must be as powerless as the process's.
+		// Through a shared daemon, whose own environment is online, what
+		// counts is the session's environment, the forwarder's.
+		for _, via := range []string{"environment", "setting", "daemon"} {
+			for _, allowNetwork := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/%s/network=%v", tt.fixture, via, allowNetwork), func(t *testing.T) {
+					var asked atomic.Int64
+					proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						asked.Add(1)
+						http.NotFound(w, r)
+					}))
+					defer proxy.Close()
+					env := append([]string{
+						"GOPROXY=" + proxy.URL, "GOSUMDB=off",
+						"GOMODCACHE=" + t.TempDir(), "GOFLAGS=-modcacherw",
+					}, tt.env...)
 
-				root := copyFixture(t, tt.fixture)
-				c := startWith(t, Options{Root: root, Timeout: 30 * time.Second, Env: env, AllowNetwork: allowNetwork})
-				genv := environ(t, c.PID())
-				offline := lookupEnv(genv, "GOPROXY") == "off" && lookupEnv(genv, "GOTOOLCHAIN") == "local" &&
-					strings.Contains(lookupEnv(genv, "GOFLAGS"), "-mod=readonly")
-				if offline == allowNetwork {
-					t.Errorf("gopls's environment has GOPROXY=%q GOTOOLCHAIN=%q GOFLAGS=%q; want offline settings: %v",
-						lookupEnv(genv, "GOPROXY"), lookupEnv(genv, "GOTOOLCHAIN"), lookupEnv(genv, "GOFLAGS"), !allowNetwork)
-				}
+					root := copyFixture(t, tt.fixture)
+					opts := Options{Root: root, Timeout: 30 * time.Second, Env: env, AllowNetwork: allowNetwork}
+					if via == "setting" {
+						setting := map[string]any{}
+						for _, kv := range env {
+							k, v, _ := strings.Cut(kv, "=")
+							setting[k] = v
+						}
+						opts.Env, opts.Settings = nil, map[string]any{"env": setting}
+					}
+					if via == "daemon" {
+						sock := filepath.Join(t.TempDir(), "gopls.sock")
+						daemon := exec.Command(goplsPath(t), "serve", "-listen=unix;"+sock)
+						daemon.Env = append(os.Environ(), env...)
+						if err := daemon.Start(); err != nil {
+							t.Fatal(err)
+						}
+						t.Cleanup(func() {
+							daemon.Process.Kill()
+							daemon.Wait()
+						})
+						opts.Remote = "unix;" + sock
+					}
+					c := startWith(t, opts)
+					genv := environ(t, c.PID())
+					offline := lookupEnv(genv, "GOPROXY") == "off" && lookupEnv(genv, "GOTOOLCHAIN") == "local" &&
+						strings.Contains(lookupEnv(genv, "GOFLAGS"), "-mod=readonly")
+					if offline == allowNetwork {
+						t.Errorf("gopls's environment has GOPROXY=%q GOTOOLCHAIN=%q GOFLAGS=%q; want offline settings: %v",
+							lookupEnv(genv, "GOPROXY"), lookupEnv(genv, "GOTOOLCHAIN"), lookupEnv(genv, "GOFLAGS"), !allowNetwork)
+					}
 
-				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-				defer cancel()
-				start := time.Now()
-				err := c.DiagnoseWorkspace(ctx, FileURI(filepath.Join(root, "main.go")))
-				if err != nil && !allowNetwork {
-					t.Fatal(err)
-				}
-				// Online, the workspace may be beyond gopls (it cannot
-				// fetch the toolchain); only the asking matters.
-				var all []string
-				for uri, diags := range c.PublishedDiagnostics() {
-					all = append(all, filepath.Base(uri)+": "+messages(diags))
-				}
-				if !allowNetwork && !strings.Contains(strings.Join(all, "\n"), tt.want) {
-					t.Errorf("diagnostics = %q; want one containing %q", all, tt.want)
-				}
-				if allowNetwork {
-					waitFor(t, 30*time.Second, "gopls's go command asks the module proxy", func() bool { return asked.Load() > 0 })
-				} else if n := asked.Load(); n > 0 {
-					// The load is over: the go command has run.
-					t.Errorf("offline, the module proxy was asked %d times", n)
-				}
-				t.Logf("diagnosed in %s, %d proxy requests: %q", time.Since(start).Round(time.Millisecond), asked.Load(), all)
-			})
+					ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+					defer cancel()
+					start := time.Now()
+					err := c.DiagnoseWorkspace(ctx, FileURI(filepath.Join(root, "main.go")))
+					if err != nil && !allowNetwork {
+						t.Fatal(err)
+					}
+					// Online, the workspace may be beyond gopls (it cannot
+					// fetch the toolchain); only the asking matters.
+					var all []string
+					for uri, diags := range c.PublishedDiagnostics() {
+						all = append(all, filepath.Base(uri)+": "+messages(diags))
+					}
+					if !allowNetwork && !strings.Contains(strings.Join(all, "\n"), tt.want) {
+						t.Errorf("diagnostics = %q; want one containing %q", all, tt.want)
+					}
+					if allowNetwork {
+						waitFor(t, 30*time.Second, "gopls's go command asks the module proxy", func() bool { return asked.Load() > 0 })
+					} else if n := asked.Load(); n > 0 {
+						// The load is over: the go command has run.
+						t.Errorf("offline, the module proxy was asked %d times", n)
+					}
+					t.Logf("diagnosed in %s, %d proxy requests: %q", time.Since(start).Round(time.Millisecond), asked.Load(), all)
+				})
+			}
 		}
+	}
+}
+
+func TestOfflineSettings(t *testing.T) {
+	offline := func(goflags string, more ...string) map[string]any {
+		env := map[string]any{"GOPROXY": "off", "GOTOOLCHAIN": "local", "GOFLAGS": goflags}
+		for i := 0; i < len(more); i += 2 {
+			env[more[i]] = more[i+1]
+		}
+		return map[string]any{"env": env}
+	}
+	tests := []struct {
+		name     string
+		settings map[string]any
+		goflags  string // the environment's
+		want     map[string]any
+	}{
+		{"no settings", nil, "", offline("-mod=readonly")},
+		{"the environment's GOFLAGS", nil, "-buildvcs=false", offline("-buildvcs=false -mod=readonly")},
+		{"env cannot lift it", map[string]any{"env": map[string]any{
+			"GOPROXY": "https://proxy.example", "GOTOOLCHAIN": "auto", "GOFLAGS": "-mod=mod -tags=x", "GOPRIVATE": "example.com",
+		}}, "-buildvcs=false", offline("-tags=x -mod=readonly", "GOPRIVATE", "example.com")},
+		{"env of strings", map[string]any{"env": map[string]string{"GOPROXY": "direct", "CGO_ENABLED": "0"}}, "",
+			offline("-mod=readonly", "CGO_ENABLED", "0")},
+		{"-mod=mod dropped from buildFlags", map[string]any{"buildFlags": []any{"-tags=integration", "-mod=mod", "-mod", "mod", "--mod=mod", "-race"}}, "",
+			map[string]any{"env": offline("-mod=readonly")["env"], "buildFlags": []any{"-tags=integration", "-race"}}},
+		{"buildFlags of strings", map[string]any{"buildFlags": []string{"-mod=mod"}, "staticcheck": true}, "",
+			map[string]any{"env": offline("-mod=readonly")["env"], "buildFlags": []any{}, "staticcheck": true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := fmt.Sprint(tt.settings)
+			got := offlineSettings(tt.settings, tt.goflags)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("offlineSettings (-want +got):\n%s", diff)
+			}
+			if after := fmt.Sprint(tt.settings); after != before {
+				t.Errorf("offlineSettings changed its input: %s, was %s", after, before)
+			}
+		})
 	}
 }

@@ -450,3 +450,41 @@ func within(dir, path string) bool {
 // request, as every request does first. A call runs it before taking the
 // buffers it reads, so that it takes the files as they are now.
 func (c *Client) Refresh() { c.watch.barrier() }
+
+// Written tells gopls that the files at paths (absolute; true for a file
+// that was created) were just written on purpose. Documents open for them
+// are closed, at once or when the calls holding them let go, so that gopls
+// reads the new content; overlays too, since a file is only written when
+// its overlay held the text it replaced. Then gopls is told the files
+// changed. The watcher would see the writes as well, but not on every
+// platform nor in every directory, and the next call must see them.
+func (c *Client) Written(paths map[string]bool) {
+	c.watch.barrier()
+	if len(paths) == 0 {
+		return
+	}
+	params := make([]map[string]any, 0, len(paths))
+	c.docs.mu.Lock()
+	for path, created := range paths {
+		kind := fileChanged
+		if created {
+			kind = fileCreated
+		}
+		uri := FileURI(path)
+		params = append(params, map[string]any{"uri": uri, "type": kind})
+		doc, ok := c.docs.open[uri]
+		switch {
+		case !ok:
+		case doc.holders > 0:
+			doc.stale = true
+		default:
+			c.closeLocked(uri)
+		}
+	}
+	c.docs.mu.Unlock()
+	if p := c.live(); p != nil {
+		if err := p.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": params}); err != nil {
+			c.log.Debug("telling gopls about written files", "error", err)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -185,12 +186,11 @@ type ToolResultJSON struct {
 
 // Text joins the text blocks of the result.
 func (r *ToolResultJSON) Text() string {
-	var s string
-	for i, c := range r.Content {
-		if i > 0 {
-			s += "\n"
+	var texts []string
+	for _, c := range r.Content {
+		if c.Type == "text" {
+			texts = append(texts, c.Text)
 		}
-		s += c.Text
 	}
-	return s
+	return strings.Join(texts, "\n")
 }

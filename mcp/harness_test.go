@@ -4,10 +4,15 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // echoIn and echoOut are the types of the test tool "echo".
@@ -27,30 +32,105 @@ func (o *echoOut) Render() string { return "echo: " + o.Echo }
 func testServer(t *testing.T, opts *Options) *Server {
 	t.Helper()
 	s := NewServer("test", "v0", opts)
+	addTestTools(t, s, true)
+	return s
+}
+
+// addTestTools registers the test tools, resource and prompt; "block" only
+// when withBlock is set, since a session with a blocked call never ends on
+// its own.
+func addTestTools(t *testing.T, s *Server, withBlock bool) {
+	t.Helper()
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	must(AddTool(s, Tool{Name: "echo", Title: "Echo", Description: "Echoes text."},
+	must(AddTool(s, Tool{Name: "echo", Title: "Echo", Description: "Echoes text.", Annotations: readOnlyHints(), Icons: testIcons},
 		func(ctx context.Context, in *echoIn) (*echoOut, error) {
-			return &echoOut{Echo: strings.Repeat(in.Text, max(in.Count, 1))}, nil
+			return &echoOut{Echo: strings.Repeat(in.Text, min(max(in.Count, 1), 10000))}, nil
 		}))
-	must(AddTool(s, Tool{Name: "fail", Description: "Always fails."},
+	must(AddTool(s, Tool{Name: "fail", Title: "Fail", Description: "Always fails.", Annotations: readOnlyHints()},
 		func(ctx context.Context, in *struct{}) (*echoOut, error) {
 			return nil, errBoom
 		}))
-	must(AddTool(s, Tool{Name: "panic", Description: "Always panics."},
+	must(AddTool(s, Tool{Name: "panic", Title: "Panic", Description: "Always panics.", Annotations: readOnlyHints()},
 		func(ctx context.Context, in *struct{}) (*echoOut, error) {
 			panic("secret source text")
 		}))
-	must(AddTool(s, Tool{Name: "block", Description: "Blocks until cancelled."},
-		func(ctx context.Context, in *struct{}) (*echoOut, error) {
-			<-ctx.Done()
-			return nil, ctx.Err()
+	if withBlock {
+		must(AddTool(s, Tool{Name: "block", Title: "Block", Description: "Blocks until cancelled.", Annotations: readOnlyHints()},
+			func(ctx context.Context, in *struct{}) (*echoOut, error) {
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}))
+	}
+	must(AddTool(s, Tool{Name: "linked", Title: "Linked", Description: "Answers with a resource link.", Annotations: readOnlyHints()},
+		func(ctx context.Context, in *struct{}) (*linkedOut, error) {
+			return &linkedOut{Echo: "see the resource"}, nil
 		}))
-	return s
+	must(AddTool(s, Tool{Name: "unencodable", Title: "Unencodable", Description: "Returns a value JSON cannot hold.", Annotations: readOnlyHints()},
+		func(ctx context.Context, in *struct{}) (*badOut, error) {
+			return &badOut{Source: "func secret() {}", X: math.Inf(1)}, nil
+		}))
+	must(AddTool(s, Tool{Name: "progress", Title: "Progress", Description: "Reports progress, then answers.", Annotations: readOnlyHints()},
+		func(ctx context.Context, in *progressIn) (*echoOut, error) {
+			for i := range min(in.Steps, 100) {
+				ReportProgress(ctx, fmt.Sprintf("step %d", i+1))
+			}
+			return &echoOut{Echo: SessionID(ctx)}, nil
+		}))
+	must(AddResource(s, Resource{URI: "test://hello", Name: "hello", Title: "Hello", Description: "A greeting.", MIMEType: "text/plain", Icons: testIcons},
+		func(ctx context.Context) (string, error) { return "hello, world", nil }))
+	must(AddPrompt(s, Prompt{
+		Name: "greet", Title: "Greet", Description: "Greets someone.", Icons: testIcons,
+		Arguments: []PromptArgument{
+			{Name: "name", Title: "Name", Description: "who to greet", Required: true},
+			{Name: "style", Description: "formal or casual"},
+		},
+	}, func(ctx context.Context, args map[string]string) (*PromptResult, error) {
+		if args["style"] == "rude" {
+			return nil, InvalidParams("style must be formal or casual")
+		}
+		return &PromptResult{Messages: []PromptMessage{UserText("Greet " + args["name"] + ".")}}, nil
+	}, func(ctx context.Context, arg, prefix string, others map[string]string) ([]string, error) {
+		var out []string
+		if arg == "name" {
+			for _, n := range []string{"ada", "alan", "barbara", "grace"} {
+				if strings.HasPrefix(n, prefix) {
+					out = append(out, n+others["style"])
+				}
+			}
+		}
+		return out, nil
+	}))
+}
+
+var testIcons = []Icon{{Src: "data:image/svg+xml;base64,PHN2Zy8+", MIMEType: "image/svg+xml"}}
+
+type progressIn struct {
+	Steps int `json:"steps"`
+}
+
+type linkedOut struct {
+	Echo string `json:"echo"`
+}
+
+func (o *linkedOut) Render() string { return o.Echo }
+
+func (o *linkedOut) ResourceLinks() []ResourceLink {
+	return []ResourceLink{{URI: "test://hello", Name: "hello", MIMEType: "text/plain"}}
+}
+
+type badOut struct {
+	Source string  `json:"source"`
+	X      float64 `json:"x"`
+}
+
+func readOnlyHints() *ToolAnnotations {
+	t, f := true, false
+	return &ToolAnnotations{ReadOnlyHint: &t, IdempotentHint: &t, OpenWorldHint: &f}
 }
 
 type boom struct{}
@@ -148,4 +228,60 @@ func errorCode(m map[string]any) int {
 	}
 	c, _ := e["code"].(float64)
 	return int(c)
+}
+
+// runLines runs a whole session: it initializes at version (unless version
+// is ""), sends lines, closes the input and returns every message the
+// server wrote after the initialize answer, once the session has ended.
+// Since the session answers all calls before it ends, a message missing
+// here was never sent.
+func runLines(t *testing.T, s *Server, version string, lines []string) []string {
+	t.Helper()
+	ps := startSession(t, s)
+	if version != "" {
+		ps.initialize(version)
+	}
+	for _, l := range lines {
+		ps.send(l)
+	}
+	ps.in.Close()
+	var got []string
+	for line := range ps.lines {
+		got = append(got, line)
+	}
+	return got
+}
+
+// sameMessages compares two lists of JSON messages, ignoring their order
+// (concurrent calls may be answered in any order), and reports the
+// difference (-want +got).
+func sameMessages(t *testing.T, want, got []string) string {
+	t.Helper()
+	norm := func(lines []string) []string {
+		out := make([]string, 0, len(lines))
+		for _, l := range lines {
+			var v any
+			if err := json.Unmarshal([]byte(l), &v); err != nil {
+				t.Fatalf("not JSON: %q", l)
+			}
+			b, _ := json.Marshal(v) // sorted keys
+			out = append(out, string(b))
+		}
+		slices.Sort(out)
+		return out
+	}
+	return cmp.Diff(norm(want), norm(got))
+}
+
+// within waits for ch to yield or close, failing after 10 s.
+func within[T any](t *testing.T, what string, ch <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(10 * time.Second):
+		t.Fatalf("timed out waiting for %s", what)
+	}
+	var zero T
+	return zero
 }

@@ -27,7 +27,13 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Message }
 
-// errorf builds an *Error with a formatted message.
+// InvalidParams returns a -32602 error whose message is "Invalid params: "
+// followed by msg, which should say what to send instead.
+func InvalidParams(msg string) *Error {
+	return &Error{Code: CodeInvalidParams, Message: "Invalid params: " + msg}
+}
+
+// newError builds an *Error.
 func newError(code int, msg string) *Error { return &Error{Code: code, Message: msg} }
 
 // wireMessage is any incoming JSON-RPC message. Fields are raw so that the
@@ -35,7 +41,7 @@ func newError(code int, msg string) *Error { return &Error{Code: code, Message: 
 type wireMessage struct {
 	JSONRPC json.RawMessage `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
-	Method  *string         `json:"method"`
+	Method  json.RawMessage `json:"method"`
 	Params  json.RawMessage `json:"params"`
 	Result  json.RawMessage `json:"result"`
 	Error   json.RawMessage `json:"error"`
@@ -81,4 +87,23 @@ func validID(raw json.RawMessage) bool {
 // isNull reports whether raw is absent or the JSON literal null.
 func isNull(raw json.RawMessage) bool {
 	return len(raw) == 0 || string(raw) == "null"
+}
+
+// isObject reports whether raw is a JSON object.
+func isObject(raw json.RawMessage) bool {
+	t := trimSpace(raw)
+	return len(t) > 0 && t[0] == '{'
+}
+
+// stringValue decodes raw as a JSON string.
+func stringValue(raw json.RawMessage) (string, bool) {
+	t := trimSpace(raw)
+	if len(t) == 0 || t[0] != '"' {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(t, &s) != nil {
+		return "", false
+	}
+	return s, true
 }

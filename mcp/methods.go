@@ -5,17 +5,32 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
 )
 
 // A methodHandler answers one request method of a ready session.
 type methodHandler func(ctx context.Context, ss *session, params json.RawMessage) (any, error)
 
-func (ss *session) handlerFor(method string) methodHandler {
+func handlerFor(method string) methodHandler {
 	switch method {
 	case "tools/list":
 		return listTools
 	case "tools/call":
 		return callTool
+	case "resources/list":
+		return listResources
+	case "resources/templates/list":
+		return listResourceTemplates
+	case "resources/read":
+		return readResource
+	case "prompts/list":
+		return listPrompts
+	case "prompts/get":
+		return getPrompt
+	case "completion/complete":
+		return complete
+	case "logging/setLevel":
+		return setLevel
 	}
 	return nil
 }
@@ -24,6 +39,7 @@ type implementation struct {
 	Name    string `json:"name"`
 	Title   string `json:"title,omitempty"`
 	Version string `json:"version"`
+	Icons   []Icon `json:"icons,omitempty"`
 }
 
 type initializeResult struct {
@@ -37,14 +53,16 @@ type initializeResult struct {
 // is answered with the newest. It may happen once per session.
 func (ss *session) initialize(params json.RawMessage) (any, error) {
 	var p struct {
-		ProtocolVersion *string `json:"protocolVersion"`
+		ProtocolVersion json.RawMessage `json:"protocolVersion"`
 	}
-	if err := json.Unmarshal(params, &p); err != nil || p.ProtocolVersion == nil || *p.ProtocolVersion == "" {
-		return nil, newError(CodeInvalidParams, "Invalid params: protocolVersion must be a non-empty string")
+	_ = json.Unmarshal(params, &p)
+	asked, ok := stringValue(p.ProtocolVersion)
+	if !ok || asked == "" {
+		return nil, InvalidParams("protocolVersion must be a non-empty string")
 	}
 	version := latestVersion
-	if slices.Contains(supportedVersions, *p.ProtocolVersion) {
-		version = *p.ProtocolVersion
+	if slices.Contains(supportedVersions, asked) {
+		version = asked
 	}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
@@ -55,77 +73,140 @@ func (ss *session) initialize(params json.RawMessage) (any, error) {
 	ss.version = version
 
 	info := implementation{Name: ss.srv.name, Version: ss.srv.version}
-	if version >= "2025-06-18" {
+	if version >= version20250618 {
 		info.Title = ss.srv.opts.Title
+	}
+	if version >= version20251125 {
+		info.Icons = ss.srv.opts.Icons
+	}
+	caps := map[string]any{
+		"tools":     map[string]any{"listChanged": false},
+		"resources": map[string]any{"listChanged": false, "subscribe": false},
+		"prompts":   map[string]any{"listChanged": false},
+		"logging":   map[string]any{},
+	}
+	if version >= version20250326 {
+		caps["completions"] = map[string]any{}
 	}
 	return &initializeResult{
 		ProtocolVersion: version,
-		Capabilities: map[string]any{
-			"tools": map[string]any{"listChanged": false},
-		},
-		ServerInfo:   info,
-		Instructions: ss.srv.opts.Instructions,
+		Capabilities:    caps,
+		ServerInfo:      info,
+		Instructions:    ss.srv.opts.Instructions,
 	}, nil
 }
 
 func listTools(ctx context.Context, ss *session, params json.RawMessage) (any, error) {
-	var p struct {
-		Cursor *string `json:"cursor"`
-	}
-	if len(params) > 0 {
-		if err := json.Unmarshal(params, &p); err != nil {
-			return nil, newError(CodeInvalidParams, "Invalid params: cursor must be a string")
-		}
-	}
-	// All tools fit on one page, so no cursor was ever issued.
-	if p.Cursor != nil {
-		return nil, newError(CodeInvalidParams, "Invalid params: unknown cursor")
+	tools := ss.srv.toolList()
+	start, end, next, err := ss.page(params, "tools", len(tools))
+	if err != nil {
+		return nil, err
 	}
 	version := ss.negotiated()
-	tools := ss.srv.toolList()
-	list := make([]toolJSON, 0, len(tools))
-	for _, t := range tools {
+	list := make([]toolJSON, 0, end-start)
+	for _, t := range tools[start:end] {
 		list = append(list, t.describe(version))
 	}
-	return map[string]any{"tools": list}, nil
+	return &struct {
+		Tools      []toolJSON `json:"tools"`
+		NextCursor string     `json:"nextCursor,omitempty"`
+	}{list, next}, nil
 }
 
 func callTool(ctx context.Context, ss *session, params json.RawMessage) (any, error) {
 	var p struct {
-		Name      *string         `json:"name"`
+		Name      json.RawMessage `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 	}
-	if err := json.Unmarshal(params, &p); err != nil || p.Name == nil {
-		return nil, newError(CodeInvalidParams, "Invalid params: name must be a string")
+	_ = json.Unmarshal(params, &p)
+	name, ok := stringValue(p.Name)
+	if !ok {
+		return nil, InvalidParams("name must be a string")
 	}
 	args := p.Arguments
 	if isNull(args) {
 		args = json.RawMessage("{}")
-	} else if trimSpace(args)[0] != '{' {
-		return nil, newError(CodeInvalidParams, "Invalid params: arguments must be an object")
+	} else if !isObject(args) {
+		return nil, InvalidParams("arguments must be an object")
 	}
-	structured := ss.atLeast("2025-06-18")
-	t := ss.srv.tool(*p.Name)
+	return ss.srv.call(ctx, name, args, ss.atLeast(version20250618))
+}
+
+// call runs one tools/call: it finds the tool, validates args, runs the
+// tool inside the middleware and shapes its result; with debug: true, it
+// traces the call. structured says whether the client's version has
+// structuredContent.
+func (s *Server) call(ctx context.Context, name string, args json.RawMessage, structured bool) (any, error) {
+	t := s.tool(name)
 	if t == nil {
 		return errorResult("unknown tool", structured), nil
 	}
 	if err := t.validate(args); err != nil {
 		return errorResult(err.Error(), structured), nil
 	}
-	out, err := t.run(ctx, args)
+	debug, args, err := takeDebug(args)
+	if err != nil {
+		return errorResult(err.Error(), structured), nil
+	}
+	var finish func() []TraceEntry
+	if tracer := s.currentTracer(); debug && tracer != nil {
+		ctx, finish = tracer(ctx)
+	}
+	began := time.Now()
+	out, err := s.runTool(ctx, t, args)
+	var dbg *DebugInfo
+	if debug {
+		dbg = &DebugInfo{Ms: Milliseconds(time.Since(began)), Requests: []TraceEntry{}}
+		if finish != nil {
+			dbg.Requests = append(dbg.Requests, finish()...)
+		}
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return errorResult(err.Error(), structured), nil
+		return errorResultWith(err.Error(), structured, dbg), nil
 	}
-	return ss.srv.resultFor(out, structured)
+	return s.resultFor(out, structured, dbg)
 }
 
-// resultFor wraps a tool's output as a result: its lean text, and its
-// structured form where the version has structuredContent. A result over
-// the size cap is replaced by an error saying how to narrow the call.
-func (s *Server) resultFor(out any, structured bool) (any, error) {
+// CallTool runs one tool outside any session, as tools/call does for a
+// client of the newest protocol version, and returns what that client
+// would receive. An unknown tool, invalid arguments and the tool's own
+// failure are results with IsError set; the error is for args that are
+// not a JSON object, the end of ctx, and a tool that panicked.
+func (s *Server) CallTool(ctx context.Context, name string, args json.RawMessage) (_ *ToolResultJSON, err error) {
+	if isNull(args) {
+		args = json.RawMessage("{}")
+	} else if !isObject(args) {
+		return nil, InvalidParams("arguments must be an object")
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("tool panicked", "tool", shorten(name, 80), "type", fmt.Sprintf("%T", r))
+			err = newError(CodeInternalError, "Internal error")
+		}
+	}()
+	res, err := s.call(ctx, name, args, true)
+	if err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(res)
+	if err != nil {
+		return nil, err
+	}
+	var out ToolResultJSON
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// resultFor wraps a tool's output as a result: its lean text, and, where
+// the version has them, its structured form and its resource links. A
+// result over the size cap is replaced by an error saying how to narrow
+// the call.
+func (s *Server) resultFor(out any, structured bool, dbg *DebugInfo) (any, error) {
 	var text string
 	if r, ok := out.(Renderer); ok {
 		text = r.Render()
@@ -136,9 +217,29 @@ func (s *Server) resultFor(out any, structured bool) (any, error) {
 		}
 		text = string(data)
 	}
+	if dbg != nil {
+		text += "\n" + dbg.render()
+	}
 	res := &ToolResult{Content: []Content{{Type: "text", Text: text}}}
 	if structured {
 		res.StructuredContent = out
+		if dbg != nil {
+			data, err := json.Marshal(out)
+			if err != nil {
+				return nil, err
+			}
+			if res.StructuredContent, err = withMember(data, debugArg, dbg); err != nil {
+				return nil, err
+			}
+		}
+		if l, ok := out.(Linker); ok {
+			for _, link := range l.ResourceLinks() {
+				res.Content = append(res.Content, Content{
+					Type: "resource_link", URI: link.URI, Name: link.Name, Title: link.Title,
+					Description: link.Description, MIMEType: link.MIMEType,
+				})
+			}
+		}
 	}
 	data, err := json.Marshal(res)
 	if err != nil {
@@ -147,7 +248,7 @@ func (s *Server) resultFor(out any, structured bool) (any, error) {
 	if len(data) > s.opts.MaxResultBytes {
 		msg := fmt.Sprintf("the answer is %d bytes, over the limit of %d; narrow the call: pass a smaller limit, one file, or a more specific query",
 			len(data), s.opts.MaxResultBytes)
-		return errorResult(msg, structured), nil
+		return errorResultWith(msg, structured, dbg), nil
 	}
 	return json.RawMessage(data), nil
 }

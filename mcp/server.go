@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 )
 
@@ -14,17 +16,33 @@ var supportedVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024
 
 const latestVersion = "2025-11-25"
 
+// The versions that introduced fields this server sends. Versions are dates,
+// so they compare as strings.
+const (
+	// annotations on tools, the completions capability, message on
+	// progress notifications.
+	version20250326 = "2025-03-26"
+	// title, outputSchema, structuredContent, resource_link content.
+	version20250618 = "2025-06-18"
+	// icons.
+	version20251125 = "2025-11-25"
+)
+
 // Defaults for [Options] fields left zero.
 const (
 	DefaultMaxMessageBytes = 2 << 20
 	DefaultMaxResultBytes  = 512 << 10
 	DefaultMaxInFlight     = 8
+	DefaultPageSize        = 100
 )
 
 // Options configure a [Server]. A nil *Options means all defaults.
 type Options struct {
 	// Title is the human-readable server name sent in serverInfo.
 	Title string
+	// Icons are the server's icons, sent in serverInfo to clients of
+	// 2025-11-25 and later.
+	Icons []Icon
 	// Instructions is the guidance returned by initialize.
 	Instructions string
 	// Logger receives the server's own log; nil discards it.
@@ -36,26 +54,57 @@ type Options struct {
 	// the call.
 	MaxResultBytes int
 	// MaxInFlight bounds the requests handled at once per session
-	// (default 8).
+	// (default 8). Up to eight times as many may wait their turn; beyond
+	// that the session stops reading until one ends.
 	MaxInFlight int
+	// PageSize is the number of items in one page of tools/list,
+	// resources/list and prompts/list (default 100).
+	PageSize int
 }
 
-// A Server is a registry of tools plus the options every session shares. It
-// is safe for concurrent use; register tools before serving.
+// An Icon is an image a client may show for the server, a tool, a
+// resource or a prompt.
+type Icon struct {
+	Src      string   `json:"src"`
+	MIMEType string   `json:"mimeType,omitempty"`
+	Sizes    []string `json:"sizes,omitempty"`
+}
+
+// A ToolMiddleware runs around every tool call: it may observe ctx and the
+// tool's name, and must call next to run the tool.
+type ToolMiddleware func(ctx context.Context, tool string, next func(context.Context) (any, error)) (any, error)
+
+// A Server is a registry of tools, resources and prompts plus the options
+// every session shares. It is safe for concurrent use; register everything
+// before serving.
 type Server struct {
 	name    string
 	version string
 	opts    Options
 	log     *slog.Logger
 
-	mu    sync.RWMutex
-	tools []*serverTool
-	index map[string]*serverTool
+	mu         sync.RWMutex
+	tools      []*serverTool
+	index      map[string]*serverTool
+	resources  []*serverResource
+	resIndex   map[string]*serverResource
+	prompts    []*serverPrompt
+	promptIdx  map[string]*serverPrompt
+	middleware []ToolMiddleware
+	tracer     Tracer
+	sessions   map[*session]struct{}
 }
 
 // NewServer returns a server that introduces itself as name at version.
 func NewServer(name, version string, opts *Options) *Server {
-	s := &Server{name: name, version: version, index: make(map[string]*serverTool)}
+	s := &Server{
+		name:      name,
+		version:   version,
+		index:     make(map[string]*serverTool),
+		resIndex:  make(map[string]*serverResource),
+		promptIdx: make(map[string]*serverPrompt),
+		sessions:  make(map[*session]struct{}),
+	}
 	if opts != nil {
 		s.opts = *opts
 	}
@@ -67,6 +116,9 @@ func NewServer(name, version string, opts *Options) *Server {
 	}
 	if s.opts.MaxInFlight <= 0 {
 		s.opts.MaxInFlight = DefaultMaxInFlight
+	}
+	if s.opts.PageSize <= 0 {
+		s.opts.PageSize = DefaultPageSize
 	}
 	s.log = s.opts.Logger
 	if s.log == nil {
@@ -95,7 +147,81 @@ func (s *Server) tool(name string) *serverTool {
 func (s *Server) toolList() []*serverTool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return append([]*serverTool(nil), s.tools...)
+	return slices.Clone(s.tools)
+}
+
+// ToolNames returns the names of the registered tools, in the order they
+// were registered.
+func (s *Server) ToolNames() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	names := make([]string, len(s.tools))
+	for i, t := range s.tools {
+		names[i] = t.def.Name
+	}
+	return names
+}
+
+// KeepTools unregisters every tool not named in keep, so that clients
+// neither see nor can call them. It fails, changing nothing, if keep names
+// a tool that is not registered. Call it before serving.
+func (s *Server) KeepTools(keep []string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	want := make(map[string]bool, len(keep))
+	var unknown []string
+	for _, name := range keep {
+		if _, ok := s.index[name]; !ok {
+			unknown = append(unknown, name)
+		}
+		want[name] = true
+	}
+	if len(unknown) > 0 {
+		return fmt.Errorf("no such tool: %s", strings.Join(unknown, ", "))
+	}
+	s.tools = slices.DeleteFunc(s.tools, func(t *serverTool) bool { return !want[t.def.Name] })
+	for name := range s.index {
+		if !want[name] {
+			delete(s.index, name)
+		}
+	}
+	return nil
+}
+
+// HasTool reports whether a tool of that name is registered.
+func (s *Server) HasTool(name string) bool { return s.tool(name) != nil }
+
+// AddToolMiddleware adds mw around every tool call, outside the ones added
+// before it.
+func (s *Server) AddToolMiddleware(mw ToolMiddleware) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.middleware = append(s.middleware, mw)
+}
+
+// runTool runs t inside the middleware.
+func (s *Server) runTool(ctx context.Context, t *serverTool, args []byte) (any, error) {
+	s.mu.RLock()
+	mws := slices.Clone(s.middleware)
+	s.mu.RUnlock()
+	next := func(ctx context.Context) (any, error) { return t.run(ctx, args) }
+	for _, mw := range mws {
+		inner := next
+		next = func(ctx context.Context) (any, error) { return mw(ctx, t.def.Name, inner) }
+	}
+	return next(ctx)
+}
+
+func (s *Server) addSession(ss *session) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sessions[ss] = struct{}{}
+}
+
+func (s *Server) removeSession(ss *session) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.sessions, ss)
 }
 
 // ServeStdio runs one session over a pair of streams, one JSON-RPC message
@@ -103,6 +229,6 @@ func (s *Server) toolList() []*serverTool {
 // input, calls already received are answered before it returns; when ctx
 // is cancelled they are cancelled instead.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	sess := newSession(s, &lineWriter{w: out}, "stdio")
+	sess := newSession(s, &lineWriter{w: out})
 	return sess.serve(ctx, newLineReader(in, s.opts.MaxMessageBytes))
 }

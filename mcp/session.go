@@ -2,13 +2,17 @@ package mcp
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"sync"
+	"unicode/utf8"
 )
 
 // Session states. A session answers tools, resources and prompts only once
@@ -19,8 +23,13 @@ const (
 	stateReady
 )
 
+// logQueueSize bounds the log notifications waiting to be written to one
+// session; beyond it they are dropped, so that a slow client never stalls
+// whoever logs.
+const logQueueSize = 256
+
 // A session is one client connection: its lifecycle state, its negotiated
-// version and its in-flight calls.
+// version, its log level and its in-flight calls.
 type session struct {
 	srv *Server
 	out *lineWriter
@@ -29,10 +38,13 @@ type session struct {
 	mu       sync.Mutex
 	state    int
 	version  string
+	logLevel LogLevel
 	inflight map[string]*call // keyed by the raw JSON id
 
-	sem chan struct{}  // bounds concurrent handlers
-	wg  sync.WaitGroup // counts running handlers
+	sem     chan struct{}  // bounds concurrent handlers
+	pending chan struct{}  // bounds handlers running or waiting for sem
+	wg      sync.WaitGroup // counts running handlers
+	logq    chan *notification
 }
 
 // A call is one request being handled.
@@ -41,14 +53,26 @@ type call struct {
 	cancelled bool // by notifications/cancelled: send no response
 }
 
-func newSession(srv *Server, out *lineWriter, id string) *session {
+func newSession(srv *Server, out *lineWriter) *session {
 	return &session{
 		srv:      srv,
 		out:      out,
-		id:       id,
+		id:       newSessionID(),
+		logLevel: LevelWarning,
 		inflight: make(map[string]*call),
 		sem:      make(chan struct{}, srv.opts.MaxInFlight),
+		pending:  make(chan struct{}, 8*srv.opts.MaxInFlight),
+		logq:     make(chan *notification, logQueueSize),
 	}
+}
+
+// newSessionID returns an unguessable id, as Streamable HTTP requires of
+// session ids; stdio sessions get one too so that per-session state never
+// collides.
+func newSessionID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 type readResult struct {
@@ -59,6 +83,18 @@ type readResult struct {
 func (ss *session) serve(ctx context.Context, lr *lineReader) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	ss.srv.addSession(ss)
+	defer ss.srv.removeSession(ss)
+
+	// Log notifications are written apart, so that Server.Log never waits
+	// for the client.
+	logDone := make(chan struct{})
+	var logWG sync.WaitGroup
+	logWG.Go(func() { ss.writeLogs(logDone) })
+	defer func() {
+		close(logDone)
+		logWG.Wait()
+	}()
 
 	// The reader runs apart so that a cancelled ctx ends the session even
 	// while a read blocks. Each line is copied: the reader reuses its buffer.
@@ -89,15 +125,16 @@ loop:
 			if !ok {
 				break loop
 			}
-			if r.err == errLineTooLong {
+			switch {
+			case r.err == errLineTooLong:
 				ss.writeError(nil, newError(CodeInvalidRequest,
 					fmt.Sprintf("Invalid Request: message exceeds %d bytes", ss.srv.opts.MaxMessageBytes)))
-			} else if r.err == io.EOF {
+			case r.err == io.EOF:
 				break loop
-			} else if r.err != nil {
+			case r.err != nil:
 				err = fmt.Errorf("reading input: %w", r.err)
 				break loop
-			} else {
+			default:
 				ss.handleLine(ctx, r.line)
 			}
 		}
@@ -118,25 +155,44 @@ loop:
 // concurrently, bounded by the session's semaphore.
 func (ss *session) handleLine(ctx context.Context, line []byte) {
 	trimmed := trimSpace(line)
-	if len(trimmed) > 0 && trimmed[0] == '[' {
+	if !utf8.Valid(trimmed) || !json.Valid(trimmed) {
+		ss.writeError(nil, newError(CodeParseError, "Parse error"))
+		return
+	}
+	switch trimmed[0] {
+	case '{':
+	case '[':
 		ss.writeError(nil, newError(CodeInvalidRequest, "Invalid Request: batches are not supported"))
+		return
+	default:
+		ss.writeError(nil, newError(CodeInvalidRequest, "Invalid Request: a message must be a JSON object"))
 		return
 	}
 	var msg wireMessage
-	if err := json.Unmarshal(line, &msg); err != nil || len(trimmed) == 0 || trimmed[0] != '{' {
+	if err := json.Unmarshal(trimmed, &msg); err != nil {
 		ss.writeError(nil, newError(CodeParseError, "Parse error"))
 		return
 	}
 	hasID := len(msg.ID) > 0
-	if msg.Method == nil {
-		// A response to a request of ours (we send none) or junk.
-		if !hasID && isNull(msg.Result) && isNull(msg.Error) {
-			ss.writeError(nil, newError(CodeInvalidRequest, "Invalid Request: no method"))
+	if isNull(msg.Method) {
+		if !isNull(msg.Result) || !isNull(msg.Error) {
+			// A response to a request of ours; we send none.
+			return
 		}
+		var id json.RawMessage
+		if validID(msg.ID) {
+			id = msg.ID
+		}
+		ss.writeError(id, newError(CodeInvalidRequest, "Invalid Request: method is missing"))
 		return
 	}
+	method, methodOK := stringValue(msg.Method)
+	jsonrpcOK := string(trimSpace(msg.JSONRPC)) == `"2.0"`
 	if !hasID {
-		ss.handleNotification(ctx, *msg.Method, msg.Params)
+		// A notification is never answered, however wrong it is.
+		if methodOK && jsonrpcOK {
+			ss.handleNotification(method, msg.Params)
+		}
 		return
 	}
 	if !validID(msg.ID) {
@@ -144,15 +200,17 @@ func (ss *session) handleLine(ctx context.Context, line []byte) {
 		return
 	}
 	id := msg.ID
-	if string(msg.JSONRPC) != `"2.0"` {
+	switch {
+	case !jsonrpcOK:
 		ss.writeError(id, newError(CodeInvalidRequest, `Invalid Request: jsonrpc must be "2.0"`))
 		return
-	}
-	if !isNull(msg.Params) && trimSpace(msg.Params)[0] != '{' {
-		ss.writeError(id, newError(CodeInvalidParams, "Invalid params: params must be an object"))
+	case !methodOK:
+		ss.writeError(id, newError(CodeInvalidRequest, "Invalid Request: method must be a string"))
+		return
+	case !isNull(msg.Params) && !isObject(msg.Params):
+		ss.writeError(id, InvalidParams("params must be an object"))
 		return
 	}
-	method := *msg.Method
 	switch method {
 	case "ping":
 		ss.writeResult(id, struct{}{})
@@ -169,7 +227,7 @@ func (ss *session) handleLine(ctx context.Context, line []byte) {
 		ss.writeError(id, newError(CodeNotInitialized, "Server not initialized"))
 		return
 	}
-	h := ss.handlerFor(method)
+	h := handlerFor(method)
 	if h == nil {
 		ss.writeError(id, newError(CodeMethodNotFound, "Method not found"))
 		return
@@ -177,24 +235,36 @@ func (ss *session) handleLine(ctx context.Context, line []byte) {
 	ss.start(ctx, id, method, msg.Params, h)
 }
 
-// start runs h for the request id in its own goroutine.
+// start runs h for the request id in its own goroutine. When too many
+// requests are pending it first waits for one to end, which stops the
+// session reading: backpressure on a client that floods it.
 func (ss *session) start(ctx context.Context, id json.RawMessage, method string, params json.RawMessage, h methodHandler) {
-	ctx, cancel := context.WithCancel(ctx)
-	c := &call{cancel: cancel}
 	key := string(id)
 	ss.mu.Lock()
-	if _, dup := ss.inflight[key]; dup {
-		ss.mu.Unlock()
-		cancel()
+	_, dup := ss.inflight[key]
+	ss.mu.Unlock()
+	if dup {
 		ss.writeError(id, newError(CodeInvalidRequest, "Invalid Request: id is already in use"))
 		return
 	}
+	select {
+	case ss.pending <- struct{}{}:
+	case <-ctx.Done():
+		return
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	c := &call{cancel: cancel}
+	ci := &callInfo{ss: ss, token: progressToken(params)}
+	ctx = context.WithValue(ctx, callKey{}, ci)
+	ss.mu.Lock()
 	ss.inflight[key] = c
 	ss.mu.Unlock()
 
 	ss.wg.Add(1)
 	go func() {
 		defer ss.wg.Done()
+		defer func() { <-ss.pending }()
 		defer cancel()
 		select {
 		case ss.sem <- struct{}{}:
@@ -208,6 +278,8 @@ func (ss *session) start(ctx context.Context, id json.RawMessage, method string,
 		} else {
 			err = ctx.Err()
 		}
+		// No progress may follow the response.
+		ci.finish()
 		ss.mu.Lock()
 		delete(ss.inflight, key)
 		suppressed := c.cancelled
@@ -224,15 +296,21 @@ func (ss *session) start(ctx context.Context, id json.RawMessage, method string,
 func (ss *session) safeCall(ctx context.Context, method string, params json.RawMessage, h methodHandler) (res any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			ss.srv.log.Error("handler panicked", "method", method, "panic", fmt.Sprintf("%T", r),
-				"stack", string(debug.Stack()))
+			// A runtime error's text is the runtime's own (an index out of
+			// range, a nil dereference); any other panic value may carry
+			// what the handler was working on, so only its type is kept.
+			attrs := []any{"method", method, "type", fmt.Sprintf("%T", r), "stack", string(debug.Stack())}
+			if re, ok := r.(runtime.Error); ok {
+				attrs = append(attrs, "error", shorten(re.Error(), 120))
+			}
+			ss.srv.log.Error("handler panicked", attrs...)
 			res, err = nil, newError(CodeInternalError, "Internal error")
 		}
 	}()
 	return h(ctx, ss, params)
 }
 
-func (ss *session) handleNotification(ctx context.Context, method string, params json.RawMessage) {
+func (ss *session) handleNotification(method string, params json.RawMessage) {
 	switch method {
 	case "notifications/initialized":
 		ss.mu.Lock()
@@ -258,7 +336,7 @@ func (ss *session) handleNotification(ctx context.Context, method string, params
 }
 
 // reply answers a request with res or err. An *Error keeps its code; any
-// other error is logged by type and answered -32603.
+// other error is logged by type and a short message, and answered -32603.
 func (ss *session) reply(id json.RawMessage, res any, err error) {
 	if err == nil {
 		ss.writeResult(id, res)
@@ -273,7 +351,7 @@ func (ss *session) reply(id json.RawMessage, res any, err error) {
 		ss.writeError(id, newError(CodeInternalError, "Internal error: the request was cancelled"))
 		return
 	}
-	ss.srv.log.Error("request failed", "type", fmt.Sprintf("%T", err), "error", shorten(err.Error(), 200))
+	ss.srv.log.Error("request failed", "type", fmt.Sprintf("%T", err), "error", shorten(err.Error(), 120))
 	ss.writeError(id, newError(CodeInternalError, "Internal error"))
 }
 
@@ -293,7 +371,12 @@ func (ss *session) write(msg any) {
 	data, err := json.Marshal(msg)
 	if err != nil {
 		ss.srv.log.Error("encoding a message failed", "type", fmt.Sprintf("%T", err))
-		return
+		if r, ok := msg.(response); ok && r.ID != nil {
+			// The request still gets an answer.
+			data, _ = json.Marshal(response{JSONRPC: "2.0", ID: r.ID, Error: newError(CodeInternalError, "Internal error")})
+		} else {
+			return
+		}
 	}
 	if err := ss.out.write(data); err != nil {
 		ss.srv.log.Debug("writing a message failed", "error", err)

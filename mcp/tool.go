@@ -13,12 +13,16 @@ import (
 )
 
 // A Tool describes a tool to clients. Its schemas are derived from the Go
-// types given to [AddTool].
+// types given to [AddTool]. Name, Title, Description and Annotations are
+// required: some clients reject or hide tools without them.
 type Tool struct {
+	// Name is 1 to 128 characters of ASCII letters, digits, '_', '-' and
+	// '.'.
 	Name        string
 	Title       string
 	Description string
 	Annotations *ToolAnnotations
+	Icons       []Icon
 }
 
 // ToolAnnotations are the behaviour hints of a tool. Nil pointers are
@@ -34,6 +38,21 @@ type ToolAnnotations struct {
 // types that do not implement it are sent as indented JSON text.
 type Renderer interface {
 	Render() string
+}
+
+// A Linker is a tool output that links resources. Clients of 2025-06-18 and
+// later get each link as a resource_link content block after the text.
+type Linker interface {
+	ResourceLinks() []ResourceLink
+}
+
+// A ResourceLink points a client at a resource related to a result.
+type ResourceLink struct {
+	URI         string
+	Name        string
+	Title       string
+	Description string
+	MIMEType    string
 }
 
 // A ToolHandler answers one call of a tool. A returned error becomes a
@@ -56,6 +75,12 @@ type serverTool struct {
 // structured result is Out. Both must be structs; their JSON Schemas are
 // generated from the types, with field descriptions from `jsonschema` tags.
 func AddTool[In, Out any](s *Server, t Tool, h ToolHandler[In, Out]) error {
+	if !validToolName(t.Name) {
+		return fmt.Errorf("tool %q: the name must be 1 to 128 letters, digits, '_', '-' or '.'", t.Name)
+	}
+	if t.Title == "" || t.Description == "" || t.Annotations == nil {
+		return fmt.Errorf("tool %s: Title, Description and Annotations are required", t.Name)
+	}
 	in, err := schemaFor[In]()
 	if err != nil {
 		return fmt.Errorf("tool %s: input schema: %w", t.Name, err)
@@ -63,6 +88,9 @@ func AddTool[In, Out any](s *Server, t Tool, h ToolHandler[In, Out]) error {
 	out, err := schemaFor[Out]()
 	if err != nil {
 		return fmt.Errorf("tool %s: output schema: %w", t.Name, err)
+	}
+	if err := addDebugSchemas(in, out); err != nil {
+		return fmt.Errorf("tool %s: %w", t.Name, err)
 	}
 	resolved, err := in.Resolve(nil)
 	if err != nil {
@@ -91,6 +119,19 @@ func AddTool[In, Out any](s *Server, t Tool, h ToolHandler[In, Out]) error {
 		},
 	}
 	return s.addTool(st)
+}
+
+func validToolName(name string) bool {
+	if len(name) == 0 || len(name) > 128 {
+		return false
+	}
+	for _, r := range name {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.'
+		if !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // schemaFor generates the schema of T, adjusted for clients: every object
@@ -184,26 +225,56 @@ type toolJSON struct {
 	InputSchema  *jsonschema.Schema `json:"inputSchema"`
 	OutputSchema *jsonschema.Schema `json:"outputSchema,omitempty"`
 	Annotations  *ToolAnnotations   `json:"annotations,omitempty"`
+	Icons        []Icon             `json:"icons,omitempty"`
 }
 
 // describe renders the tool for a session, leaving out what its protocol
 // version does not have.
 func (t *serverTool) describe(version string) toolJSON {
 	j := toolJSON{Name: t.def.Name, Description: t.def.Description, InputSchema: t.inputSchema}
-	if version >= "2025-03-26" {
+	if version >= version20250326 {
 		j.Annotations = t.def.Annotations
 	}
-	if version >= "2025-06-18" {
+	if version >= version20250618 {
 		j.Title = t.def.Title
 		j.OutputSchema = t.outputSchema
+	}
+	if version >= version20251125 {
+		j.Icons = t.def.Icons
 	}
 	return j
 }
 
-// Content is one block of a tool result.
+// Content is one block of a tool result or prompt message: "text" with
+// Text, or "resource_link" with URI, Name and the optional fields.
 type Content struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
+	Type        string `json:"type"`
+	Text        string `json:"text"`
+	URI         string `json:"uri,omitempty"`
+	Name        string `json:"name,omitempty"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	MIMEType    string `json:"mimeType,omitempty"`
+}
+
+// MarshalJSON sends the members of the block's type only: a text block
+// always has text, a resource link never does.
+func (c Content) MarshalJSON() ([]byte, error) {
+	if c.Type == "text" {
+		return json.Marshal(struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}{c.Type, c.Text})
+	}
+	type link struct {
+		Type        string `json:"type"`
+		URI         string `json:"uri"`
+		Name        string `json:"name"`
+		Title       string `json:"title,omitempty"`
+		Description string `json:"description,omitempty"`
+		MIMEType    string `json:"mimeType,omitempty"`
+	}
+	return json.Marshal(link{c.Type, c.URI, c.Name, c.Title, c.Description, c.MIMEType})
 }
 
 // ToolResult is the result of tools/call.
@@ -211,6 +282,20 @@ type ToolResult struct {
 	Content           []Content `json:"content"`
 	StructuredContent any       `json:"structuredContent,omitempty"`
 	IsError           bool      `json:"isError,omitempty"`
+}
+
+// errorResultWith is errorResult with the debug information of a call
+// made with debug: true, if dbg is not nil.
+func errorResultWith(msg string, structured bool, dbg *DebugInfo) *ToolResult {
+	r := errorResult(msg, structured)
+	if dbg == nil {
+		return r
+	}
+	r.Content[0].Text += "\n" + dbg.render()
+	if structured {
+		r.StructuredContent = map[string]any{"error": msg, debugArg: dbg}
+	}
+	return r
 }
 
 // errorResult is the result of a failed call.
@@ -233,6 +318,25 @@ func shorten(s string, n int) string {
 			break
 		}
 		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			r = '?'
+		}
+		b.WriteRune(r)
+		i++
+	}
+	return b.String()
+}
+
+// shortenKeepLines cuts s to at most n runes like shorten, but keeps line
+// breaks and tabs, for multi-line text such as a log message.
+func shortenKeepLines(s string, n int) string {
+	var b strings.Builder
+	i := 0
+	for _, r := range s {
+		if i == n {
+			b.WriteString("…")
+			break
+		}
+		if r != '\n' && r != '\t' && (r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0)) {
 			r = '?'
 		}
 		b.WriteRune(r)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -31,70 +30,34 @@ func usageError(format string, args ...any) error {
 	return &exitError{code: 2, msg: fmt.Sprintf(format, args...)}
 }
 
-// config is the parsed command line.
-type config struct {
-	root     string
-	gopls    string
-	logFile  string
-	logLevel slog.Level
-	timeout  time.Duration
-	network  bool
-	version  bool
-	help     bool
-}
-
 const usage = `goplsmcp: an MCP server that answers questions about Go code by asking gopls.
 
 Usage:
-  goplsmcp [flags]               serve MCP on stdin/stdout
-  goplsmcp config CLIENT         print the configuration snippet for claude, cursor, vscode, codex or gemini
-  goplsmcp instructions          print the agent guidance, for AGENTS.md or CLAUDE.md
+  goplsmcp [flags]                           serve MCP on stdin/stdout
+  goplsmcp [flags] call [flags] TOOL [ARGS]  make one tool call and print its answer
+  goplsmcp config CLIENT [--root DIR]        print the configuration snippet for claude, cursor, vscode, codex or gemini
+  goplsmcp instructions                      print the agent guidance, for AGENTS.md or CLAUDE.md
 
 It speaks MCP over stdin and stdout, one JSON-RPC message per line, and
 starts gopls as its child. Register it with an MCP client, for example in
 .mcp.json:
   {"mcpServers": {"go": {"command": "/path/to/goplsmcp", "args": ["--root", "/path/to/module"]}}}
 
+goplsmcp call starts the same server in-process, makes one call and stops.
+ARGS is the tool's arguments as a JSON object (default {}), or - to read
+them from stdin; flags go before TOOL. It prints the answer's text (with
+--json, its structured result) on stdout and exits 0, or 1 when the tool
+reports an error (its message on stderr, or the JSON on stdout with
+--json), or 2 on a usage error: bad flags, ARGS that are not a JSON
+object, an unknown tool. Example:
+  goplsmcp call --root . go_definition '{"file":"main.go","symbol":"main"}'
+
 Flags:
 `
 
-func parseFlags(args []string, stderr io.Writer) (*config, *flag.FlagSet, error) {
-	cfg := &config{}
-	fs := flag.NewFlagSet("goplsmcp", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Bool("stdio", false, "serve MCP over stdin and stdout (the default; accepted for compatibility)")
-	fs.StringVar(&cfg.root, "root", "", "workspace root; every file must resolve inside it (default: the current directory)")
-	fs.StringVar(&cfg.gopls, "gopls", "", "path of the gopls binary (default: gopls beside goplsmcp, else on PATH)")
-	fs.StringVar(&cfg.logFile, "log-file", "", "write the log to this file instead of stderr")
-	level := fs.String("log-level", "info", "log level: debug, info, warn or error")
-	fs.DurationVar(&cfg.timeout, "timeout", lspclient.DefaultTimeout, "bound on each request to gopls; a gopls that stops answering is restarted")
-	fs.BoolVar(&cfg.network, "allow-network", false, "let gopls's go command download modules and toolchains (default: offline, GOPROXY=off GOTOOLCHAIN=local -mod=readonly)")
-	fs.BoolVar(&cfg.version, "version", false, "print the versions of goplsmcp and gopls, then exit")
-	fs.BoolVar(&cfg.help, "help", false, "print this help, then exit")
-	for _, a := range args {
-		// --help wins over everything else, even a bad flag before it.
-		if a == "-help" || a == "--help" || a == "-h" || a == "--h" {
-			cfg.help = true
-			return cfg, fs, nil
-		}
-	}
-	if err := fs.Parse(args); err != nil {
-		return nil, fs, usageError("%v (see goplsmcp --help)", err)
-	}
-	if fs.NArg() > 0 {
-		return nil, fs, usageError("unexpected argument %q (see goplsmcp --help)", fs.Arg(0))
-	}
-	if err := cfg.logLevel.UnmarshalText([]byte(*level)); err != nil {
-		return nil, fs, usageError("--log-level %q: want debug, info, warn or error", *level)
-	}
-	if cfg.timeout <= 0 {
-		return nil, fs, usageError("--timeout must be positive")
-	}
-	return cfg, fs, nil
-}
-
 // run is the whole program: it parses args, starts gopls and serves MCP on
-// stdin/stdout until stdin ends or ctx is cancelled.
+// stdin/stdout until stdin ends or ctx is cancelled; or it runs one of the
+// subcommands.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
 		switch args[0] {
@@ -105,84 +68,194 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return nil
 		}
 	}
-	cfg, fs, err := parseFlags(args, stderr)
-	if err != nil {
-		return err
-	}
-	if cfg.help {
+	cfg := &config{}
+	fs := newFlagSet(cfg)
+	if wantsHelp(args) {
 		fmt.Fprint(stdout, usage)
 		fs.SetOutput(stdout)
 		fs.PrintDefaults()
 		return nil
 	}
-
-	goplsPath, goplsErr := lspclient.Locate(cfg.gopls)
+	if err := fs.Parse(args); err != nil {
+		return flagError(err)
+	}
+	if fs.NArg() > 0 && fs.Arg(0) == "call" {
+		// Flags may follow the word call too.
+		if err := fs.Parse(fs.Args()[1:]); err != nil {
+			return flagError(err)
+		}
+		if err := cfg.check(); err != nil {
+			return err
+		}
+		return runCall(ctx, cfg, fs.Args(), stdin, stdout, stderr)
+	}
+	if fs.NArg() > 0 {
+		return usageError("unexpected argument %q (see goplsmcp --help)", fs.Arg(0))
+	}
+	if err := cfg.check(); err != nil {
+		return err
+	}
+	if cfg.json {
+		return usageError("--json is for goplsmcp call (see goplsmcp --help)")
+	}
 	if cfg.version {
 		gv := "not found"
-		if goplsErr == nil {
+		if goplsPath, err := lspclient.Locate(cfg.gopls); err == nil {
 			gv = goplsVersion(ctx, goplsPath)
 		}
 		fmt.Fprintf(stdout, "goplsmcp %s (gopls %s)\n", version(), gv)
 		return nil
 	}
-	if goplsErr != nil {
-		return &exitError{code: 2, msg: goplsErr.Error()}
-	}
 
-	root, err := resolveRoot(cfg.root)
+	st, err := startStack(ctx, cfg, stderr, false)
 	if err != nil {
-		return usageError("%v", err)
+		return err
 	}
-
-	logOut := stderr
-	if cfg.logFile != "" {
-		f, err := os.OpenFile(cfg.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-		if err != nil {
-			return usageError("--log-file: %v", err)
-		}
-		defer f.Close()
-		logOut = f
-	}
-	log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: cfg.logLevel}))
-
+	defer st.close()
 	if f, ok := stdin.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
 			fmt.Fprintln(stderr, "goplsmcp speaks MCP on stdin/stdout; start it from an MCP client (see goplsmcp --help), or pipe JSON-RPC lines into it.")
 		}
 	}
-
-	client, err := lspclient.Start(ctx, lspclient.Options{
-		Gopls:        goplsPath,
-		Root:         root,
-		Logger:       log.With("component", "lspclient"),
-		Timeout:      cfg.timeout,
-		AllowNetwork: cfg.network,
-	})
-	if err != nil {
-		return err
-	}
-	defer client.Close()
-
-	br, err := bridge.New(bridge.Config{Root: root, Client: client, Logger: log.With("component", "bridge")})
-	if err != nil {
-		return err
-	}
-	srv := mcp.NewServer("goplsmcp", version(), &mcp.Options{
-		Title:        "Go language server (gopls) for agents",
-		Instructions: bridge.Instructions,
-		Logger:       log.With("component", "mcp"),
-	})
-	if err := br.Register(srv); err != nil {
-		return err
-	}
-	log.Info("serving MCP on stdio", "root", root, "gopls", client.Version(), "pid", client.PID(),
-		"offline", !cfg.network, "goplsmcp_pid", os.Getpid())
-	err = srv.ServeStdio(ctx, stdin, stdout)
-	if cerr := client.Close(); err == nil {
+	st.log.Info("serving MCP on stdio", "root", st.root, "gopls", st.client.Version(), "pid", st.client.PID(),
+		"offline", !cfg.network, "remote", cfg.remote, "allow_write", cfg.allowWrite, "goplsmcp_pid", os.Getpid())
+	err = st.srv.ServeStdio(ctx, stdin, stdout)
+	if cerr := st.close(); err == nil {
 		err = cerr
 	}
-	log.Info("stopped")
+	st.log.Info("stopped")
 	return err
+}
+
+// flagError words a flag parsing error as a usage error, naming flags as
+// the help does.
+func flagError(err error) error {
+	msg := strings.Replace(err.Error(), "for flag -", "for --", 1)
+	return usageError("%s (see goplsmcp --help)", msg)
+}
+
+// A stack is goplsmcp's running parts: gopls (through the client), the
+// bridge's tools and the MCP server. Serving and goplsmcp call build it
+// the same way.
+type stack struct {
+	root    string
+	log     *slog.Logger
+	srv     *mcp.Server
+	client  *lspclient.Client
+	closers []func() error
+}
+
+// startStack starts gopls and builds the server for cfg. Problems with
+// the command line are usage errors (exit 2). For a one-shot call, gopls's
+// own messages go to the log rather than to MCP clients.
+func startStack(ctx context.Context, cfg *config, stderr io.Writer, oneShot bool) (_ *stack, err error) {
+	goplsPath, err := lspclient.Locate(cfg.gopls)
+	if err != nil {
+		return nil, &exitError{code: 2, msg: err.Error()}
+	}
+	root, err := resolveRoot(cfg.root)
+	if err != nil {
+		return nil, usageError("%v", err)
+	}
+	st := &stack{root: root}
+	defer func() {
+		if err != nil {
+			st.close()
+		}
+	}()
+	logOut := stderr
+	if cfg.logFile != "" {
+		f, err := os.OpenFile(cfg.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return nil, usageError("--log-file: %v", err)
+		}
+		st.closers = append(st.closers, f.Close)
+		logOut = f
+	}
+	level := cfg.logLevel
+	if oneShot && !cfg.logLevelSet {
+		level = slog.LevelWarn
+	}
+	st.log = slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
+
+	limits := bridge.Limits{
+		MessageBytes: mcp.DefaultMaxMessageBytes,
+		ResultBytes:  mcp.DefaultMaxResultBytes,
+		TextChars:    bridge.DefaultTextChars,
+		Timeout:      cfg.timeout,
+	}
+	// The server exists before gopls starts so that gopls's messages from
+	// the start can reach the clients (at the level each one set).
+	st.srv = mcp.NewServer("goplsmcp", version(), &mcp.Options{
+		Title:           "Go language server (gopls) for agents",
+		Instructions:    bridge.Instructions,
+		Logger:          st.log.With("component", "mcp"),
+		MaxMessageBytes: limits.MessageBytes,
+		MaxResultBytes:  limits.ResultBytes,
+	})
+	onMessage := func(level slog.Level, text string) { st.srv.Log(mcpLevel(level), "gopls", text) }
+	if oneShot {
+		goplsLog := st.log.With("component", "gopls")
+		onMessage = func(level slog.Level, text string) { goplsLog.Log(context.Background(), level, text) }
+	}
+	st.client, err = lspclient.Start(ctx, lspclient.Options{
+		Gopls:        goplsPath,
+		Args:         cfg.goplsArgs,
+		Remote:       cfg.remote,
+		Root:         root,
+		Settings:     cfg.goplsSettings(),
+		Logger:       st.log.With("component", "lspclient"),
+		Timeout:      cfg.timeout,
+		AllowNetwork: cfg.network,
+		OnMessage:    onMessage,
+	})
+	if err != nil {
+		if cfg.remote != "" {
+			err = fmt.Errorf("%w (is the gopls daemon at --remote %s running?)", err, cfg.remote)
+		}
+		return nil, err
+	}
+	st.closers = append(st.closers, st.client.Close)
+
+	br, err := bridge.New(bridge.Config{
+		Root: root, Client: st.client, Logger: st.log.With("component", "bridge"), Limits: limits,
+		AllowWrite: cfg.allowWrite, BuildContext: cfg.buildContext(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := br.Register(st.srv); err != nil {
+		return nil, err
+	}
+	if cfg.tools != nil {
+		if err := st.srv.KeepTools(cfg.tools); err != nil {
+			return nil, usageError("--tools: %v; the tools are %s", err, strings.Join(st.srv.ToolNames(), ", "))
+		}
+	}
+	return st, nil
+}
+
+// close stops gopls and closes the log file. Closing twice does nothing.
+func (st *stack) close() error {
+	var errs []error
+	for i := len(st.closers) - 1; i >= 0; i-- {
+		errs = append(errs, st.closers[i]())
+	}
+	st.closers = nil
+	return errors.Join(errs...)
+}
+
+// mcpLevel maps a log level of gopls's messages to MCP's.
+func mcpLevel(l slog.Level) mcp.LogLevel {
+	switch {
+	case l >= slog.LevelError:
+		return mcp.LevelError
+	case l >= slog.LevelWarn:
+		return mcp.LevelWarning
+	case l >= slog.LevelInfo:
+		return mcp.LevelInfo
+	}
+	return mcp.LevelDebug
 }
 
 // resolveRoot makes the root absolute and free of symbolic links.

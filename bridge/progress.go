@@ -1,0 +1,69 @@
+package bridge
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"github.com/goplsmcp/goplsmcp/lspclient"
+	"github.com/goplsmcp/goplsmcp/mcp"
+)
+
+// addProgressRelay makes every tool call that carries a progress token
+// hear about gopls's work (loading packages, diagnosing) while it runs.
+func (b *Bridge) addProgressRelay(s *mcp.Server) error {
+	s.AddToolMiddleware(b.relayProgress)
+	return nil
+}
+
+// relayProgress forwards gopls's $/progress reports to the call as
+// notifications/progress until the tool returns. gopls's reports arrive on
+// the LSP connection's reading goroutine, which must not wait for the MCP
+// client, so they pass through a small buffer that drops on overflow.
+func (b *Bridge) relayProgress(ctx context.Context, tool string, next func(context.Context) (any, error)) (any, error) {
+	if !mcp.ProgressRequested(ctx) {
+		return next(ctx)
+	}
+	reports := make(chan string, 32)
+	unsubscribe := b.client.SubscribeProgress(func(p lspclient.Progress) {
+		select {
+		case reports <- progressText(p):
+		default:
+		}
+	})
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case msg := <-reports:
+				mcp.ReportProgress(ctx, msg)
+			case <-stop:
+				return
+			}
+		}
+	})
+	if !b.client.Loaded() {
+		mcp.ReportProgress(ctx, "gopls is loading the workspace")
+	}
+	res, err := next(ctx)
+	unsubscribe()
+	close(stop)
+	wg.Wait()
+	return res, err
+}
+
+// progressText renders one gopls report as a progress message.
+func progressText(p lspclient.Progress) string {
+	parts := []string{"gopls"}
+	if p.Title != "" {
+		parts = append(parts, p.Title)
+	}
+	switch {
+	case p.Done:
+		parts = append(parts, "done")
+	case p.Message != "":
+		parts = append(parts, p.Message)
+	}
+	return strings.Join(parts, ": ")
+}

@@ -1,0 +1,192 @@
+package bridge_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/goplsmcp/goplsmcp/bridge"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// schemaSamples is one sample call per tool, run against testdata/example.
+// Every registered tool must have a row: TestOutputSchemas fails for a tool
+// without one, so a new tool's author adds its row here.
+var schemaSamples = []struct {
+	tool string
+	args string
+}{
+	{"go_workspace", `{}`},
+	{"go_search", `{"query": "Area"}`},
+	{"go_file_context", `{"file": "report/report.go", "detailed": true}`},
+	{"go_package_api", `{"packagePaths": ["example.com/shapes/shapes"], "detailed": true}`},
+	{"go_symbol_references", `{"file": "shapes/shapes.go", "symbol": "Shape", "limit": 2}`},
+	{"go_rename_symbol", `{"file": "shapes/shapes.go", "symbol": "TotalArea", "new_name": "SumAreas"}`},
+	{"go_diagnostics", `{"detailed": true}`},
+	{"go_describe", `{"file": "shapes/shapes.go", "symbol": "Rect.Area", "detailed": true}`},
+	{"go_definition", `{"file": "report/report.go", "symbol": "shapes.TotalArea"}`},
+	{"go_implementations", `{"file": "shapes/shapes.go", "symbol": "Shape"}`},
+	{"go_symbols", `{"file": "shapes/shapes.go", "detailed": true}`},
+	{"go_complete", `{"file": "report/report.go", "line": 11, "character": 12, "limit": 3}`},
+	{"go_signature", `{"file": "report/report.go", "line": 11, "character": 24}`},
+	{"go_tokens", `{"file": "shapes/shapes.go", "startLine": 5, "endLine": 8}`},
+	{"go_format", `{"file": "main.go"}`},
+	{"go_organize_imports", `{"file": "main.go"}`},
+	{"go_code_actions", `{"file": "shapes/shapes.go", "line": 14, "character": 5, "name": "Rect"}`},
+	{"go_call_hierarchy", `{"file": "shapes/shapes.go", "symbol": "TotalArea", "depth": 2}`},
+	{"go_type_hierarchy", `{"file": "shapes/shapes.go", "symbol": "Shape"}`},
+	{"go_close", `{"file": "shapes/shapes.go"}`},
+}
+
+// TestOutputSchemas checks DESIGN §3's schema rules on every registered
+// tool, with a validator independent of the one that generated the
+// schemas: input and output schemas are valid JSON Schema 2020-12, every
+// object schema has properties, inputs forbid unknown properties, every
+// tool has a title, a description and annotations, and a live
+// structuredContent validates against the tool's outputSchema.
+func TestOutputSchemas(t *testing.T) {
+	st := startStackWith(t, exampleRoot(t), "2025-11-25", bridge.Limits{})
+	ctx := testCtx(t)
+	var list struct {
+		Tools []struct {
+			Name         string          `json:"name"`
+			Title        string          `json:"title"`
+			Description  string          `json:"description"`
+			InputSchema  json.RawMessage `json:"inputSchema"`
+			OutputSchema json.RawMessage `json:"outputSchema"`
+			Annotations  map[string]any  `json:"annotations"`
+		} `json:"tools"`
+	}
+	if err := st.client.Call(ctx, "tools/list", nil, &list); err != nil {
+		t.Fatal(err)
+	}
+	sampled := map[string]bool{}
+	for _, tool := range list.Tools {
+		t.Run(tool.Name, func(t *testing.T) {
+			if tool.Title == "" || tool.Description == "" || len(tool.OutputSchema) == 0 {
+				t.Errorf("title %q, description %q, outputSchema %s: all are required", tool.Title, tool.Description, tool.OutputSchema)
+			}
+			for _, hint := range []string{"readOnlyHint", "idempotentHint", "openWorldHint"} {
+				if _, ok := tool.Annotations[hint].(bool); !ok {
+					t.Errorf("annotations %v lack %s", tool.Annotations, hint)
+				}
+			}
+			if tool.Annotations["openWorldHint"] != false {
+				t.Errorf("openWorldHint is %v, want false", tool.Annotations["openWorldHint"])
+			}
+			in := compileSchema(t, tool.Name+"/input", tool.InputSchema)
+			out := compileSchema(t, tool.Name+"/output", tool.OutputSchema)
+			checkObjects(t, "inputSchema", decode(t, tool.InputSchema), true)
+			checkObjects(t, "outputSchema", decode(t, tool.OutputSchema), false)
+
+			n := 0
+			for _, s := range schemaSamples {
+				if s.tool != tool.Name {
+					continue
+				}
+				n++
+				sampled[s.tool] = true
+				args := decode(t, json.RawMessage(s.args))
+				if err := in.Validate(args); err != nil {
+					t.Errorf("sample arguments %s do not validate against the inputSchema: %v", s.args, err)
+				}
+				res, err := st.client.CallTool(ctx, tool.Name, args)
+				if err != nil {
+					t.Fatalf("%s %s: %v", tool.Name, s.args, err)
+				}
+				if res.IsError {
+					t.Fatalf("%s %s: tool error %q; a sample must succeed", tool.Name, s.args, res.Text())
+				}
+				if err := out.Validate(decode(t, res.StructuredContent)); err != nil {
+					t.Errorf("%s %s: structuredContent does not validate against the outputSchema:\n%v\nstructuredContent: %s",
+						tool.Name, s.args, err, res.StructuredContent)
+				}
+			}
+			if n == 0 {
+				t.Errorf("no sample call for %s in schemaSamples (bridge/schema_test.go); add one", tool.Name)
+			}
+		})
+	}
+	for _, s := range schemaSamples {
+		if !sampled[s.tool] {
+			t.Errorf("schemaSamples has a row for %s, which is not registered", s.tool)
+		}
+	}
+}
+
+// compileSchema compiles a schema as JSON Schema 2020-12; the compiler
+// first validates it against the 2020-12 metaschema.
+func compileSchema(t *testing.T, name string, raw json.RawMessage) *jsonschema.Schema {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.AssertFormat()
+	url := "mem:///" + strings.ReplaceAll(name, "/", "-") + ".json"
+	if err := c.AddResource(url, doc); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		t.Fatalf("%s is not a valid 2020-12 schema: %v", name, err)
+	}
+	return s
+}
+
+// decode unmarshals JSON the way the validator expects (numbers as
+// json.Number).
+func decode(t *testing.T, raw json.RawMessage) any {
+	t.Helper()
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatalf("%s: %v", raw, err)
+	}
+	return v
+}
+
+// checkObjects walks a schema: every object schema has properties, and in
+// an input schema every object forbids unknown properties.
+func checkObjects(t *testing.T, where string, schema any, input bool) {
+	t.Helper()
+	var walk func(path string, s any)
+	walk = func(path string, s any) {
+		switch s := s.(type) {
+		case map[string]any:
+			if isObjectType(s["type"]) {
+				if _, ok := s["properties"].(map[string]any); !ok {
+					t.Errorf("%s%s: an object schema without properties", where, path)
+				}
+				if input && s["additionalProperties"] != false {
+					t.Errorf("%s%s: an input object schema without additionalProperties: false", where, path)
+				}
+			}
+			for k, v := range s {
+				walk(path+"/"+k, v)
+			}
+		case []any:
+			for i, v := range s {
+				walk(fmt.Sprintf("%s/%d", path, i), v)
+			}
+		}
+	}
+	walk("", schema)
+}
+
+func isObjectType(t any) bool {
+	switch t := t.(type) {
+	case string:
+		return t == "object"
+	case []any:
+		for _, x := range t {
+			if x == "object" {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,282 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/goplsmcp/goplsmcp/lspclient"
+	"github.com/goplsmcp/goplsmcp/mcp"
+	"golang.org/x/mod/modfile"
+)
+
+// WorkspaceInput is the input of go_workspace, which takes no arguments.
+type WorkspaceInput struct{}
+
+// WorkspaceOutput is the result of go_workspace.
+type WorkspaceOutput struct {
+	Root         string            `json:"root" jsonschema:"the workspace root, absolute; file arguments are relative to it"`
+	GoplsVersion string            `json:"goplsVersion" jsonschema:"the version of gopls answering"`
+	GoVersion    string            `json:"goVersion,omitempty" jsonschema:"the local Go toolchain, e.g. go1.26.1"`
+	Build        string            `json:"build" jsonschema:"how packages are found: module, go.work, GOPATH, GOPACKAGESDRIVER, ad hoc, or mixed when the views differ"`
+	Views        []WorkspaceView   `json:"views,omitempty" jsonschema:"each build gopls keeps, listed when there is more than one"`
+	Modules      []WorkspaceModule `json:"modules" jsonschema:"the workspace's modules"`
+	Packages     int               `json:"packages" jsonschema:"number of packages in the workspace (test variants not counted)"`
+	Loaded       bool              `json:"loaded" jsonschema:"whether gopls has finished loading the workspace"`
+	LoadError    string            `json:"loadError,omitempty" jsonschema:"why loading the workspace failed, if it did"`
+	ActiveWork   []string          `json:"activeWork,omitempty" jsonschema:"work gopls is reporting progress on right now"`
+	OpenBuffers  int               `json:"openBuffers" jsonschema:"files and overlays open in gopls"`
+	Remote       string            `json:"remote,omitempty" jsonschema:"the shared gopls daemon answering, through a forwarder (--remote), if any"`
+	BuildContext *BuildContext     `json:"buildContext,omitempty" jsonschema:"how many build flags, environment variables and gopls settings were fixed at launch (their values are not reported)"`
+}
+
+// WorkspaceView is one build configuration gopls keeps (a gopls "view").
+type WorkspaceView struct {
+	Dir   string `json:"dir" jsonschema:"the view's directory, relative to the root"`
+	Build string `json:"build" jsonschema:"module, go.work, GOPATH, GOPACKAGESDRIVER or ad hoc"`
+}
+
+// WorkspaceModule is one module of the workspace.
+type WorkspaceModule struct {
+	Path      string `json:"path" jsonschema:"the module path"`
+	Dir       string `json:"dir" jsonschema:"its directory, relative to the root"`
+	GoVersion string `json:"goVersion,omitempty" jsonschema:"the go directive of its go.mod"`
+}
+
+// Render implements mcp.Renderer.
+func (o *WorkspaceOutput) Render() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "root: %s\n", o.Root)
+	fmt.Fprintf(&b, "gopls %s", o.GoplsVersion)
+	if o.GoVersion != "" {
+		fmt.Fprintf(&b, " with %s", o.GoVersion)
+	}
+	fmt.Fprintf(&b, "\nbuild: %s\n", o.Build)
+	for _, v := range o.Views {
+		fmt.Fprintf(&b, "  %s: %s\n", v.Dir, v.Build)
+	}
+	if len(o.Modules) == 0 {
+		b.WriteString("modules: none\n")
+	} else {
+		b.WriteString("modules:\n")
+	}
+	for _, m := range o.Modules {
+		fmt.Fprintf(&b, "  %s (%s)", m.Path, m.Dir)
+		if m.GoVersion != "" {
+			fmt.Fprintf(&b, " go %s", m.GoVersion)
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "packages: %d\n", o.Packages)
+	switch {
+	case o.LoadError != "":
+		fmt.Fprintf(&b, "load failed: %s\n", o.LoadError)
+	case !o.Loaded:
+		b.WriteString("still loading\n")
+	}
+	if len(o.ActiveWork) > 0 {
+		fmt.Fprintf(&b, "gopls is busy with: %s\n", strings.Join(o.ActiveWork, ", "))
+	}
+	fmt.Fprintf(&b, "open buffers: %d", o.OpenBuffers)
+	if o.Remote != "" {
+		fmt.Fprintf(&b, "\nshared gopls daemon: %s", o.Remote)
+	}
+	if bc := o.BuildContext; bc != nil {
+		fmt.Fprintf(&b, "\nfixed at launch: %s, %s, %s", plural(bc.BuildFlags, "build flag"),
+			plural(bc.Env, "environment variable"), plural(bc.Settings, "gopls setting"))
+	}
+	return b.String()
+}
+
+// ResourceLinks implements mcp.Linker: the same answer is a resource.
+func (o *WorkspaceOutput) ResourceLinks() []mcp.ResourceLink {
+	return []mcp.ResourceLink{{URI: workspaceURI, Name: "workspace", MIMEType: "application/json",
+		Description: "This answer as a resource."}}
+}
+
+func (b *Bridge) addWorkspace(s *mcp.Server) error {
+	return mcp.AddTool(s, mcp.Tool{
+		Name:  "go_workspace",
+		Title: "Go workspace summary",
+		Description: "Modules, Go and gopls versions, build kind (module, go.work or GOPATH), package count and load state of the workspace. " +
+			"A good first call: it waits for gopls to finish loading.",
+		Annotations: readOnly(),
+	}, func(ctx context.Context, _ *WorkspaceInput) (*WorkspaceOutput, error) {
+		return b.workspace(ctx)
+	})
+}
+
+// view is what gopls.views says of one view.
+type view struct {
+	Type string `json:"Type"`
+	Root string `json:"Root"`
+}
+
+// packagesResult is the part of gopls.packages's answer used here.
+type packagesResult struct {
+	Packages []struct {
+		Path    string `json:"Path"`
+		ForTest string `json:"ForTest"`
+	} `json:"Packages"`
+	Module map[string]struct {
+		Path  string `json:"Path"`
+		GoMod string `json:"GoMod"`
+	} `json:"Module"`
+}
+
+func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
+	if !b.client.Loaded() {
+		mcp.ReportProgress(ctx, "waiting for gopls to load the workspace")
+	}
+	out := &WorkspaceOutput{
+		Root:         b.root,
+		GoplsVersion: b.client.Version(),
+		GoVersion:    b.goVersion(),
+		Modules:      []WorkspaceModule{},
+	}
+	if err := b.client.WaitLoaded(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		out.LoadError = shortMessage(goplsError(err))
+	}
+	out.Loaded = b.client.Loaded()
+
+	var views []view
+	if err := b.client.ExecuteCommand(ctx, "gopls.views", nil, &views); err != nil {
+		return nil, fmt.Errorf("listing gopls's views: %w", goplsError(err))
+	}
+	kinds := map[string]bool{}
+	pkgs := map[string]bool{}
+	mods := map[string]WorkspaceModule{}
+	for _, v := range views {
+		dir, err := lspclient.URIPath(v.Root)
+		if err != nil {
+			continue
+		}
+		build := buildKind(v.Type)
+		kinds[build] = true
+		out.Views = append(out.Views, WorkspaceView{Dir: b.displayPath(dir), Build: build})
+
+		var res packagesResult
+		err = b.client.ExecuteCommand(ctx, "gopls.packages", map[string]any{
+			"Files": []string{v.Root}, "Recursive": true,
+		}, &res)
+		if err != nil {
+			return nil, fmt.Errorf("listing packages: %w", goplsError(err))
+		}
+		for _, p := range res.Packages {
+			if p.ForTest == "" {
+				pkgs[p.Path] = true
+			}
+		}
+		for _, m := range res.Module {
+			gomod, err := lspclient.URIPath(m.GoMod)
+			if err != nil || !within(b.root, gomod) {
+				continue
+			}
+			mods[m.Path] = WorkspaceModule{Path: m.Path, Dir: b.displayPath(filepath.Dir(gomod)), GoVersion: goDirective(gomod)}
+		}
+	}
+	switch len(kinds) {
+	case 0:
+		out.Build = "none"
+	case 1:
+		for k := range kinds {
+			out.Build = k
+		}
+	default:
+		out.Build = "mixed"
+	}
+	if len(out.Views) < 2 {
+		out.Views = nil
+	}
+	for _, m := range mods {
+		out.Modules = append(out.Modules, m)
+	}
+	slices.SortFunc(out.Modules, func(x, y WorkspaceModule) int { return strings.Compare(x.Dir, y.Dir) })
+	out.Packages = len(pkgs)
+	out.ActiveWork = b.client.ActiveWork()
+	slices.Sort(out.ActiveWork)
+	out.OpenBuffers = len(b.client.OpenDocuments())
+	out.Remote = b.client.Remote()
+	if b.buildCtx != (BuildContext{}) {
+		bc := b.buildCtx
+		out.BuildContext = &bc
+	}
+	return out, nil
+}
+
+// buildKind names a gopls view type (cache.ViewType) for a reader.
+func buildKind(viewType string) string {
+	switch viewType {
+	case "GoMod":
+		return "module"
+	case "GoWork":
+		return "go.work"
+	case "GOPATH":
+		return "GOPATH"
+	case "GoPackages":
+		return "GOPACKAGESDRIVER"
+	case "AdHoc":
+		return "ad hoc"
+	}
+	return viewType
+}
+
+// goDirective returns the go version a go.mod file declares, or "".
+func goDirective(gomod string) string {
+	data, err := readBounded(gomod)
+	if err != nil {
+		return ""
+	}
+	f, err := modfile.ParseLax(gomod, data, nil)
+	if err != nil || f.Go == nil {
+		return ""
+	}
+	return f.Go.Version
+}
+
+// goToolchain caches the local Go toolchain's version.
+var goToolchain struct {
+	once    sync.Once
+	version string
+}
+
+// goVersion returns the version of the local Go toolchain, the one gopls
+// runs when toolchain switching is off. It asks outside any module, so a
+// go.mod asking for a newer Go cannot make it fail or download anything.
+func (b *Bridge) goVersion() string {
+	goToolchain.once.Do(func() {
+		// Not the call's context: the answer is kept for every later call.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "go", "env", "GOVERSION")
+		cmd.Dir = os.TempDir()
+		cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=", "GO111MODULE=off")
+		if out, err := cmd.Output(); err == nil {
+			goToolchain.version = strings.TrimSpace(string(out))
+		}
+	})
+	return goToolchain.version
+}
+
+// shortMessage is the text of err, on one line and bounded, for a field
+// that reports it.
+func shortMessage(err error) string {
+	var msg string
+	if err != nil {
+		msg = err.Error()
+	}
+	msg = strings.Join(strings.Fields(msg), " ")
+	if len(msg) > 200 {
+		msg = msg[:200] + "…"
+	}
+	return msg
+}
