@@ -4,7 +4,7 @@
 GO ?= go
 GOPLS_VERSION := $(shell $(GO) list -m -f '{{.Version}}' golang.org/x/tools/gopls)
 
-.PHONY: all build gopls goplsmcp test soak fuzz demo vet interop clean
+.PHONY: all build gopls goplsmcp test soak fuzz demo vet interop clean bench bench-quick
 
 all: build
 
@@ -70,6 +70,17 @@ fuzz:
 
 demo: build
 	$(GO) run ./cmd/goplsmcp-demo -server bin/goplsmcp -root testdata/example
+
+# Benchmarks (not part of test): goplsmcp against a direct LSP client and
+# against gopls mcp, same machine and gopls binary; see BENCHMARKS.md.
+# bench takes a few minutes and includes $(go env GOROOT)/src; bench-quick
+# takes under a minute, on the fixture module only. The markdown report
+# goes to stdout and to bin/bench-results.md.
+bench: build
+	$(GO) run ./cmd/goplsmcp-bench -mode full -o bin/bench-results.md
+
+bench-quick: build
+	$(GO) run ./cmd/goplsmcp-bench -mode quick -o bin/bench-results.md
 
 clean:
 	rm -rf bin .interop/node_modules

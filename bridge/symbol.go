@@ -108,6 +108,8 @@ type symbolResolver struct {
 	ctx  context.Context
 	t    *target // keeps the buffers opened to ask gopls
 	pkgs map[string]*pkgFiles
+	// scope is the file in scope, already parsed, or nil.
+	scope *parsedFile
 }
 
 // resolveSymbol points t at the declaration of sym, as seen from the file
@@ -127,6 +129,7 @@ func (b *Bridge) resolveSymbol(ctx context.Context, t *target, scope *source, sy
 			return fmt.Errorf("cannot parse %s to find symbol %s: %s", b.displayPath(scope.path), quote(sym), clipN(err.Error(), goplsMessageChars))
 		}
 		pkgName = file.Name.Name
+		r.scope = &parsedFile{path: scope.path, text: scope.text, fset: fset, ast: file}
 		decls, err = r.inScope(scope, fset, file, parts, recv)
 		if err != nil {
 			return err
@@ -325,6 +328,16 @@ func (r *symbolResolver) packagesDeclaring(name string) ([]pkgDir, error) {
 // direct ones, or else members promoted through embedded fields, at the
 // shallowest depth that has any (as Go's selector rule has it).
 func (r *symbolResolver) find(dir, pkgName string, ref symbolRef, from *source) []decl {
+	// A declaration in the file in scope wins over the rest of its
+	// package (see resolveSymbol), so when that file declares ref once
+	// the other files need not be parsed: in a large package (net/http)
+	// they are nearly all the cost of a call.
+	if s := r.scope; s != nil && filepath.Dir(s.path) == dir && s.ast.Name.Name == pkgName {
+		one := &pkgFiles{dir: dir, name: pkgName, files: []*parsedFile{s}}
+		if own := one.decls(ref); len(own) == 1 {
+			return own
+		}
+	}
 	pkg := r.load(dir, pkgName, from)
 	direct := pkg.decls(ref)
 	if len(direct) > 0 || ref.typ == "" {

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestFixtureUpToDate checks that testdata/bench is exactly what the
+// generator writes, so that the committed fixture and the facts the
+// harness relies on (200 uses of core.Wrap, ...) cannot drift apart.
+// After changing the generator: go run ./cmd/goplsmcp-bench -generate testdata/bench
+func TestFixtureUpToDate(t *testing.T) {
+	dir := t.TempDir()
+	if err := generateFixture(dir); err != nil {
+		t.Fatal(err)
+	}
+	want, got := readTree(t, dir), readTree(t, "../../testdata/bench")
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("testdata/bench differs from the generator's output; regenerate it with go run ./cmd/goplsmcp-bench -generate testdata/bench (-want +got):\n%s", diff)
+	}
+}
+
+func readTree(t *testing.T, root string) map[string]string {
+	t.Helper()
+	files := make(map[string]string)
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		rel, _ := filepath.Rel(root, path)
+		files[filepath.ToSlash(rel)] = string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// TestSmoke runs the whole harness in its quickest mode on the fixture,
+// against a freshly built goplsmcp and the pinned gopls, and checks that
+// every table is there and that the answers it compares are right. It
+// checks no timing: on a shared machine they mean little at this size.
+func TestSmoke(t *testing.T) {
+	gopls, err := filepath.Abs("../../bin/gopls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(gopls); err != nil {
+		t.Fatalf("%s is missing: run make build (or make test) first", gopls)
+	}
+	bin := filepath.Join(t.TempDir(), "goplsmcp")
+	if out, err := exec.Command("go", "build", "-o", bin, "../goplsmcp").CombinedOutput(); err != nil {
+		t.Fatalf("building goplsmcp: %v\n%s", err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	err = run(ctx, []string{"-mode", "smoke", "-goplsmcp", bin, "-gopls", gopls, "-fixture", "../../testdata/bench", "-goroot", "off"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
+	}
+	report := stdout.String()
+	for _, heading := range []string{
+		"### Targets", "### 1. Bridge overhead", "### 2. Against gopls mcp", "### 3. Cold start",
+		"### 4. Edit loop", "### 5. Memory and idle", "### 6. Tokens", "### 7. Concurrency",
+	} {
+		if !strings.Contains(report, heading+"\n") {
+			t.Errorf("the report has no %q section:\n%s", heading, report)
+		}
+	}
+	// Both servers must find every use of core.Wrap, warm (addressed by
+	// symbol and by position) and cold.
+	want := "201 vs 201 references"
+	if n := strings.Count(report, want); n != 3 {
+		t.Errorf("the report says %q %d times, want 3 (two warm, one cold):\n%s", want, n, report)
+	}
+	for _, bad := range []string{"error answer", "**differ**"} {
+		if strings.Contains(report, bad) {
+			t.Errorf("the report contains %q:\n%s", bad, report)
+		}
+	}
+	// Every edit's diagnostics are right, whichever way they were asked.
+	editRow := regexp.MustCompile(`(?m)^\| (direct LSP|goplsmcp)[^|]*\|[^|]*\|[^|]*\|[^|]*\| (\d+)/(\d+) \|`)
+	rows := editRow.FindAllStringSubmatch(report, -1)
+	if len(rows) < 2 {
+		t.Errorf("the edit loop table has %d measured rows, want at least 2:\n%s", len(rows), report)
+	}
+	for _, r := range rows {
+		if r[2] != r[3] {
+			t.Errorf("edit loop, %s: %s of %s answers correct", r[1], r[2], r[3])
+		}
+	}
+}

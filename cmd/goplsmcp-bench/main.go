@@ -1,0 +1,419 @@
+// Command goplsmcp-bench measures goplsmcp side by side with a direct LSP
+// client and with gopls's own MCP server (gopls mcp), in one run, on one
+// machine, with one gopls binary, and prints the results as markdown
+// tables for BENCHMARKS.md.
+//
+// Usage:
+//
+//	goplsmcp-bench [-mode full|quick|smoke] [-goplsmcp bin/goplsmcp] [-gopls bin/gopls]
+//	               [-fixture testdata/bench] [-goroot auto|off|DIR] [-sections LIST] [-o FILE]
+//	goplsmcp-bench -generate DIR
+//
+// -generate writes the bench fixture module into DIR (see fixture.go).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "goplsmcp-bench:", err)
+		os.Exit(1)
+	}
+}
+
+// allSections are the measurements, in the order they are reported.
+var allSections = []string{"overhead", "peers", "cold", "edit", "memory", "tokens", "concurrency"}
+
+type config struct {
+	mode     string
+	goplsmcp string
+	gopls    string
+	fixture  string
+	goroot   string // "" when GOROOT/src is not measured
+	sections map[string]bool
+	out      string
+	answers  string // directory for the compared answers' texts, or ""
+	command  string // the command line, for the report
+}
+
+// plan holds how much of each measurement a mode does.
+type plan struct {
+	overheadN, warmN   int
+	peerN, peerGorootN int
+	peerGorootDiagN    int
+	coldFixtureN       int
+	coldGorootN        int
+	editN              int
+	memCalls           int
+	idleWindow         time.Duration
+	concRounds         int
+	settleMax          time.Duration
+	settleGorootMax    time.Duration
+	gorootByDefault    bool
+	// settleSections waits for gopls to be idle before each section.
+	settleSections    bool
+	callTimeout       time.Duration
+	gorootCallTimeout time.Duration
+	coldGorootTimeout time.Duration
+}
+
+var plans = map[string]plan{
+	"full": {
+		overheadN: 200, warmN: 10,
+		peerN: 30, peerGorootN: 15, peerGorootDiagN: 3,
+		coldFixtureN: 5, coldGorootN: 2,
+		editN:    60,
+		memCalls: 1000, idleWindow: 5 * time.Second,
+		concRounds: 15,
+		settleMax:  2 * time.Minute, settleGorootMax: 10 * time.Minute,
+		gorootByDefault: true, settleSections: true,
+		callTimeout: 2 * time.Minute, gorootCallTimeout: 5 * time.Minute, coldGorootTimeout: 10 * time.Minute,
+	},
+	"quick": {
+		overheadN: 40, warmN: 5,
+		// GOROOT/src only when asked for with -goroot DIR.
+		peerN: 10, peerGorootN: 5, peerGorootDiagN: 1,
+		coldFixtureN: 2, coldGorootN: 1,
+		editN:    15,
+		memCalls: 1000, idleWindow: 2 * time.Second,
+		concRounds: 5, settleSections: true,
+		settleMax: time.Minute, settleGorootMax: 5 * time.Minute,
+		callTimeout: time.Minute, gorootCallTimeout: 5 * time.Minute, coldGorootTimeout: 10 * time.Minute,
+	},
+	// smoke proves the harness works, for go test; its figures mean little.
+	"smoke": {
+		overheadN: 5, warmN: 1,
+		peerN: 2, peerGorootN: 2, peerGorootDiagN: 1,
+		coldFixtureN: 1, coldGorootN: 1,
+		editN:    4,
+		memCalls: 100, idleWindow: time.Second,
+		concRounds: 2,
+		settleMax:  20 * time.Second, settleGorootMax: time.Minute,
+		callTimeout: 30 * time.Second, gorootCallTimeout: 5 * time.Minute, coldGorootTimeout: 10 * time.Minute,
+	},
+}
+
+func parseFlags(args []string, stderr io.Writer) (*config, error) {
+	fs := flag.NewFlagSet("goplsmcp-bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg := &config{}
+	fs.StringVar(&cfg.mode, "mode", "full", "how much to measure: full (a few minutes, with GOROOT/src), quick (under a minute, fixture only) or smoke (seconds, proves the harness works)")
+	fs.StringVar(&cfg.goplsmcp, "goplsmcp", "bin/goplsmcp", "the goplsmcp binary to measure")
+	fs.StringVar(&cfg.gopls, "gopls", "bin/gopls", "the gopls binary every side uses")
+	fs.StringVar(&cfg.fixture, "fixture", "testdata/bench", "the bench fixture module (copied before use)")
+	goroot := fs.String("goroot", "auto", `GOROOT/src workspace: "auto" ($(go env GOROOT)/src in full mode, off otherwise), "off", or a directory`)
+	sections := fs.String("sections", strings.Join(allSections, ","), "comma-separated measurements to run: "+strings.Join(allSections, ", "))
+	fs.StringVar(&cfg.out, "o", "", "write the markdown report to this file as well as stdout")
+	fs.StringVar(&cfg.answers, "answers", "", "write the text of every answer compared with gopls mcp into this directory, to read them side by side")
+	generate := fs.String("generate", "", "write the bench fixture module into this directory and exit")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if *generate != "" {
+		cfg.mode = "generate"
+		cfg.fixture = *generate
+		return cfg, nil
+	}
+	p, ok := plans[cfg.mode]
+	if !ok {
+		return nil, fmt.Errorf("-mode %q: want full, quick or smoke", cfg.mode)
+	}
+	cfg.sections = make(map[string]bool)
+	for _, s := range strings.Split(*sections, ",") {
+		s = strings.TrimSpace(s)
+		if !slices.Contains(allSections, s) {
+			return nil, fmt.Errorf("-sections: unknown section %q; known: %s", s, strings.Join(allSections, ", "))
+		}
+		cfg.sections[s] = true
+	}
+	switch *goroot {
+	case "off":
+	case "auto":
+		if p.gorootByDefault {
+			out, err := exec.Command("go", "env", "GOROOT").Output()
+			if err != nil {
+				return nil, fmt.Errorf("go env GOROOT: %w", err)
+			}
+			cfg.goroot = filepath.Join(strings.TrimSpace(string(out)), "src")
+		}
+	default:
+		cfg.goroot = *goroot
+	}
+	for _, p := range []*string{&cfg.goplsmcp, &cfg.gopls, &cfg.fixture, &cfg.goroot, &cfg.answers} {
+		if *p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(*p)
+		if err != nil {
+			return nil, err
+		}
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
+		}
+		*p = abs
+	}
+	cfg.command = "goplsmcp-bench " + strings.Join(args, " ")
+	return cfg, nil
+}
+
+// run is the whole program.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseFlags(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	if cfg.mode == "generate" {
+		return generateFixture(cfg.fixture)
+	}
+	for _, bin := range []string{cfg.goplsmcp, cfg.gopls} {
+		if _, err := os.Stat(bin); err != nil {
+			return fmt.Errorf("%s is missing: run make build first", bin)
+		}
+	}
+	tmp, err := os.MkdirTemp("", "goplsmcp-bench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if real, err := filepath.EvalSymlinks(tmp); err == nil {
+		tmp = real
+	}
+	b := &bench{cfg: cfg, plan: plans[cfg.mode], log: stderr, rep: &report{}, tmp: tmp, env: childEnv(), start: time.Now()}
+	b.describeMachine(ctx)
+	if err := b.runAll(ctx); err != nil {
+		return err
+	}
+	var w io.Writer = stdout
+	if cfg.out != "" {
+		f, err := os.Create(cfg.out)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		w = io.MultiWriter(stdout, f)
+	}
+	b.rep.write(w, cfg.command)
+	return nil
+}
+
+// childEnv is the environment of every process the harness starts: the
+// same for goplsmcp, gopls mcp and the direct client's gopls, and offline,
+// as goplsmcp runs gopls.
+func childEnv() []string {
+	env := os.Environ()
+	for _, kv := range []string{"GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=readonly"} {
+		k, _, _ := strings.Cut(kv, "=")
+		env = slices.DeleteFunc(env, func(e string) bool { return strings.HasPrefix(e, k+"=") })
+		env = append(env, kv)
+	}
+	return env
+}
+
+// bench is one run of the harness.
+type bench struct {
+	cfg  *config
+	plan plan
+	log  io.Writer
+	rep  *report
+	tmp  string
+	env  []string
+	// start is when the run began, for the progress log.
+	start time.Time
+	// expectGorootRefs is the number of references to net/http.Handler
+	// (declaration included) found once warm, which a cold start's first
+	// answer must reach to count as correct.
+	expectGorootRefs int
+}
+
+// saveAnswer writes an answer's text into the -answers directory, named
+// after the server, the workspace and the question.
+func (b *bench) saveAnswer(server, ws, question, text string) {
+	if b.cfg.answers == "" {
+		return
+	}
+	name := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' {
+			return r
+		}
+		return '_'
+	}, ws+"__"+question+"__"+server) + ".txt"
+	if err := os.MkdirAll(b.cfg.answers, 0o755); err == nil {
+		err = os.WriteFile(filepath.Join(b.cfg.answers, name), []byte(text), 0o644)
+		if err != nil {
+			b.logf("saving an answer: %v", err)
+		}
+	}
+}
+
+func (b *bench) logf(format string, args ...any) {
+	fmt.Fprintf(b.log, "goplsmcp-bench: %6.1fs "+format+"\n", append([]any{time.Since(b.start).Seconds()}, args...)...)
+}
+
+func (b *bench) describeMachine(ctx context.Context) {
+	cpu := "unknown CPU"
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				cpu = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	mem := ""
+	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
+		if f := strings.Fields(strings.SplitN(string(data), "\n", 2)[0]); len(f) >= 2 {
+			mem = ", " + f[1] + " kB RAM"
+		}
+	}
+	version := func(name string, args ...string) string {
+		out, err := exec.CommandContext(ctx, name, args...).Output()
+		if err != nil {
+			return "unknown"
+		}
+		return strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
+	}
+	var goV, goplsV, oursV string
+	var wg sync.WaitGroup
+	wg.Go(func() { goV = version("go", "version") })
+	wg.Go(func() { goplsV = version(b.cfg.gopls, "version") })
+	wg.Go(func() { oursV = version(b.cfg.goplsmcp, "--gopls", b.cfg.gopls, "--version") })
+	wg.Wait()
+	b.rep.machine = []string{
+		fmt.Sprintf("Date: %s", time.Now().UTC().Format("2006-01-02 15:04 UTC")),
+		fmt.Sprintf("Machine: %s, %d CPUs%s, %s/%s, kernel %s", cpu, runtime.NumCPU(), mem, runtime.GOOS, runtime.GOARCH, orUnknown(readTrim("/proc/sys/kernel/osrelease"))),
+		fmt.Sprintf("Load average at start: %s", orUnknown(readTrim("/proc/loadavg"))),
+		fmt.Sprintf("Go: %s", goV),
+		fmt.Sprintf("gopls: %s (%s)", goplsV, b.cfg.gopls),
+		fmt.Sprintf("goplsmcp: %s", oursV),
+		fmt.Sprintf("Mode: %s", b.cfg.mode),
+	}
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+// runAll runs the selected measurements: those on the fixture with one set
+// of warm servers, then those on GOROOT/src with another, then the cold
+// starts, which start their own.
+func (b *bench) runAll(ctx context.Context) error {
+	sec := b.cfg.sections
+	fx, err := b.fixtureWorkspace("a")
+	if err != nil {
+		return err
+	}
+	if sec["overhead"] || sec["peers"] || sec["edit"] || sec["memory"] || sec["tokens"] || sec["concurrency"] {
+		s, err := b.startAll(ctx, fx, sec["edit"], b.plan.settleMax)
+		if err != nil {
+			return err
+		}
+		err = b.fixtureSections(ctx, fx, s)
+		s.close()
+		if err != nil {
+			return err
+		}
+	}
+	var gr *workspace
+	if b.cfg.goroot != "" {
+		gr = gorootWorkspace(b.cfg.goroot)
+		if sec["peers"] {
+			s, err := b.startAll(ctx, gr, false, b.plan.settleGorootMax)
+			if err != nil {
+				return err
+			}
+			err = b.peers(ctx, gr, s)
+			s.close()
+			if err != nil {
+				return err
+			}
+		}
+	} else {
+		b.rep.skipped = append(b.rep.skipped, "GOROOT/src (run with -mode full, or -goroot DIR)")
+	}
+	if sec["cold"] {
+		if err := b.coldStarts(ctx, fx, gr); err != nil {
+			return err
+		}
+	}
+	b.logf("done")
+	b.rep.machine = append(b.rep.machine, fmt.Sprintf("Load average at end: %s", orUnknown(readTrim("/proc/loadavg"))))
+	b.sortTables()
+	return nil
+}
+
+func (b *bench) fixtureSections(ctx context.Context, fx *workspace, s *servers) error {
+	steps := []struct {
+		name string
+		fn   func() error
+	}{
+		{"overhead", func() error { return b.overhead(ctx, fx, s) }},
+		{"peers", func() error { return b.peers(ctx, fx, s) }},
+		{"tokens", func() error { return b.tokens(ctx, fx, s) }},
+		{"concurrency", func() error { return b.concurrency(ctx, fx, s) }},
+		{"edit", func() error { return b.editLoop(ctx, fx, s) }},
+		// Last, so that it counts every call made before it.
+		{"memory", func() error { return b.memory(ctx, fx, s) }},
+	}
+	for _, st := range steps {
+		if !b.cfg.sections[st.name] {
+			continue
+		}
+		// Each section starts with gopls idle: the calls of the one
+		// before may have left it diagnosing in the background.
+		if b.plan.settleSections {
+			if _, quiet := settle(ctx, s.pids(), b.plan.settleMax); !quiet {
+				b.logf("warning: gopls still busy before %s; measuring anyway", st.name)
+			}
+		}
+		b.logf("%s on %s", st.name, fx.name)
+		if err := st.fn(); err != nil {
+			return fmt.Errorf("%s: %w", st.name, err)
+		}
+	}
+	return nil
+}
+
+// sortTables puts the tables in section order, whatever order they were
+// measured in.
+func (b *bench) sortTables() {
+	slices.SortStableFunc(b.rep.tables, func(x, y *table) int { return x.num - y.num })
+}
+
+// table returns the report's table number num, creating it on first use.
+func (b *bench) table(num int, title, intro string, header ...string) *table {
+	for _, t := range b.rep.tables {
+		if t.num == num {
+			return t
+		}
+	}
+	t := &table{num: num, title: fmt.Sprintf("%d. %s", num, title), intro: intro, header: header}
+	b.rep.tables = append(b.rep.tables, t)
+	return t
+}

@@ -1,0 +1,2 @@
+// Package accounts is part of the bench fixture: records kept by the accounts service.
+package accounts

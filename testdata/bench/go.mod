@@ -1,0 +1,3 @@
+module example.com/benchmod
+
+go 1.23
