@@ -48,6 +48,10 @@ type config struct {
 	maxMessageBytes int
 	maxResultBytes  int
 	maxTextChars    int
+
+	// cpuProfile names a file for a CPU profile of the whole run
+	// (--cpuprofile, hidden: see addHiddenFlags).
+	cpuProfile string
 }
 
 // stringList is a flag that may be repeated, collecting its values.
@@ -123,6 +127,14 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 	fs.BoolVar(&cfg.version, "version", false, "print the versions of goplsmcp and gopls, then exit")
 	fs.BoolVar(&cfg.help, "help", false, "print this help, then exit")
 	return fs
+}
+
+// addHiddenFlags defines the flags that --help does not list: tools for
+// measuring goplsmcp itself, not for using it. --cpuprofile FILE writes a
+// CPU profile (pprof) of the run to FILE when goplsmcp stops; BENCHMARKS.md
+// says how it is used.
+func addHiddenFlags(fs *flag.FlagSet, cfg *config) {
+	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
 }
 
 // wantsHelp reports whether args ask for help anywhere: --help wins over

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -77,8 +78,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fs.PrintDefaults()
 		return nil
 	}
+	addHiddenFlags(fs, cfg)
 	if err := fs.Parse(args); err != nil {
 		return flagError(err)
+	}
+	if cfg.cpuProfile != "" {
+		stop, err := startCPUProfile(cfg.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	if fs.NArg() > 0 && fs.Arg(0) == "call" {
 		// Flags may follow the word call too.
@@ -140,6 +149,23 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	st.log.Info("stopped")
 	return err
+}
+
+// startCPUProfile starts profiling the process into path and returns
+// the function that ends the profile and closes the file.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, usageError("--cpuprofile: %v", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 // flagError words a flag parsing error as a usage error, naming flags as
