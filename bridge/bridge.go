@@ -56,6 +56,8 @@ type Bridge struct {
 	beforeWrite func()
 	// buffers are the snippets gopls holds for this bridge.
 	buffers buffers
+	// lines are the lines of the files shown lately.
+	lines lineMemo
 	// sessions are the MCP sessions' buffers, by session id; gate decides
 	// whose overlays gopls holds (see sessions.go).
 	sessionsMu sync.Mutex

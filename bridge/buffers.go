@@ -207,7 +207,7 @@ func (b *Bridge) openURI(ctx context.Context, uri string) (*source, error) {
 		if !ok {
 			return nil, errors.New("that snippet is no longer open; send its text again")
 		}
-		src := newSource(path, l.Text, fromSnippet)
+		src := b.newSource(path, l.Text, fromSnippet)
 		src.lease = l
 		return src, nil
 	}

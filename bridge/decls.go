@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/goplsmcp/goplsmcp/lspclient"
 )
 
 // Shared by go_file_context and go_package_api: both show declarations as
@@ -52,17 +51,11 @@ func (c *goFiles) get(path string) *goFile {
 		return g
 	}
 	var g *goFile
-	text, _, open := c.b.client.Document(lspclient.FileURI(path))
-	if !open {
-		if data, err := readBounded(path); err == nil {
-			text, open = string(data), true
-		}
-	}
-	if open {
+	if text, ok := c.b.currentText(path); ok {
 		fset := token.NewFileSet()
 		f, _ := parser.ParseFile(fset, path, text, parser.ParseComments|parser.SkipObjectResolution)
 		if f != nil {
-			g = &goFile{tags: c.tags, fset: fset, file: f, tf: fset.File(f.FileStart), lines: strings.Split(text, "\n")}
+			g = &goFile{tags: c.tags, fset: fset, file: f, tf: fset.File(f.FileStart), lines: c.b.lines.lines(path, text)}
 		}
 	}
 	c.files[path] = g

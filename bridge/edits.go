@@ -188,12 +188,12 @@ func (b *Bridge) editsFrom(ctx context.Context, we *workspaceEdit) (*editSet, er
 		if fe.created {
 			continue
 		}
-		text := b.textOf(fe.path, nil)
-		if text == nil {
+		text, ok := b.textOf(fe.path, nil)
+		if !ok {
 			return nil, fmt.Errorf("cannot read %s, which the change edits", b.displayPath(fe.path))
 		}
-		fe.before = string(text)
-		fe.sum = sha256.Sum256(text)
+		fe.before = text
+		fe.sum = sha256.Sum256([]byte(text))
 	}
 	slices.SortFunc(es.files, func(x, y *fileEdit) int { return cmp.Compare(x.path, y.path) })
 	return es, nil

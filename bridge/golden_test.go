@@ -269,7 +269,7 @@ func writeWorkspaceFile(t *testing.T, root, name string, data []byte) {
 
 // realTempDir is a temporary directory named without symbolic links, as
 // goplsmcp names its root.
-func realTempDir(t *testing.T) string {
+func realTempDir(t testing.TB) string {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -280,7 +280,7 @@ func realTempDir(t *testing.T) string {
 
 // startStack runs the whole server in-process on root — real gopls, real
 // bridge, real MCP session over pipes — and returns an initialized client.
-func startStack(t *testing.T, root string) *mcp.Client {
+func startStack(t testing.TB, root string) *mcp.Client {
 	t.Helper()
 	gopls, err := filepath.Abs("../bin/gopls")
 	if err != nil {

@@ -26,7 +26,9 @@ func (l Loc) String() string {
 }
 
 // lineCache reads source lines for rendering, preferring the text gopls
-// holds for open documents so that lines match the positions.
+// holds for open documents so that lines match the positions. It holds
+// each file's lines for one call; the bridge's memo and the file cache
+// keep them across calls while the file is unchanged.
 type lineCache struct {
 	b     *Bridge
 	files map[string][]string
@@ -40,11 +42,9 @@ func (b *Bridge) newLineCache() *lineCache {
 func (c *lineCache) line(uri string, n int) string {
 	lines, ok := c.files[uri]
 	if !ok {
-		if text, _, open := c.b.client.Document(uri); open {
-			lines = strings.Split(text, "\n")
-		} else if p, err := lspclient.URIPath(uri); err == nil {
-			if data, err := readBounded(p); err == nil {
-				lines = strings.Split(string(data), "\n")
+		if p, err := lspclient.URIPath(uri); err == nil {
+			if text, ok := c.b.currentText(p); ok {
+				lines = c.b.lines.lines(p, text)
 			}
 		}
 		c.files[uri] = lines

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"unicode/utf16"
 
 	"github.com/goplsmcp/goplsmcp/lspclient"
@@ -42,12 +41,8 @@ type source struct {
 	lease *lspclient.Lease
 }
 
-func newSource(path, text string, kind bufferKind) *source {
-	lines := strings.Split(text, "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimSuffix(l, "\r")
-	}
-	return &source{path: path, uri: lspclient.FileURI(path), text: text, lines: lines, kind: kind}
+func (b *Bridge) newSource(path, text string, kind bufferKind) *source {
+	return &source{path: path, uri: lspclient.FileURI(path), text: text, lines: b.lines.lines(path, text), kind: kind}
 }
 
 // release lets gopls change the buffer again. Releasing twice, or a
@@ -63,11 +58,28 @@ func (s *source) release() {
 // The file replaces an overlay gopls may hold for it: naming a file means
 // the file as it is now. The caller must release the source.
 func (b *Bridge) open(ctx context.Context, path string) (*source, error) {
-	data, err := readBounded(path)
+	text, err := b.readFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return b.hold(ctx, path, string(data), fromDisk)
+	return b.hold(ctx, path, text, fromDisk)
+}
+
+// readFile returns the text of the file at path as it is on disk now,
+// read again only if it changed since it was last read (see
+// lspclient.Client.ReadFile).
+func (b *Bridge) readFile(path string) (string, error) {
+	return b.client.ReadFile(path, readBounded)
+}
+
+// currentText returns the text of a file as gopls holds it: an open
+// buffer's, else the file on disk's.
+func (b *Bridge) currentText(path string) (string, bool) {
+	if text, _, ok := b.client.Document(lspclient.FileURI(path)); ok {
+		return text, true
+	}
+	text, err := b.readFile(path)
+	return text, err == nil
 }
 
 // openOverlay makes gopls hold text as the content of the file at path,
@@ -78,7 +90,7 @@ func (b *Bridge) openOverlay(ctx context.Context, path, text string) (*source, e
 }
 
 func (b *Bridge) hold(ctx context.Context, path, text string, kind bufferKind) (*source, error) {
-	src := newSource(path, text, kind)
+	src := b.newSource(path, text, kind)
 	st, gated := b.state(ctx)
 	if gated && kind == fromOverlay && !b.gate.owns(st) {
 		// The gate admits a call that gives unsaved text only while
@@ -110,11 +122,11 @@ func (b *Bridge) hold(ctx context.Context, path, text string, kind bufferKind) (
 // tool edits. The caller must release the source.
 func (b *Bridge) openCurrent(ctx context.Context, path string) (*source, error) {
 	if !b.confined(path) {
-		data, err := readBounded(path)
+		text, err := b.readFile(path)
 		if err != nil {
 			return nil, err
 		}
-		return newSource(path, string(data), asContext), nil
+		return b.newSource(path, text, asContext), nil
 	}
 	uri := lspclient.FileURI(path)
 	st, _ := b.state(ctx)
@@ -129,7 +141,7 @@ func (b *Bridge) openCurrent(ctx context.Context, path string) (*source, error) 
 		case b.client.IsOverlay(uri):
 			kind = fromOverlay
 		}
-		src := newSource(path, l.Text, kind)
+		src := b.newSource(path, l.Text, kind)
 		src.lease = l
 		return src, nil
 	}

@@ -315,7 +315,8 @@ func (r *symbolResolver) packagesDeclaring(name string) ([]pkgDir, error) {
 			continue
 		}
 		seen[dir] = true
-		f, err := parser.ParseFile(token.NewFileSet(), p, r.b.textOf(p, nil), parser.PackageClauseOnly)
+		text, _ := r.b.textOf(p, nil)
+		f, err := parser.ParseFile(token.NewFileSet(), p, text, parser.PackageClauseOnly)
 		if err != nil {
 			continue
 		}
@@ -515,8 +516,8 @@ func (r *symbolResolver) load(dir, name string, from *source) *pkgFiles {
 		paths = append(paths, from.path)
 	}
 	for _, path := range paths {
-		text := r.b.textOf(path, from)
-		if text == nil {
+		text, ok := r.b.textOf(path, from)
+		if !ok {
 			continue
 		}
 		fset := token.NewFileSet()
@@ -524,25 +525,18 @@ func (r *symbolResolver) load(dir, name string, from *source) *pkgFiles {
 		if f == nil || f.Name.Name != name {
 			continue
 		}
-		p.files = append(p.files, &parsedFile{path: path, text: string(text), fset: fset, ast: f})
+		p.files = append(p.files, &parsedFile{path: path, text: text, fset: fset, ast: f})
 	}
 	return p
 }
 
 // textOf returns the text of a file as gopls holds it: from's text, an
-// open buffer's, or the file on disk; nil if unreadable.
-func (b *Bridge) textOf(path string, from *source) []byte {
+// open buffer's, or the file on disk; false if unreadable.
+func (b *Bridge) textOf(path string, from *source) (string, bool) {
 	if from != nil && from.path == path {
-		return []byte(from.text)
+		return from.text, true
 	}
-	if text, _, ok := b.client.Document(lspclient.FileURI(path)); ok {
-		return []byte(text)
-	}
-	data, err := readBounded(path)
-	if err != nil {
-		return nil
-	}
-	return data
+	return b.currentText(path)
 }
 
 // decls returns the declarations of ref in the package.
@@ -709,7 +703,8 @@ func (b *Bridge) importedPackageDir(ctx context.Context, src *source, fset *toke
 		return "", "", err
 	}
 	dir := filepath.Dir(p)
-	f, err := parser.ParseFile(token.NewFileSet(), p, b.textOf(p, nil), parser.PackageClauseOnly)
+	text, _ := b.textOf(p, nil)
+	f, err := parser.ParseFile(token.NewFileSet(), p, text, parser.PackageClauseOnly)
 	if err != nil {
 		return "", "", fmt.Errorf("cannot read package %s: %v", clip(imp.Path.Value), err)
 	}

@@ -87,6 +87,7 @@ type Client struct {
 	log  *slog.Logger
 
 	docs  documents
+	files fileCache
 	diags diagnosticStore
 	prog  progressTracker
 	watch *watcher
@@ -137,6 +138,7 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 	c := &Client{opts: opts, log: log, changed: make(chan struct{}), done: make(chan struct{})}
 	c.life, c.stopLife = context.WithCancel(context.Background())
 	c.docs.init()
+	c.files.racy = racyWindow
 	c.diags.init()
 	c.prog.init(opts.OnProgress)
 

@@ -68,6 +68,9 @@ type fsWatch interface {
 	// add watches the entries of dir (not its subdirectories).
 	add(dir string) error
 	watching(dir string) bool
+	// exact reports whether dir is watched and its events are reported
+	// under its name (not under another name of the same directory).
+	exact(dir string) bool
 	count() int
 	dirs() []string
 	// drain returns the events queued since the last call, without
@@ -260,6 +263,15 @@ func (w *watcher) barrier() {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	var events []fsEvent
+	overflow := false
+	if w.fs != nil {
+		events, overflow = w.fs.drain()
+	}
+	if len(events) == 0 && !overflow && len(w.stamps) == 0 {
+		// Nothing changed: the common case, kept free of allocations.
+		return
+	}
 	changes := map[string]int{}
 	var dirsGone []string
 	add := func(path string, kind int) {
@@ -269,7 +281,9 @@ func (w *watcher) barrier() {
 		changes[path] = kind
 	}
 	if w.fs != nil {
-		events, overflow := w.fs.drain()
+		if len(events) > 0 || overflow {
+			w.c.files.changed(eventPaths(events), nil, overflow)
+		}
 		if overflow {
 			w.log.Debug("file events were lost; telling gopls every watched directory changed")
 			events = append(events, w.everything()...)
@@ -312,6 +326,9 @@ func (w *watcher) barrier() {
 	if len(changes) == 0 {
 		return
 	}
+	if len(dirsGone) > 0 {
+		w.c.files.changed(nil, dirsGone, false)
+	}
 	w.c.refreshDocuments(changes, dirsGone)
 	params := make([]map[string]any, 0, len(changes))
 	for path, kind := range changes {
@@ -327,6 +344,15 @@ func (w *watcher) barrier() {
 	if len(newPackages) > 0 {
 		w.loadPackages(newPackages)
 	}
+}
+
+// eventPaths returns the paths of events.
+func eventPaths(events []fsEvent) []string {
+	paths := make([]string, len(events))
+	for i, ev := range events {
+		paths[i] = ev.path
+	}
+	return paths
 }
 
 // everything is a change of every watched directory, for when events were
@@ -464,6 +490,11 @@ func (c *Client) Written(paths map[string]bool) {
 		return
 	}
 	params := make([]map[string]any, 0, len(paths))
+	written := make([]string, 0, len(paths))
+	for path := range paths {
+		written = append(written, path)
+	}
+	c.files.changed(written, nil, false)
 	c.docs.mu.Lock()
 	for path, created := range paths {
 		kind := fileChanged

@@ -4,8 +4,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -45,7 +48,28 @@ func (n *inotify) add(dir string) error {
 }
 
 func (n *inotify) watching(dir string) bool { _, ok := n.byDir[dir]; return ok }
-func (n *inotify) count() int               { return len(n.byDir) }
+
+func (n *inotify) exact(dir string) bool {
+	wd, ok := n.byDir[dir]
+	return ok && n.byWD[wd] == dir
+}
+
+// changeTime is the time a file's content or attributes last changed,
+// which no program can set back.
+func changeTime(fi os.FileInfo) time.Time {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return time.Unix(st.Ctim.Sec, st.Ctim.Nsec)
+	}
+	return time.Time{}
+}
+
+// singleLink reports whether fi is a file with one name: a change made
+// through another hard link would show in that link's directory only.
+func singleLink(fi os.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && st.Nlink == 1
+}
+func (n *inotify) count() int { return len(n.byDir) }
 
 func (n *inotify) dirs() []string {
 	out := make([]string, 0, len(n.byDir))

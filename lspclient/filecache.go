@@ -1,0 +1,216 @@
+package lspclient
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// The file cache keeps the text of files read from disk between calls, so
+// that a call does not read again a file that has not changed. It is
+// exact where the watcher sees every change: a file whose directory, and
+// every directory above it up to the root, is watched, and which is
+// neither a symbolic link nor one of several hard links, is kept until the
+// watcher reports a change to it (the barrier before each request collects
+// them). Any other file is kept with its size, time and identity, checked
+// with stat on each use, and only when its time is older than racyWindow
+// at the time it was read: a change after that always shows in the time,
+// however coarse the file system keeps it.
+
+// maxCachedBytes bounds the text the cache keeps; the least recently
+// used files go first.
+const maxCachedBytes = 8 << 20
+
+// racyWindow is longer than the coarsest file time granularity in use
+// (two seconds on FAT).
+const racyWindow = 2 * time.Second
+
+type fileCache struct {
+	// racy is racyWindow; tests shorten it.
+	racy    time.Duration
+	mu      sync.Mutex
+	entries map[string]*cachedFile
+	bytes   int
+	// epoch counts invalidations, so that a text read before one is not
+	// kept after it.
+	epoch uint64
+	clock uint64 // for least recently used
+}
+
+type cachedFile struct {
+	text string
+	// watched means the watcher vouches for the file (see above); else
+	// stamp is compared on each use.
+	watched bool
+	stamp   os.FileInfo
+	used    uint64
+}
+
+// ReadFile returns the text of the file at path (absolute and clean), from
+// the cache when it holds the file as it is on disk now, else from read,
+// whose result it keeps. Like a request, it first collects the changes
+// made on disk, so the text is never older than the call.
+func (c *Client) ReadFile(path string, read func(path string) ([]byte, error)) (string, error) {
+	w := c.watch
+	w.barrier()
+	watched := w.vouches(path)
+	fc := &c.files
+	fc.mu.Lock()
+	e := fc.entries[path]
+	epoch := fc.epoch
+	if e != nil && e.watched && watched {
+		fc.clock++
+		e.used = fc.clock
+		fc.mu.Unlock()
+		return e.text, nil
+	}
+	fc.mu.Unlock()
+
+	if e != nil {
+		if fi, err := os.Stat(path); err == nil && sameStamp(e.stamp, fi) {
+			fc.mu.Lock()
+			fc.clock++
+			e.used = fc.clock
+			fc.mu.Unlock()
+			return e.text, nil
+		}
+	}
+	// The stamp is taken before the read: a change during the read makes
+	// it differ from the file afterwards.
+	lfi, lerr := os.Lstat(path)
+	stamp := lfi
+	if lerr == nil && lfi.Mode()&os.ModeSymlink != 0 {
+		stamp, lerr = os.Stat(path)
+	}
+	read0 := time.Now()
+	data, err := read(path)
+	if err != nil {
+		fc.forget(path)
+		return "", err
+	}
+	text := string(data)
+	switch {
+	case lerr != nil, len(text) > maxCachedBytes/4:
+		return text, nil
+	}
+	exact := watched && lfi.Mode().IsRegular() && singleLink(lfi)
+	if !exact && read0.Sub(stampTime(stamp)) < fc.racy {
+		// Changed just now: a change to come may keep this time.
+		fc.forget(path)
+		return text, nil
+	}
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	if exact && fc.epoch != epoch {
+		// Something changed meanwhile, maybe this file: do not keep it.
+		return text, nil
+	}
+	if old := fc.entries[path]; old != nil {
+		fc.bytes -= len(old.text)
+	}
+	if fc.entries == nil {
+		fc.entries = make(map[string]*cachedFile)
+	}
+	fc.clock++
+	fc.entries[path] = &cachedFile{text: text, watched: exact, stamp: stamp, used: fc.clock}
+	fc.bytes += len(text)
+	fc.evictLocked()
+	return text, nil
+}
+
+// sameStamp reports whether a file still has the size, times, mode and
+// identity it had. The change time, where known, catches a file whose
+// modification time was set back.
+func sameStamp(old, now os.FileInfo) bool {
+	return old.Size() == now.Size() && old.ModTime().Equal(now.ModTime()) && changeTime(old).Equal(changeTime(now)) &&
+		old.Mode() == now.Mode() && os.SameFile(old, now)
+}
+
+// stampTime is the later of a file's modification and change times.
+func stampTime(fi os.FileInfo) time.Time {
+	if ct := changeTime(fi); ct.After(fi.ModTime()) {
+		return ct
+	}
+	return fi.ModTime()
+}
+
+func (fc *fileCache) evictLocked() {
+	for fc.bytes > maxCachedBytes && len(fc.entries) > 0 {
+		var oldest string
+		var used uint64
+		for p, e := range fc.entries {
+			if oldest == "" || e.used < used {
+				oldest, used = p, e.used
+			}
+		}
+		fc.bytes -= len(fc.entries[oldest].text)
+		delete(fc.entries, oldest)
+	}
+}
+
+func (fc *fileCache) forget(path string) {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	if e := fc.entries[path]; e != nil {
+		fc.bytes -= len(e.text)
+		delete(fc.entries, path)
+	}
+}
+
+// changed drops what the watcher reports changed: files, and everything
+// below directories that went away; all when events were lost.
+func (fc *fileCache) changed(paths []string, dirsGone []string, all bool) {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	fc.epoch++
+	if all {
+		clear(fc.entries)
+		fc.bytes = 0
+		return
+	}
+	for _, p := range paths {
+		if e := fc.entries[p]; e != nil {
+			fc.bytes -= len(e.text)
+			delete(fc.entries, p)
+		}
+	}
+	if len(dirsGone) == 0 {
+		return
+	}
+	for p, e := range fc.entries {
+		for _, d := range dirsGone {
+			if within(d, p) {
+				fc.bytes -= len(e.text)
+				delete(fc.entries, p)
+				break
+			}
+		}
+	}
+}
+
+// vouches reports whether the watcher sees every change to the file at
+// path: its directory and every one above it up to the root are watched
+// under their own names.
+func (w *watcher) vouches(path string) bool {
+	if w == nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.fs == nil {
+		return false
+	}
+	dir := filepath.Dir(path)
+	if !within(w.root, dir) {
+		return false
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if !w.fs.exact(d) {
+			return false
+		}
+		if d == w.root {
+			return true
+		}
+	}
+}
