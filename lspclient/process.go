@@ -3,6 +3,7 @@ package lspclient
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -45,9 +46,10 @@ var (
 // JSON-RPC connection to it. The [Client] outlives its processes; only its
 // supervisor starts and stops them.
 type process struct {
-	cmd  *exec.Cmd
-	pid  int
-	conn jsonrpc2.Conn
+	cmd    *exec.Cmd
+	pid    int
+	conn   jsonrpc2.Conn
+	stream *lspStream
 	// ctx is cancelled, with the reason as its cause, when the process can
 	// no longer be used: it exited, its output ended, writing to it failed,
 	// it stopped answering, or it is being stopped.
@@ -173,7 +175,8 @@ func spawn(opts Options, log *slog.Logger, handler jsonrpc2.Handler) (*process, 
 
 	w := &deadlineWriter{f: inW, timeout: opts.Timeout, failed: func(err error) { fail(err) }, written: &p.written}
 	rwc := &pipeRWC{Reader: outR, Writer: w, closers: []io.Closer{inW, outR}}
-	p.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(rwc))
+	p.stream = newLSPStream(rwc)
+	p.conn = jsonrpc2.NewConn(p.stream)
 	// The connection reads until its stream is closed, not until ctx ends:
 	// the answer to shutdown must still arrive while the process stops.
 	p.conn.Go(context.Background(), handler)
@@ -212,10 +215,10 @@ func (p *process) call(ctx context.Context, method string, params, result any) e
 	stop := context.AfterFunc(p.ctx, cancel)
 	defer stop()
 
-	id, err := p.conn.Call(callCtx, method, params, result)
+	id, raw, err := p.rawCall(callCtx, method, params)
 	switch {
 	case err == nil:
-		return nil
+		return decodeResult(raw, result)
 	case p.ctx.Err() != nil:
 		return fmt.Errorf("%s: %w (%v)", method, ErrExited, context.Cause(p.ctx))
 	case ctx.Err() != nil:
@@ -231,6 +234,15 @@ func (p *process) call(ctx context.Context, method string, params, result any) e
 		return &ResponseError{Method: method, Code: int(rpcErr.Code), Message: rpcErr.Message}
 	}
 	return fmt.Errorf("%s: %w", method, err)
+}
+
+// rawCall sends one request and returns its result as gopls sent it.
+func (p *process) rawCall(ctx context.Context, method string, params any) (jsonrpc2.ID, json.RawMessage, error) {
+	// The result is taken from the stream (see lspStream), not decoded by
+	// the connection.
+	id, err := p.conn.Call(ctx, method, params, nil)
+	raw, _ := p.stream.results.take(id)
+	return id, raw, err
 }
 
 // notify sends a notification; a failure to write has already failed the
@@ -253,7 +265,7 @@ func (p *process) alive(deadline time.Duration) bool {
 	ctx, cancel := context.WithTimeout(p.ctx, deadline)
 	defer cancel()
 	// No request has id 0: the connection numbers them from 1.
-	_, err := p.conn.Call(ctx, "$/cancelRequest", map[string]any{"id": 0}, nil)
+	_, _, err := p.rawCall(ctx, "$/cancelRequest", map[string]any{"id": 0})
 	if err == nil {
 		return true
 	}
@@ -275,7 +287,7 @@ func (p *process) stop(log *slog.Logger, polite bool) {
 	} else if !p.isExited() {
 		ctx, cancel := context.WithTimeout(context.Background(), shutdownWait)
 		stopCall := context.AfterFunc(p.ctx, cancel)
-		_, err := p.conn.Call(ctx, "shutdown", nil, nil)
+		_, _, err := p.rawCall(ctx, "shutdown", nil)
 		stopCall()
 		cancel()
 		if err == nil {
