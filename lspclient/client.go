@@ -110,6 +110,12 @@ type Client struct {
 	pid atomic.Int64 // of the last gopls started
 	// diagnoseSeq numbers the progress tokens of workspace diagnoses.
 	diagnoseSeq atomic.Int64
+	// mods is the modification generation (see generation.go).
+	mods atomic.Uint64
+	// diagnosed holds, by file URI, the generation at which gopls last
+	// diagnosed the file's view in full (see DiagnoseFiles).
+	diagnosedMu sync.Mutex
+	diagnosed   map[string]uint64
 
 	life     context.Context // ends when Close is called
 	stopLife context.CancelFunc
@@ -281,7 +287,10 @@ func (c *Client) Notify(ctx context.Context, method string, params any) error {
 	if err != nil {
 		return c.requestError(ctx, method, err, "gopls is restarting and did not come back")
 	}
-	if err := p.notify(method, params); err != nil && p.ctx.Err() == nil {
+	err = p.notify(method, params)
+	// What a notification changes is unknown here: count it as a change.
+	c.modified()
+	if err != nil && p.ctx.Err() == nil {
 		return err
 	}
 	return nil
@@ -416,6 +425,8 @@ func (c *Client) markLoadedWhenIdle(p *process) {
 		case err == nil, errors.As(err, &re):
 			// Any answer means the queue moved past initialized.
 			c.prog.markLoaded(nil)
+			// Answers given during the load may lack what it found.
+			c.modified()
 		case p.ctx.Err() != nil:
 			// The next gopls loads again; the supervisor resets the state.
 		default:

@@ -43,6 +43,59 @@ func (c *Client) DiagnoseWorkspace(ctx context.Context, anyGoFile string) error 
 		}
 		return fmt.Errorf("waiting for the workspace to load: %w", err)
 	}
+	return c.DiagnoseFiles(ctx, []string{anyGoFile})
+}
+
+// DiagnoseFiles has gopls diagnose in full (parse, type check and every
+// analyzer) the workspace views holding the Go files uris, storing the
+// results it offers quick fixes from and publishing them, and returns when
+// it has published them. Nothing is asked when gopls has diagnosed those
+// files' views in full since the last change it was told of (see
+// [Client.Generation]): a full diagnosis of an unchanged workspace finds
+// what the last one found.
+func (c *Client) DiagnoseFiles(ctx context.Context, uris []string) error {
+	gen := c.Generation()
+	if c.diagnosedAt(uris, gen) {
+		return nil
+	}
+	if err := c.diagnoseFiles(ctx, uris); err != nil {
+		return err
+	}
+	if !c.Changed(gen) {
+		c.markDiagnosed(uris, gen)
+	}
+	return nil
+}
+
+// diagnosedAt reports whether every file of uris was diagnosed in full at
+// generation gen.
+func (c *Client) diagnosedAt(uris []string, gen uint64) bool {
+	c.diagnosedMu.Lock()
+	defer c.diagnosedMu.Unlock()
+	for _, uri := range uris {
+		if g, ok := c.diagnosed[uri]; !ok || g != gen {
+			return false
+		}
+	}
+	return len(uris) > 0
+}
+
+func (c *Client) markDiagnosed(uris []string, gen uint64) {
+	c.diagnosedMu.Lock()
+	defer c.diagnosedMu.Unlock()
+	if c.diagnosed == nil || len(c.diagnosed) > maxDiagnosed {
+		// Old generations are useless; start afresh rather than grow.
+		c.diagnosed = make(map[string]uint64)
+	}
+	for _, uri := range uris {
+		c.diagnosed[uri] = gen
+	}
+}
+
+// maxDiagnosed bounds the files remembered as diagnosed.
+const maxDiagnosed = 1024
+
+func (c *Client) diagnoseFiles(ctx context.Context, uris []string) error {
 	// gopls publishes the diagnostics, then ends the command's progress,
 	// then answers. A forwarder to a shared daemon passes notifications
 	// on in order but may pass the answer on before them; the end of the
@@ -53,7 +106,7 @@ func (c *Client) DiagnoseWorkspace(ctx context.Context, anyGoFile string) error 
 	defer forget()
 	params := map[string]any{
 		"command":       "gopls.diagnose_files",
-		"arguments":     []any{map[string]any{"Files": []string{anyGoFile}}},
+		"arguments":     []any{map[string]any{"Files": uris}},
 		"workDoneToken": token,
 	}
 	if err := c.traced(ctx, "workspace/executeCommand gopls.diagnose_files", "workspace/executeCommand", params, nil); err != nil {

@@ -103,6 +103,8 @@ func (c *Client) sendDocument(method string, params any) {
 			p.fail(err)
 		}
 	}
+	// Counted even when no gopls runs: its replacement gets the document.
+	c.modified()
 }
 
 // replay opens every document in a new gopls, at the version and with the

@@ -76,6 +76,8 @@ func (c *Client) launch(ctx context.Context) (*process, error) {
 	c.broadcastLocked()
 	c.mu.Unlock()
 	c.docs.mu.Unlock()
+	// A new gopls knows nothing of what the last one answered.
+	c.modified()
 	c.markLoadedWhenIdle(p)
 	return p, nil
 }

@@ -341,6 +341,7 @@ func (w *watcher) barrier() {
 			w.log.Debug("telling gopls about changed files", "error", err)
 		}
 	}
+	w.c.modified()
 	if len(newPackages) > 0 {
 		w.loadPackages(newPackages)
 	}
@@ -518,4 +519,5 @@ func (c *Client) Written(paths map[string]bool) {
 			c.log.Debug("telling gopls about written files", "error", err)
 		}
 	}
+	c.modified()
 }
