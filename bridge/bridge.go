@@ -58,6 +58,8 @@ type Bridge struct {
 	buffers buffers
 	// lines are the lines of the files shown lately.
 	lines lineMemo
+	// diags are go_diagnostics's answers from gopls since its last change.
+	diags diagCache
 	// sessions are the MCP sessions' buffers, by session id; gate decides
 	// whose overlays gopls holds (see sessions.go).
 	sessionsMu sync.Mutex

@@ -135,6 +135,8 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 	}()
 	byURI := map[string][]protocol.Diagnostic{}
 	var bufferURI string
+	// gen is gopls's generation the answer belongs to, for the cache.
+	var gen uint64
 	switch {
 	case in.given():
 		src, err := b.openDoc(ctx, in.Doc)
@@ -146,6 +148,7 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 		if err := b.diagnoseSources(ctx, srcs, byURI); err != nil {
 			return nil, err
 		}
+		gen = b.client.Generation()
 	case len(in.Files) > 0:
 		paths := make([]string, 0, len(in.Files))
 		for _, f := range in.Files {
@@ -168,6 +171,7 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 		if err := b.diagnoseSources(ctx, srcs, byURI); err != nil {
 			return nil, err
 		}
+		gen = b.client.Generation()
 	default:
 		anyGo, err := b.anyGoFile()
 		if err != nil {
@@ -177,6 +181,7 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 		if err != nil {
 			return nil, goplsError(err)
 		}
+		gen = b.client.Generation()
 		scratch := filepath.Join(b.root, filepath.FromSlash(scratchDir))
 		for uri, diags := range published {
 			if p, err := lspclient.URIPath(uri); err == nil && within(b.root, p) && !within(scratch, p) {
@@ -186,21 +191,28 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 	}
 	out := b.shapeDiagnostics(byURI, limit, in.Detailed)
 	out.URI = bufferURI
-	if err := b.addFixes(ctx, out, byURI, srcs); err != nil {
+	if err := b.addFixes(ctx, out, byURI, srcs, gen); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
 // diagnoseSources asks gopls for the diagnostics of each source, all at
-// once.
+// once, unless it was asked since the last change (see diagCache).
 func (b *Bridge) diagnoseSources(ctx context.Context, srcs []*source, into map[string][]protocol.Diagnostic) error {
+	// The sources are held, so their buffers are what gopls has.
+	gen := b.client.Generation()
 	var (
 		mu       sync.Mutex
 		wg       sync.WaitGroup
 		firstErr error
+		pulled   = map[string][]protocol.Diagnostic{}
 	)
 	for _, src := range srcs {
+		if diags, ok := b.diags.diagnostics(gen, src.uri); ok {
+			into[src.uri] = diags
+			continue
+		}
 		wg.Go(func() {
 			diags, err := b.client.DiagnoseFile(ctx, src.uri)
 			mu.Lock()
@@ -212,29 +224,25 @@ func (b *Bridge) diagnoseSources(ctx context.Context, srcs []*source, into map[s
 				return
 			}
 			into[src.uri] = diags
+			pulled[src.uri] = diags
 		})
 	}
 	wg.Wait()
+	if firstErr == nil {
+		b.diags.keep(gen, b.client.Changed(gen), pulled, nil)
+	}
 	return firstErr
 }
 
 // addFixes attaches to each listed diagnostic the quick fixes gopls
-// offers for it.
-func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map[string][]protocol.Diagnostic, held []*source) error {
+// offers for it, found at generation gen (those asked for since the last
+// change are kept; see diagCache).
+func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map[string][]protocol.Diagnostic, held []*source, gen uint64) error {
 	if len(out.Diagnostics) == 0 {
 		return nil
 	}
-	if len(held) > 0 {
-		// gopls offers an analyzer's fixes only for the diagnostics it has
-		// itself computed and stored for the text it holds now.
-		uris := make([]string, len(held))
-		for i, s := range held {
-			uris[i] = s.uri
-		}
-		if err := b.client.ExecuteCommand(ctx, "gopls.diagnose_files", map[string]any{"Files": uris}, nil); err != nil {
-			return goplsError(err)
-		}
-	}
+	diagnosed := len(held) == 0
+	computed := map[fixKey][]Fix{}
 	// The LSP diagnostics behind each listed one, by file.
 	type listed struct {
 		index int
@@ -253,7 +261,32 @@ func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map
 			}
 		}
 	}
-	for uri, ls := range byFile {
+	for uri, all := range byFile {
+		var ls []listed
+		for _, l := range all {
+			if fixes, ok := b.diags.fixesOf(gen, uri, l.diag); ok {
+				out.Diagnostics[l.index].Fixes = fixes
+			} else {
+				ls = append(ls, l)
+			}
+		}
+		if len(ls) == 0 {
+			continue
+		}
+		if !diagnosed {
+			// gopls offers an analyzer's fixes only for the diagnostics
+			// it has itself computed and stored for the text it holds
+			// now (a full diagnosis, skipped if it made one since the
+			// last change).
+			uris := make([]string, len(held))
+			for i, s := range held {
+				uris[i] = s.uri
+			}
+			if err := b.client.DiagnoseFiles(ctx, uris); err != nil {
+				return goplsError(err)
+			}
+			diagnosed = true
+		}
 		src := findSource(held, uri)
 		if src == nil {
 			p, err := lspclient.URIPath(uri)
@@ -277,8 +310,10 @@ func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map
 		}
 		for i, l := range ls {
 			out.Diagnostics[l.index].Fixes = fixes[i]
+			computed[keyOf(uri, l.diag)] = fixes[i]
 		}
 	}
+	b.diags.keep(gen, b.client.Changed(gen), nil, computed)
 	return nil
 }
 
