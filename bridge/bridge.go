@@ -60,6 +60,8 @@ type Bridge struct {
 	lines lineMemo
 	// diags are go_diagnostics's answers from gopls since its last change.
 	diags diagCache
+	// apis are go_package_api's packages since gopls's last change.
+	apis apiCache
 	// sessions are the MCP sessions' buffers, by session id; gate decides
 	// whose overlays gopls holds (see sessions.go).
 	sessionsMu sync.Mutex

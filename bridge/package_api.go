@@ -134,10 +134,16 @@ func (b *Bridge) packageAPI(ctx context.Context, in *PackageAPIInput) (*PackageA
 	files.tags = in.Detailed
 	var workspace map[string]string
 	failed := 0
+	gen := b.client.Generation()
+	var described []apiEntry
 	for _, arg := range in.PackagePaths {
 		path, err := importPathArg(arg)
 		if err != nil {
 			return nil, err
+		}
+		if p, ok := b.apis.get(gen, path, in.Detailed, b.client.Watched); ok {
+			out.Packages = append(out.Packages, p)
+			continue
 		}
 		p := PackageAPI{Path: path}
 		if workspace == nil {
@@ -158,9 +164,14 @@ func (b *Bridge) packageAPI(ctx context.Context, in *PackageAPIInput) (*PackageA
 			}
 			p.Error = err.Error()
 			failed++
+		} else if b.client.Watched(dir) && !strings.Contains(path, "/.goplsmcp/") {
+			// Kept only where every change is seen, and never a
+			// snippet's package, which is its session's own.
+			described = append(described, apiEntry{key: apiKey{path, in.Detailed}, dir: dir, api: p})
 		}
 		out.Packages = append(out.Packages, p)
 	}
+	b.apis.keep(gen, b.client.Changed(gen), described)
 	if failed == len(out.Packages) && failed == 1 {
 		return nil, fmt.Errorf("%s: %s", out.Packages[0].Path, out.Packages[0].Error)
 	}

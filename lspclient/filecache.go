@@ -193,6 +193,12 @@ func (fc *fileCache) changed(paths []string, dirsGone []string, all bool) {
 // path: its directory and every one above it up to the root are watched
 // under their own names.
 func (w *watcher) vouches(path string) bool {
+	return w.vouchesDir(filepath.Dir(path))
+}
+
+// vouchesDir reports whether the watcher sees every change to the entries
+// of dir (see vouches).
+func (w *watcher) vouchesDir(dir string) bool {
 	if w == nil {
 		return false
 	}
@@ -201,7 +207,6 @@ func (w *watcher) vouches(path string) bool {
 	if w.fs == nil {
 		return false
 	}
-	dir := filepath.Dir(path)
 	if !within(w.root, dir) {
 		return false
 	}
@@ -213,4 +218,12 @@ func (w *watcher) vouches(path string) bool {
 			return true
 		}
 	}
+}
+
+// Watched reports whether the watcher sees every change in directory dir
+// (absolute and clean): a change there moves the generation at the next
+// barrier. It is false off Linux, outside the root, past the watch
+// budget, and where a directory on the way is known by another name.
+func (c *Client) Watched(dir string) bool {
+	return c.watch.vouchesDir(dir)
 }

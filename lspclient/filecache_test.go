@@ -211,3 +211,32 @@ func TestFileCacheBounded(t *testing.T) {
 	}
 	readFile(t, c, r, paths[5], 6)
 }
+
+// TestWatched checks which directories the watcher vouches for: package
+// directories inside the root, not a directory outside it or one reached
+// under another name.
+func TestWatched(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("directories are watched on Linux only")
+	}
+	root := exampleRoot(t)
+	c := startClient(t, root)
+	shapes := filepath.Join(root, "shapes")
+	waitWatching(t, c, shapes)
+	if !c.Watched(shapes) || !c.Watched(root) {
+		t.Errorf("Watched(shapes) = %v, Watched(root) = %v; want both", c.Watched(shapes), c.Watched(root))
+	}
+	if c.Watched(t.TempDir()) {
+		t.Error("a directory outside the root is watched")
+	}
+	// The same directory watched under a second name: events name only
+	// one of them.
+	alias := filepath.Join(root, "alias")
+	if err := os.Symlink(shapes, alias); err != nil {
+		t.Fatal(err)
+	}
+	c.watch.addDir(alias)
+	if c.Watched(shapes) && c.Watched(alias) {
+		t.Error("a directory watched under two names is vouched for under both")
+	}
+}
