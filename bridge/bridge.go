@@ -56,8 +56,10 @@ type Bridge struct {
 	beforeWrite func()
 	// buffers are the snippets gopls holds for this bridge.
 	buffers buffers
-	// lines are the lines of the files shown lately.
-	lines lineMemo
+	// lines and parsed keep the lines of the files shown lately and the
+	// syntax trees symbols were resolved in.
+	lines  lineMemo
+	parsed parseMemo
 	// diags are go_diagnostics's answers from gopls since its last change.
 	diags diagCache
 	// apis are go_package_api's packages since gopls's last change.

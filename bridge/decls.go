@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
 )
 
 // Shared by go_file_context and go_package_api: both show declarations as
@@ -52,6 +51,8 @@ func (c *goFiles) get(path string) *goFile {
 	}
 	var g *goFile
 	if text, ok := c.b.currentText(path); ok {
+		// Parsed afresh, not through the bridge's memo: signatures are
+		// printed by hiding comments in the tree for a moment.
 		fset := token.NewFileSet()
 		f, _ := parser.ParseFile(fset, path, text, parser.ParseComments|parser.SkipObjectResolution)
 		if f != nil {

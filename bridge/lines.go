@@ -1,6 +1,9 @@
 package bridge
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"strings"
 	"sync"
 )
@@ -58,4 +61,75 @@ func textLines(text string) []string {
 		lines[i] = strings.TrimSuffix(l, "\r")
 	}
 	return lines
+}
+
+// parseMemo keeps the syntax trees of the files the bridge parsed lately,
+// by file and mode, for the very text each was parsed from (see
+// lineMemo): resolving a symbol in a large file parsed it on every call.
+// A tree takes about ten times its source in memory, so the memo is
+// bounded by source bytes; trees are shared and must not be modified.
+type parseMemo struct {
+	mu    sync.Mutex
+	trees map[parseKey]*parseEntry
+	bytes int
+	clock uint64
+}
+
+type parseKey struct {
+	path string
+	mode parser.Mode
+}
+
+type parseEntry struct {
+	text string
+	fset *token.FileSet
+	file *ast.File
+	err  error
+	used uint64
+}
+
+// maxParsedBytes bounds the source of the trees kept.
+const maxParsedBytes = 1 << 20
+
+// parse returns text parsed as the file at path with mode, as
+// parser.ParseFile does, each in a file set of its own.
+func (m *parseMemo) parse(path, text string, mode parser.Mode) (*token.FileSet, *ast.File, error) {
+	key := parseKey{path, mode}
+	m.mu.Lock()
+	if e, ok := m.trees[key]; ok && e.text == text {
+		m.clock++
+		e.used = m.clock
+		m.mu.Unlock()
+		return e.fset, e.file, e.err
+	}
+	m.mu.Unlock()
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, path, text, mode)
+	if len(text) > maxParsedBytes/4 {
+		return fset, file, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.trees == nil {
+		m.trees = make(map[parseKey]*parseEntry)
+	}
+	if old, ok := m.trees[key]; ok {
+		m.bytes -= len(old.text)
+	}
+	m.clock++
+	m.trees[key] = &parseEntry{text: text, fset: fset, file: file, err: err, used: m.clock}
+	m.bytes += len(text)
+	for m.bytes > maxParsedBytes {
+		var oldest parseKey
+		var used uint64
+		first := true
+		for k, e := range m.trees {
+			if first || e.used < used {
+				oldest, used, first = k, e.used, false
+			}
+		}
+		m.bytes -= len(m.trees[oldest].text)
+		delete(m.trees, oldest)
+	}
+	return fset, file, err
 }

@@ -123,8 +123,7 @@ func (b *Bridge) resolveSymbol(ctx context.Context, t *target, scope *source, sy
 	var decls []decl
 	pkgName := ""
 	if scope != nil {
-		fset := token.NewFileSet()
-		file, err := parser.ParseFile(fset, scope.path, scope.text, parser.SkipObjectResolution)
+		fset, file, err := b.parsed.parse(scope.path, scope.text, parser.SkipObjectResolution)
 		if file == nil {
 			return fmt.Errorf("cannot parse %s to find symbol %s: %s", b.displayPath(scope.path), quote(sym), clipN(err.Error(), goplsMessageChars))
 		}
@@ -520,8 +519,7 @@ func (r *symbolResolver) load(dir, name string, from *source) *pkgFiles {
 		if !ok {
 			continue
 		}
-		fset := token.NewFileSet()
-		f, _ := parser.ParseFile(fset, path, text, parser.SkipObjectResolution)
+		fset, f, _ := r.b.parsed.parse(path, text, parser.SkipObjectResolution)
 		if f == nil || f.Name.Name != name {
 			continue
 		}
