@@ -312,16 +312,21 @@ func (w *watcher) barrier() {
 		newPackages = append(newPackages, FileURI(path))
 	}
 	for uri, s := range w.stamps {
+		if _, _, open := w.c.Document(uri); !open {
+			delete(w.stamps, uri)
+			continue
+		}
 		fi, err := os.Stat(s.path)
 		switch {
 		case err != nil:
 			add(s.path, fileDeleted)
+			delete(w.stamps, uri)
 		case fi.Size() != s.size || !fi.ModTime().Equal(s.mtime):
 			add(s.path, fileChanged)
-		default:
-			continue
+			// The document stays open with the new text (see
+			// refreshDocuments), and is checked again from now.
+			w.stamps[uri] = stamp{path: s.path, size: fi.Size(), mtime: fi.ModTime()}
 		}
-		delete(w.stamps, uri)
 	}
 	if len(changes) == 0 {
 		return
@@ -329,7 +334,16 @@ func (w *watcher) barrier() {
 	if len(dirsGone) > 0 {
 		w.c.files.changed(nil, dirsGone, false)
 	}
-	w.c.refreshDocuments(changes, dirsGone)
+	for _, path := range w.c.refreshDocuments(changes, dirsGone) {
+		// gopls has the new text as the document's: the document, not
+		// the disk, is what it reads while it is open, and it reads the
+		// disk again when it is closed.
+		delete(changes, path)
+	}
+	if len(changes) == 0 {
+		w.c.modified()
+		return
+	}
 	params := make([]map[string]any, 0, len(changes))
 	for path, kind := range changes {
 		params = append(params, map[string]any{"uri": FileURI(path), "type": kind})
@@ -420,10 +434,19 @@ func (w *watcher) scanNewDir(dir string, depth int, add func(string, int)) {
 	}
 }
 
-// refreshDocuments closes the documents opened from disk whose files
-// changed, so that gopls reads them again; one held by a call is closed
-// when the call lets go of it. Overlays and snippets are left alone.
-func (c *Client) refreshDocuments(changes map[string]int, dirsGone []string) {
+// refreshDocuments brings the documents opened from disk whose files
+// changed up to date: gopls gets the new text as a change of the document,
+// as an editor sends when it reloads a file changed on disk, or the
+// document is closed, so that gopls reads the disk, when the file is gone
+// or cannot be read. One held by a call is closed when the call lets go
+// of it. Overlays and snippets are left alone.
+//
+// A change, rather than closing the document and opening it again when
+// the next call names it, spares gopls a snapshot and the reload of
+// package data that a closed file's change on disk costs it.
+//
+// It returns the paths of the documents it changed.
+func (c *Client) refreshDocuments(changes map[string]int, dirsGone []string) (updated []string) {
 	c.docs.mu.Lock()
 	defer c.docs.mu.Unlock()
 	for uri, doc := range c.docs.open {
@@ -434,9 +457,12 @@ func (c *Client) refreshDocuments(changes map[string]int, dirsGone []string) {
 		if err != nil {
 			continue
 		}
-		_, changed := changes[path]
+		kind, changed := changes[path]
+		gone := kind == fileDeleted
 		for _, d := range dirsGone {
-			changed = changed || within(d, path)
+			if within(d, path) {
+				changed, gone = true, true
+			}
 		}
 		if !changed {
 			continue
@@ -445,8 +471,40 @@ func (c *Client) refreshDocuments(changes map[string]int, dirsGone []string) {
 			doc.stale = true
 			continue
 		}
+		if !gone {
+			if text, ok := readDocument(path); ok {
+				if text != doc.text {
+					next := doc.version + 1
+					doc.version, doc.text = next, text
+					c.sendDocument("textDocument/didChange", map[string]any{
+						"textDocument":   map[string]any{"uri": uri, "version": next},
+						"contentChanges": []any{map[string]any{"text": text}},
+					})
+				}
+				updated = append(updated, path)
+				continue
+			}
+		}
 		c.closeLocked(uri)
 	}
+	return updated
+}
+
+// maxDocumentBytes bounds a file read to refresh its document; a larger
+// one is closed instead, for gopls to read.
+const maxDocumentBytes = 8 << 20
+
+// readDocument reads a regular file of at most maxDocumentBytes.
+func readDocument(path string) (string, bool) {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxDocumentBytes {
+		return "", false
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || len(data) > maxDocumentBytes {
+		return "", false
+	}
+	return string(data), true
 }
 
 // relevantFile reports whether a file's change matters to gopls: Go

@@ -72,13 +72,23 @@ func TestWatchFreshness(t *testing.T) {
 	if d, err := c.DiagnoseFile(ctx, bURI); err != nil || len(d) != 1 {
 		t.Fatalf("diagnostics before the fix = %v, %v; want one", d, err)
 	}
-	writeFile(t, broken, strings.Replace(string(data), `H: "1"`, `H: 1`, 1))
+	fixed := strings.Replace(string(data), `H: "1"`, `H: 1`, 1)
+	writeFile(t, broken, fixed)
 	if d, err := c.DiagnoseFile(ctx, bURI); err != nil || len(d) != 0 {
 		t.Errorf("diagnostics after fixing the file on disk = %v, %v; want none", d, err)
 	}
-	if _, _, open := c.Document(bURI); open {
-		t.Error("the document opened from disk is still open after the file changed")
+	if text, version, open := c.Document(bURI); !open || text != fixed || version != 2 {
+		t.Errorf("the document opened from disk after the file changed: open %v, version %d, new text %v; want it changed to the new text", open, version, text == fixed)
 	}
+	// Gone from disk: closed.
+	if err := os.Remove(broken); err != nil {
+		t.Fatal(err)
+	}
+	c.Refresh()
+	if _, _, open := c.Document(bURI); open {
+		t.Error("the document opened from disk is still open after its file was removed")
+	}
+	writeFile(t, broken, string(data))
 
 	// A file gopls has not opened, referenced by the answer.
 	report := FileURI(filepath.Join(root, "report", "report.go"))
@@ -218,6 +228,11 @@ func TestWatchStatFallback(t *testing.T) {
 	writeFile(t, broken, strings.Replace(string(data), `H: "1"`, `H: 1.0`, 1))
 	if d, err := c.DiagnoseFile(ctx, uri); err != nil || len(d) != 0 {
 		t.Errorf("diagnostics after fixing the file on disk = %v, %v; want none", d, err)
+	}
+	// And again: the document is still checked.
+	writeFile(t, broken, strings.Replace(string(data), `H: "1"`, `H: "10"`, 1))
+	if d, err := c.DiagnoseFile(ctx, uri); err != nil || len(d) != 1 {
+		t.Errorf("diagnostics after breaking the file again = %v, %v; want one", d, err)
 	}
 }
 
