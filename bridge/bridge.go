@@ -64,6 +64,9 @@ type Bridge struct {
 	diags diagCache
 	// apis are go_package_api's packages since gopls's last change.
 	apis apiCache
+	// resolved are files named lately, known to be regular files inside
+	// the root.
+	resolved resolvedFiles
 	// sessions are the MCP sessions' buffers, by session id; gate decides
 	// whose overlays gopls holds (see sessions.go).
 	sessionsMu sync.Mutex

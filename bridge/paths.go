@@ -34,7 +34,49 @@ func (b *Bridge) resolveFile(file string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return b.realFile(file, p)
+	// A file found to be regular, with no symbolic link on the way from
+	// the root, stays so until the watcher reports a change (see
+	// lspclient.Client.DiskEpoch); resolving it again costs a system
+	// call per directory.
+	var epoch uint64
+	watched := false
+	if b.client != nil { // tests of paths alone have none
+		epoch, watched = b.client.DiskEpoch(filepath.Dir(p))
+	}
+	if watched && b.resolved.has(p, epoch) {
+		return p, nil
+	}
+	real, err := b.realFile(file, p)
+	if err == nil && watched && real == p {
+		b.resolved.add(p, epoch)
+	}
+	return real, err
+}
+
+// resolvedFiles are the paths resolveFile found to be regular files with
+// no symbolic link on the way, at one disk epoch.
+type resolvedFiles struct {
+	mu    sync.Mutex
+	epoch uint64
+	paths map[string]bool
+}
+
+// maxResolved bounds the paths kept.
+const maxResolved = 1024
+
+func (r *resolvedFiles) has(p string, epoch uint64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.epoch == epoch && r.paths[p]
+}
+
+func (r *resolvedFiles) add(p string, epoch uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.epoch != epoch || r.paths == nil || len(r.paths) >= maxResolved {
+		r.epoch, r.paths = epoch, map[string]bool{}
+	}
+	r.paths[p] = true
 }
 
 // realFile resolves p, a clean absolute path inside the root named by the

@@ -1,14 +1,18 @@
 package bridge
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/goplsmcp/goplsmcp/lspclient"
 )
 
 // confinementFixture is a root with every kind of link that could lead
@@ -379,5 +383,101 @@ func TestEditsRefusedOutside(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: got %v, want an error containing %q", tt.name, err, tt.want)
 		}
+	}
+}
+
+// TestResolveFileSeesChanges checks that a file resolved once is resolved
+// afresh after a change on the way to it: the file replaced by a pipe, a
+// directory on the way replaced by a symbolic link leading out.
+func TestResolveFileSeesChanges(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("resolutions are kept only where directories are watched (Linux)")
+	}
+	tmp, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, outside := filepath.Join(tmp, "root"), filepath.Join(tmp, "outside")
+	for name, data := range map[string]string{
+		"root/go.mod":            "module example.com/r\n\ngo 1.26\n",
+		"root/deep/er/still.go":  "package er\n",
+		"outside/er/still.go":    "package er\n",
+		"root/deep/er/other.go":  "package er\n",
+		"root/deep/d.go":         "package deep\n",
+		"outside/er/go.mod.none": "",
+	} {
+		p := filepath.Join(tmp, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gopls, err := filepath.Abs("../bin/gopls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := lspclient.Start(ctx, lspclient.Options{Gopls: gopls, Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.WaitLoaded(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b, err := New(Config{Root: root, Client: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "deep", "er")
+	// Opening a document watches its directory.
+	for _, p := range []string{"deep/d.go", "deep/er/other.go"} {
+		if _, err := c.Sync(ctx, lspclient.FileURI(filepath.Join(root, p)), "package x\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !c.Watched(dir) {
+		t.Fatal("deep/er is not watched")
+	}
+	resolve := func(file string) error {
+		t.Helper()
+		_, err := b.resolveFile(file)
+		return err
+	}
+	for range 2 {
+		if err := resolve("deep/er/still.go"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The file becomes a pipe.
+	still := filepath.Join(dir, "still.go")
+	if err := os.Remove(still); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(still, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := resolve("deep/er/still.go"); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("after the file became a pipe: %v", err)
+	}
+	os.Remove(still)
+	if err := os.WriteFile(still, []byte("package er\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := resolve("deep/er/still.go"); err != nil {
+		t.Fatal(err)
+	}
+	// A directory on the way becomes a link leading out.
+	if err := os.Rename(filepath.Join(root, "deep"), filepath.Join(tmp, "deep.old")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "deep")); err != nil {
+		t.Fatal(err)
+	}
+	if err := resolve("deep/er/still.go"); err == nil || !strings.Contains(err.Error(), "leads outside the workspace root") {
+		t.Errorf("after a directory on the way became a link leading out: %v", err)
 	}
 }

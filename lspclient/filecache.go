@@ -227,3 +227,17 @@ func (w *watcher) vouchesDir(dir string) bool {
 func (c *Client) Watched(dir string) bool {
 	return c.watch.vouchesDir(dir)
 }
+
+// DiskEpoch collects the changes made on disk (as every request does
+// first) and returns a number that moves whenever the watcher reports any
+// change at all, with whether the watcher sees every change in directory
+// dir (see Watched). While both hold, nothing in dir, nor on the way to it
+// from the root, has changed: a caller may keep what it found out about
+// the files there (that a path names a regular file, say), keyed by it.
+func (c *Client) DiskEpoch(dir string) (epoch uint64, watched bool) {
+	c.watch.barrier()
+	watched = c.watch.vouchesDir(dir)
+	c.files.mu.Lock()
+	defer c.files.mu.Unlock()
+	return c.files.epoch, watched
+}
