@@ -21,10 +21,10 @@ const defaultDiagnosticLimit = 100
 
 // DiagnosticsInput is the input of go_diagnostics.
 type DiagnosticsInput struct {
-	Files []string `json:"files,omitempty" jsonschema:"files to check as they are on disk (relative to the root or absolute inside it); leave out, with file, uri and text, for the whole workspace"`
+	Files []string `json:"files,omitempty" jsonschema:"files as on disk; with no files, file, uri or text: the whole workspace"`
 	Doc
-	Limit    int  `json:"limit,omitempty" jsonschema:"most diagnostics to list (default 100)"`
-	Detailed bool `json:"detailed,omitempty" jsonschema:"add each diagnostic's end position and source line"`
+	Limit    int  `json:"limit,omitempty" jsonschema:"default 100"`
+	Detailed bool `json:"detailed,omitempty" jsonschema:"add end positions, source lines and fix edits"`
 }
 
 // DiagnosticsOutput is the result of go_diagnostics.
@@ -106,11 +106,9 @@ func (o *DiagnosticsOutput) Render() string {
 
 func (b *Bridge) addDiagnostics(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
-		Name:  "go_diagnostics",
-		Title: "Go diagnostics",
-		Description: "Parse, type and analyzer errors and warnings, each with its quick fixes as edits (never applied): " +
-			"for files as on disk, for one file with unsaved text (file + text: check an edit before saving it), " +
-			"for a snippet (text alone), or for the whole workspace. Waits until gopls has finished diagnosing, so the answer is current.",
+		Name:        "go_diagnostics",
+		Title:       "Go diagnostics",
+		Description: "Parse, type and analyzer errors and warnings with quick fixes, for files on disk, one file with unsaved text (file + text: check an edit before saving it), a snippet (text alone) or the whole workspace. Waits for gopls to finish.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass a smaller limit, fewer files, or one file, and leave detailed out",
 	}, b.diagnostics)

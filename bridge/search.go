@@ -15,9 +15,9 @@ const defaultSearchLimit = 30
 
 // SearchInput is the input of go_search.
 type SearchInput struct {
-	Query    string `json:"query" jsonschema:"fuzzy symbol name to look for, e.g. Handler, http.Serve or srv.Close"`
-	Limit    int    `json:"limit,omitempty" jsonschema:"most symbols to list (default 30); per-file counts are kept when cut"`
-	Detailed bool   `json:"detailed,omitempty" jsonschema:"add each symbol's source line"`
+	Query    string `json:"query" jsonschema:"fuzzy name, e.g. Handler or http.Serve"`
+	Limit    int    `json:"limit,omitempty" jsonschema:"default 30"`
+	Detailed bool   `json:"detailed,omitempty" jsonschema:"add source lines"`
 }
 
 // SearchOutput is the result of go_search.
@@ -67,10 +67,9 @@ func (o *SearchOutput) Render() string {
 
 func (b *Bridge) addSearch(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
-		Name:  "go_search",
-		Title: "Search Go symbols",
-		Description: "Find declarations by fuzzy name across the workspace and its dependencies (workspace/symbol): " +
-			"each with its kind and path:line:character. Use it instead of grep to find where something is declared.",
+		Name:        "go_search",
+		Title:       "Search Go symbols",
+		Description: "Find declarations by fuzzy name in the workspace and its dependencies, with kind and position. Use it instead of grep.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass a smaller limit or a more specific query, and leave detailed out",
 	}, b.search)
