@@ -58,7 +58,14 @@ func (o *CodeActionsOutput) Render() string {
 		b.WriteString(o.Note + "\n")
 	}
 	if c := o.Chosen; c != nil {
-		fmt.Fprintf(&b, "%s [%s]: %s", c.Title, c.Kind, c.render("no edits"))
+		switch {
+		case len(c.Edits) == 0:
+			fmt.Fprintf(&b, "%s [%s]: no edits", c.Title, c.Kind)
+		case c.Applied:
+			fmt.Fprintf(&b, "%s [%s], applied:\n%s", c.Title, c.Kind, strings.TrimSuffix(c.Diff, "\n"))
+		default:
+			fmt.Fprintf(&b, "%s [%s]:\n%s", c.Title, c.Kind, strings.TrimSuffix(c.Diff, "\n"))
+		}
 		return b.String()
 	}
 	at := fmt.Sprintf("%s:%d:%d", o.File, o.Range.Start.Line, o.Range.Start.Character)

@@ -5,8 +5,11 @@ import (
 	"strings"
 )
 
-// diffContext is the number of unchanged lines around each change.
-const diffContext = 3
+// diffContext is the number of unchanged lines around each change: one,
+// the fewest with which git apply takes a hunk without --unidiff-zero
+// (it reads a hunk with no context after it as the end of the file), so
+// that the diff costs the model as few tokens as a diff can.
+const diffContext = 1
 
 // maxDiffEdits bounds the work of the line diff: past this many inserted
 // and deleted lines between the first and last change, the region is

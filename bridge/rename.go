@@ -36,7 +36,7 @@ func (o *RenameOutput) Render() string {
 	if o.Note != "" {
 		parts = append(parts, o.Note)
 	}
-	parts = append(parts, fmt.Sprintf("rename %s to %s: %s", o.Symbol, o.NewName, o.render("nothing to change")))
+	parts = append(parts, o.render("nothing to change"))
 	return strings.Join(parts, "\n")
 }
 
