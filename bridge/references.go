@@ -45,7 +45,9 @@ type Ref struct {
 	Text      string `json:"text,omitempty"`
 }
 
-// Render implements mcp.Renderer.
+// Render implements mcp.Renderer: a count line, then each file's path
+// followed by its references as line:character: source line, and, for a
+// cut list, how many more each file has.
 func (o *ReferencesOutput) Render() string {
 	var b strings.Builder
 	if o.URI != "" {
@@ -60,8 +62,11 @@ func (o *ReferencesOutput) Render() string {
 	}
 	b.WriteString("\n")
 	for _, f := range o.Files {
+		if len(f.Refs) > 0 {
+			b.WriteString(f.File + "\n")
+		}
 		for _, r := range f.Refs {
-			fmt.Fprintf(&b, "%s:%d:%d: %s\n", f.File, r.Line, r.Character, r.Text)
+			fmt.Fprintf(&b, "%d:%d: %s\n", r.Line, r.Character, r.Text)
 		}
 		if len(f.Refs) < f.Count {
 			fmt.Fprintf(&b, "%s: %d more\n", f.File, f.Count-len(f.Refs))
