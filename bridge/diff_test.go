@@ -18,9 +18,13 @@ func TestUnifiedDiffGolden(t *testing.T) {
 	}{
 		{"equal", "a\nb\n", "a\nb\n", ""},
 		{"change one line", "a\nb\nc\n", "a\nB\nc\n",
-			"--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"},
+			"--- a/f\n+++ b/f\n@@ -2,2 +2,2 @@\n-b\n+B\n c\n"},
+		{"change at the end takes context before", "a\nb\nc\n", "a\nb\nC\n",
+			"--- a/f\n+++ b/f\n@@ -2,2 +2,2 @@\n b\n-c\n+C\n"},
 		{"insert at start", "x\n", "new\nx\n",
 			"--- a/f\n+++ b/f\n@@ -1 +1,2 @@\n+new\n x\n"},
+		{"insert in the middle", "a\nb\n", "a\nnew\nb\n",
+			"--- a/f\n+++ b/f\n@@ -2 +2,2 @@\n+new\n b\n"},
 		{"new file", "", "a\nb\n",
 			"--- a/f\n+++ b/f\n@@ -0,0 +1,2 @@\n+a\n+b\n"},
 		{"delete all", "a\n", "",
@@ -28,11 +32,11 @@ func TestUnifiedDiffGolden(t *testing.T) {
 		{"no newline at end", "a\nb", "a\nc",
 			"--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n"},
 		{"two hunks", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n", "1\nX\n3\n4\n5\n6\n7\n8\n9\n10\nY\n12\n",
-			"--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n 1\n-2\n+X\n 3\n@@ -10,3 +10,3 @@\n 10\n-11\n+Y\n 12\n"},
-		{"changes two lines apart share a hunk", "1\n2\n3\n4\n5\n6\n", "1\nX\n3\n4\nY\n6\n",
-			"--- a/f\n+++ b/f\n@@ -1,6 +1,6 @@\n 1\n-2\n+X\n 3\n 4\n-5\n+Y\n 6\n"},
-		{"changes three lines apart do not", "1\n2\n3\n4\n5\n6\n7\n", "1\nX\n3\n4\n5\nY\n7\n",
-			"--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n 1\n-2\n+X\n 3\n@@ -5,3 +5,3 @@\n 5\n-6\n+Y\n 7\n"},
+			"--- a/f\n+++ b/f\n@@ -2,2 +2,2 @@\n-2\n+X\n 3\n@@ -11,2 +11,2 @@\n-11\n+Y\n 12\n"},
+		{"changes one line apart share a hunk", "1\n2\n3\n4\n5\n", "1\nX\n3\nY\n5\n",
+			"--- a/f\n+++ b/f\n@@ -2,4 +2,4 @@\n-2\n+X\n 3\n-4\n+Y\n 5\n"},
+		{"changes two lines apart do not", "1\n2\n3\n4\n5\n6\n", "1\nX\n3\n4\nY\n6\n",
+			"--- a/f\n+++ b/f\n@@ -2,2 +2,2 @@\n-2\n+X\n 3\n@@ -5,2 +5,2 @@\n-5\n+Y\n 6\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, unifiedDiff("a/f", "b/f", tc.before, tc.after)); diff != "" {
