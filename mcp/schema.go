@@ -31,13 +31,14 @@ func plainInputTypes(s *jsonschema.Schema) {
 	})
 }
 
-// compactOutput shrinks the output schema s of the Go type t without
-// changing what it accepts but for unknown members: descriptions are
+// compactOutput shrinks the output schema s of the Go type t; it still
+// accepts every value of t as encoding/json writes it. Descriptions are
 // dropped (the members' names and the tool's lean text say what they
 // are; the schema is for checking results), objects allow additional
 // members (so the debug member every result may carry needs no
-// declaration), and an object schema that occurs more than once is
-// defined once under $defs, named after its Go type, and referred to.
+// declaration), members that are never null lose "null" from their
+// types, and an object schema that occurs more than once is defined once
+// under $defs, named after its Go type, and referred to.
 func compactOutput(s *jsonschema.Schema, t reflect.Type) {
 	stripOutput(s)
 	omittedNotNull(s, t)
