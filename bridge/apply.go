@@ -13,7 +13,7 @@ import (
 // Write is the input of the tools that propose edits that says whether to
 // write them.
 type Write struct {
-	Apply bool `json:"apply,omitempty" jsonschema:"write the edits to the files (needs goplsmcp started with --allow-write); without it they are only proposed"`
+	Apply bool `json:"apply,omitempty" jsonschema:"write the edits (needs --allow-write)"`
 }
 
 // errWritesDisabled answers apply: true when goplsmcp may not write.
@@ -31,7 +31,7 @@ func (b *Bridge) checkApply(w Write) error {
 // writeNote ends the description of a tool that proposes edits.
 func (b *Bridge) writeNote() string {
 	if b.allowWrite {
-		return " With apply: true the edits are also written to the files: atomically, each file, and refused, writing nothing, if a file changed since the edits were computed."
+		return " apply: true writes them (atomically; nothing if a file changed since)."
 	}
 	return " Nothing is written."
 }

@@ -157,7 +157,7 @@ func TestApplyBuild(t *testing.T) {
 		if !applied || len(edits) == 0 {
 			t.Fatalf("%s: applied %v with %d edits: %s", call.tool, applied, len(edits), res.Text())
 		}
-		if !strings.Contains(res.Text(), ", applied:\n") {
+		if !strings.Contains(res.Text(), "applied:\n--- a/") {
 			t.Errorf("%s: the text does not say the edits were applied:\n%s", call.tool, res.Text())
 		}
 		applyEdits(t, mirror, edits)

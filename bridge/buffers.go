@@ -76,9 +76,9 @@ func (bs *buffers) forget(uri string) bool {
 // Doc names the code a tool works on: a file, unsaved text for a file, a
 // snippet, or a buffer opened by an earlier call.
 type Doc struct {
-	File string `json:"file,omitempty" jsonschema:"path of a Go file, relative to the workspace root or absolute inside it"`
-	Text string `json:"text,omitempty" jsonschema:"source held in memory, never written: with file, an unsaved version of that file; alone, a snippet (a whole Go file, package clause first) in a private scratch package, named by the uri in the result"`
-	URI  string `json:"uri,omitempty" jsonschema:"a buffer already open: a snippet's uri from an earlier result, or a file:// URI inside the root (an overlay stays as given)"`
+	File string `json:"file,omitempty" jsonschema:"Go file (root-relative or absolute)"`
+	Text string `json:"text,omitempty" jsonschema:"unsaved source: with file, its content; alone, a whole-file snippet"`
+	URI  string `json:"uri,omitempty" jsonschema:"buffer uri from an earlier result, or a file:// URI"`
 }
 
 // given reports whether any field of d is set.

@@ -13,9 +13,9 @@ import (
 // CallHierarchyInput is the input of go_call_hierarchy.
 type CallHierarchyInput struct {
 	At
-	Direction string `json:"direction,omitempty" jsonschema:"\"incoming\" (default): who calls the function; \"outgoing\": what it calls"`
-	Depth     int    `json:"depth,omitempty" jsonschema:"levels to follow, 1 to 3 (default 1)"`
-	Limit     int    `json:"limit,omitempty" jsonschema:"most functions to list over all levels (default 50)"`
+	Direction string `json:"direction,omitempty" jsonschema:"\"incoming\" (callers, default) or \"outgoing\" (callees)"`
+	Depth     int    `json:"depth,omitempty" jsonschema:"1 to 3 (default 1)"`
+	Limit     int    `json:"limit,omitempty" jsonschema:"default 50, over all levels"`
 }
 
 // CallHierarchyOutput is the result of go_call_hierarchy.
@@ -58,10 +58,9 @@ func (o *CallHierarchyOutput) Render() string {
 
 func (b *Bridge) addCallHierarchy(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
-		Name:  "go_call_hierarchy",
-		Title: "Call hierarchy",
-		Description: "Who calls a function or method (incoming, with each call site), or what it calls (outgoing), " +
-			"followed up to 3 levels deep. Position the target on the function's name, or pass symbol.",
+		Name:        "go_call_hierarchy",
+		Title:       "Call hierarchy",
+		Description: "Callers (incoming, with call sites) or callees (outgoing) of a function or method, up to 3 levels deep.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass a smaller depth or limit",
 	}, b.callHierarchy)

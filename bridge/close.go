@@ -10,8 +10,8 @@ import (
 
 // CloseInput is the input of go_close.
 type CloseInput struct {
-	File string `json:"file,omitempty" jsonschema:"a file whose buffer to forget: an overlay given with text, or the file as last read"`
-	URI  string `json:"uri,omitempty" jsonschema:"the uri of a snippet or of a file buffer, from an earlier result"`
+	File string `json:"file,omitempty" jsonschema:"file whose overlay or buffer to forget"`
+	URI  string `json:"uri,omitempty" jsonschema:"buffer uri from an earlier result"`
 }
 
 // CloseOutput is the result of go_close.
@@ -37,10 +37,9 @@ func (o *CloseOutput) Render() string {
 
 func (b *Bridge) addClose(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
-		Name:  "go_close",
-		Title: "Forget a buffer",
-		Description: "Forget a snippet, or the unsaved text given for a file (gopls then sees the file on disk again). " +
-			"Name it by uri (from an earlier result) or file.",
+		Name:        "go_close",
+		Title:       "Forget a buffer",
+		Description: "Forget a snippet, or a file's unsaved text (gopls sees the file on disk again). Name it by uri or file.",
 		Annotations: readOnly(),
 	}, b.close)
 }

@@ -13,11 +13,11 @@ import (
 // CodeActionsInput is the input of go_code_actions.
 type CodeActionsInput struct {
 	At
-	EndLine      *int   `json:"endLine,omitempty" jsonschema:"0-based line where the range ends (with endCharacter); leave out for the position alone, or the symbol's name"`
-	EndCharacter *int   `json:"endCharacter,omitempty" jsonschema:"0-based UTF-16 column where the range ends"`
-	Kind         string `json:"kind,omitempty" jsonschema:"only actions of this kind or below it: quickfix, refactor, refactor.extract, refactor.inline, refactor.rewrite, source, source.organizeImports ..."`
-	Index        *int   `json:"index,omitempty" jsonschema:"compute the edits of the action with this index in the list"`
-	Title        string `json:"title,omitempty" jsonschema:"compute the edits of the action with this title (exact, or a unique part of it)"`
+	EndLine      *int   `json:"endLine,omitempty" jsonschema:"range end: 0-based line"`
+	EndCharacter *int   `json:"endCharacter,omitempty" jsonschema:"range end: 0-based UTF-16 column"`
+	Kind         string `json:"kind,omitempty" jsonschema:"only this kind or below, e.g. quickfix, refactor.extract, source"`
+	Index        *int   `json:"index,omitempty" jsonschema:"edits of the action at this index"`
+	Title        string `json:"title,omitempty" jsonschema:"edits of the action with this title (or part)"`
 	Write
 }
 
@@ -58,7 +58,14 @@ func (o *CodeActionsOutput) Render() string {
 		b.WriteString(o.Note + "\n")
 	}
 	if c := o.Chosen; c != nil {
-		fmt.Fprintf(&b, "%s [%s]: %s", c.Title, c.Kind, c.render("no edits"))
+		switch {
+		case len(c.Edits) == 0:
+			fmt.Fprintf(&b, "%s [%s]: no edits", c.Title, c.Kind)
+		case c.Applied:
+			fmt.Fprintf(&b, "%s [%s], applied:\n%s", c.Title, c.Kind, strings.TrimSuffix(c.Diff, "\n"))
+		default:
+			fmt.Fprintf(&b, "%s [%s]:\n%s", c.Title, c.Kind, strings.TrimSuffix(c.Diff, "\n"))
+		}
 		return b.String()
 	}
 	at := fmt.Sprintf("%s:%d:%d", o.File, o.Range.Start.Line, o.Range.Start.Character)
@@ -84,10 +91,9 @@ func (o *CodeActionsOutput) Render() string {
 
 func (b *Bridge) addCodeActions(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
-		Name:  "go_code_actions",
-		Title: "Code actions",
-		Description: "The code actions gopls offers at a position or range: quick fixes, fill struct, extract function or variable, " +
-			"inline call, and more. Choose one by index or title to get its edits and a unified diff." + b.writeNote(),
+		Name:        "go_code_actions",
+		Title:       "Code actions",
+		Description: "Code actions at a position or range (quick fixes, fill struct, extract, inline, ...); pick one by index or title for its edits and diff." + b.writeNote(),
 		Annotations: b.editing(),
 		Narrow:      "narrow the call: pass a smaller range, or kind to list fewer actions",
 	}, b.codeActionsTool)

@@ -13,8 +13,8 @@ const defaultCompletionLimit = 30
 // CompleteInput is the input of go_complete.
 type CompleteInput struct {
 	At
-	Limit    int  `json:"limit,omitempty" jsonschema:"most candidates to list (default 30), best first"`
-	Detailed bool `json:"detailed,omitempty" jsonschema:"add each candidate's kind and documentation"`
+	Limit    int  `json:"limit,omitempty" jsonschema:"default 30"`
+	Detailed bool `json:"detailed,omitempty" jsonschema:"add kinds and docs"`
 }
 
 // CompleteOutput is the result of go_complete.
@@ -70,10 +70,9 @@ func (o *CompleteOutput) Render() string {
 
 func (b *Bridge) addComplete(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
-		Name:  "go_complete",
-		Title: "Complete Go code",
-		Description: "Completion candidates at a position (textDocument/completion), best first: what may be written there, " +
-			"e.g. the fields and methods after \"x.\", with each one's type or signature.",
+		Name:        "go_complete",
+		Title:       "Complete Go code",
+		Description: "Completion candidates at a position, best first (e.g. fields and methods after \"x.\"), with types or signatures.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass a smaller limit, and leave detailed out",
 	}, b.complete)

@@ -12,7 +12,7 @@ import (
 // DefinitionInput is the input of go_definition.
 type DefinitionInput struct {
 	At
-	Kind string `json:"kind,omitempty" jsonschema:"\"type\" for the declaration of the target's type instead of the target's own"`
+	Kind string `json:"kind,omitempty" jsonschema:"\"type\": the declaration of the target's type"`
 }
 
 // DefinitionOutput is the result of go_definition.
@@ -42,10 +42,9 @@ func (o *DefinitionOutput) Render() string {
 
 func (b *Bridge) addDefinition(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
-		Name:  "go_definition",
-		Title: "Go to definition",
-		Description: "Where the identifier at a position (or a named symbol) is declared, with the declaring line. " +
-			`kind "type" gives the declaration of its type instead.`,
+		Name:        "go_definition",
+		Title:       "Go to definition",
+		Description: "Where the identifier at a position (or a symbol) is declared. kind \"type\": where its type is declared.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: ask about a single identifier",
 	}, b.definition)

@@ -11,7 +11,7 @@ import (
 // DescribeInput is the input of go_describe.
 type DescribeInput struct {
 	At
-	Detailed bool `json:"detailed,omitempty" jsonschema:"include the full documentation, not just its first sentence"`
+	Detailed bool `json:"detailed,omitempty" jsonschema:"full docs, not just the first sentence"`
 }
 
 // DescribeOutput is the result of go_describe.

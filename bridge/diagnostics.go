@@ -21,10 +21,10 @@ const defaultDiagnosticLimit = 100
 
 // DiagnosticsInput is the input of go_diagnostics.
 type DiagnosticsInput struct {
-	Files []string `json:"files,omitempty" jsonschema:"files to check as they are on disk (relative to the root or absolute inside it); leave out, with file, uri and text, for the whole workspace"`
+	Files []string `json:"files,omitempty" jsonschema:"files as on disk; with no files, file, uri or text: the whole workspace"`
 	Doc
-	Limit    int  `json:"limit,omitempty" jsonschema:"most diagnostics to list (default 100)"`
-	Detailed bool `json:"detailed,omitempty" jsonschema:"add each diagnostic's end position and source line"`
+	Limit    int  `json:"limit,omitempty" jsonschema:"default 100"`
+	Detailed bool `json:"detailed,omitempty" jsonschema:"add end positions, source lines and fix edits"`
 }
 
 // DiagnosticsOutput is the result of go_diagnostics.
@@ -34,6 +34,9 @@ type DiagnosticsOutput struct {
 	Truncated   bool         `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
 	Files       []FileCount  `json:"files,omitempty" jsonschema:"per-file counts, given when the list is truncated"`
 	Diagnostics []Diagnostic `json:"diagnostics" jsonschema:"the diagnostics, by file and position"`
+
+	// detailed puts the fixes' edits in the text too.
+	detailed bool
 }
 
 // FileCount is the number of items in one file.
@@ -57,7 +60,13 @@ type Diagnostic struct {
 	Fixes        []Fix  `json:"fixes,omitempty" jsonschema:"quick fixes gopls offers, each as edits (not applied)"`
 }
 
-// Render implements mcp.Renderer.
+// Render implements mcp.Renderer. Diagnostics are grouped by file: a
+// line with the file's path and its counts by severity, most severe
+// first, then one line per diagnostic as line:character: message (the
+// severity is said only when it is not the file's most severe, the
+// source only when it is not the compiler), with the titles of its quick
+// fixes below it. The fixes' edits are in
+// the structured result, and in the text when detailed.
 func (o *DiagnosticsOutput) Render() string {
 	var b strings.Builder
 	if o.URI != "" {
@@ -67,22 +76,28 @@ func (o *DiagnosticsOutput) Render() string {
 		b.WriteString("no diagnostics")
 		return b.String()
 	}
-	files := map[string]bool{}
-	for _, d := range o.Diagnostics {
-		files[d.File] = true
-	}
-	n := len(files)
 	if o.Truncated {
-		n = len(o.Files)
+		fmt.Fprintf(&b, "%s, %d listed (raise limit to see more)\n", plural(o.Total, "diagnostic"), len(o.Diagnostics))
 	}
-	fmt.Fprintf(&b, "%s in %s", plural(o.Total, "diagnostic"), plural(n, "file"))
-	if o.Truncated {
-		fmt.Fprintf(&b, " (%d listed; raise limit to see more)", len(o.Diagnostics))
-	}
-	b.WriteString("\n")
-	for _, d := range o.Diagnostics {
-		fmt.Fprintf(&b, "%s:%d:%d: %s: %s", d.File, d.Line, d.Character, d.Severity, d.Message)
-		if d.Source != "" {
+	listed := map[string]int{}
+	var usual string // the severity the file's lines need not say
+	for i, d := range o.Diagnostics {
+		if i == 0 || o.Diagnostics[i-1].File != d.File {
+			var counts string
+			counts, usual = severityCounts(o.Diagnostics[i:])
+			b.WriteString(d.File + ": " + counts + "\n")
+		}
+		listed[d.File]++
+		fmt.Fprintf(&b, "%d:%d", d.Line, d.Character)
+		if d.EndLine != 0 || d.EndCharacter != 0 {
+			fmt.Fprintf(&b, "-%d:%d", d.EndLine, d.EndCharacter)
+		}
+		b.WriteString(": ")
+		if d.Severity != usual {
+			b.WriteString(d.Severity + ": ")
+		}
+		b.WriteString(d.Message)
+		if d.Source != "" && d.Source != "compiler" {
 			fmt.Fprintf(&b, " (%s)", d.Source)
 		}
 		b.WriteString("\n")
@@ -91,26 +106,52 @@ func (o *DiagnosticsOutput) Render() string {
 		}
 		for _, f := range d.Fixes {
 			fmt.Fprintf(&b, "\tfix: %s\n", f.Title)
-			for _, e := range f.Edits {
-				fmt.Fprintf(&b, "\t\t%s\n", e)
+			if o.detailed {
+				for _, e := range f.Edits {
+					fmt.Fprintf(&b, "\t\t%s\n", e)
+				}
 			}
 		}
 	}
 	if o.Truncated {
-		for _, f := range o.Files {
-			fmt.Fprintf(&b, "%s: %d\n", f.File, f.Count)
-		}
+		renderMore(&b, o.Files, listed, 10)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
+// severityCounts says how many of the diagnostics at the start of ds, up
+// to the first of another file, have each severity, most severe first
+// ("2 errors, 1 warning"), and returns the most severe.
+func severityCounts(ds []Diagnostic) (counted, first string) {
+	var order []string
+	counts := map[string]int{}
+	for _, d := range ds {
+		if d.File != ds[0].File {
+			break
+		}
+		if counts[d.Severity] == 0 {
+			order = append(order, d.Severity)
+		}
+		counts[d.Severity]++
+	}
+	rank := map[string]int{"error": 0, "warning": 1, "info": 2, "hint": 3}
+	slices.SortFunc(order, func(x, y string) int { return cmp.Compare(rank[x], rank[y]) })
+	parts := make([]string, len(order))
+	for i, sev := range order {
+		if sev == "info" {
+			parts[i] = fmt.Sprintf("%d info", counts[sev])
+		} else {
+			parts[i] = plural(counts[sev], sev)
+		}
+	}
+	return strings.Join(parts, ", "), order[0]
+}
+
 func (b *Bridge) addDiagnostics(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
-		Name:  "go_diagnostics",
-		Title: "Go diagnostics",
-		Description: "Parse, type and analyzer errors and warnings, each with its quick fixes as edits (never applied): " +
-			"for files as on disk, for one file with unsaved text (file + text: check an edit before saving it), " +
-			"for a snippet (text alone), or for the whole workspace. Waits until gopls has finished diagnosing, so the answer is current.",
+		Name:        "go_diagnostics",
+		Title:       "Go diagnostics",
+		Description: "Parse, type and analyzer errors and warnings with quick fixes, for files on disk, one file with unsaved text (file + text: check an edit before saving it), a snippet (text alone) or the whole workspace. Waits for gopls to finish.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass a smaller limit, fewer files, or one file, and leave detailed out",
 	}, b.diagnostics)
@@ -352,7 +393,7 @@ func (b *Bridge) shapeDiagnostics(byURI map[string][]protocol.Diagnostic, limit 
 		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line),
 			cmp.Compare(a.Character, b.Character), cmp.Compare(a.Message, b.Message))
 	})
-	out := &DiagnosticsOutput{Total: len(all), Diagnostics: all}
+	out := &DiagnosticsOutput{Total: len(all), Diagnostics: all, detailed: detailed}
 	if out.Diagnostics == nil {
 		out.Diagnostics = []Diagnostic{}
 	}

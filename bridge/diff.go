@@ -5,8 +5,14 @@ import (
 	"strings"
 )
 
-// diffContext is the number of unchanged lines around each change.
-const diffContext = 3
+// A hunk carries one unchanged line after its changes, and none before
+// them unless it ends at the end of the file: the fewest with which git
+// apply (and patch) take it without --unidiff-zero. git apply reads a
+// hunk with no line after its changes as one that must end the file, and
+// one starting at line 1 as one that must start it; any other hunk may
+// do without lines before. Every line of context is tokens the model
+// reads for nothing.
+const diffContext = 1
 
 // maxDiffEdits bounds the work of the line diff: past this many inserted
 // and deleted lines between the first and last change, the region is
@@ -206,15 +212,15 @@ func backtrack(trace [][]int, n, m int) []byte {
 // A hunk is a range of the edit script shown together.
 type hunk struct{ from, to int }
 
-// hunks groups the changes of ops with their context, merging groups
-// whose context would touch.
+// hunks groups the changes of ops with their context (see diffContext),
+// a change and the next in one hunk when no more than diffContext lines
+// lie between them.
 func hunks(ops []diffOp) []hunk {
 	var out []hunk
 	for i := 0; i < len(ops); i++ {
 		if ops[i].kind == ' ' {
 			continue
 		}
-		from := max(0, i-diffContext)
 		// Extend while the next change is close enough to share context.
 		end := i
 		for j := i + 1; j < len(ops); j++ {
@@ -222,11 +228,15 @@ func hunks(ops []diffOp) []hunk {
 				end = j
 				continue
 			}
-			if j-end > 2*diffContext {
+			if j-end > diffContext {
 				break
 			}
 		}
-		to := min(len(ops), end+1+diffContext)
+		from, to := i, min(len(ops), end+1+diffContext)
+		if to == end+1 {
+			// Nothing follows: the context goes before.
+			from = max(0, i-diffContext)
+		}
 		if n := len(out); n > 0 && from <= out[n-1].to {
 			out[n-1].to = to
 		} else {

@@ -18,9 +18,13 @@ func TestUnifiedDiffGolden(t *testing.T) {
 	}{
 		{"equal", "a\nb\n", "a\nb\n", ""},
 		{"change one line", "a\nb\nc\n", "a\nB\nc\n",
-			"--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"},
+			"--- a/f\n+++ b/f\n@@ -2,2 +2,2 @@\n-b\n+B\n c\n"},
+		{"change at the end takes context before", "a\nb\nc\n", "a\nb\nC\n",
+			"--- a/f\n+++ b/f\n@@ -2,2 +2,2 @@\n b\n-c\n+C\n"},
 		{"insert at start", "x\n", "new\nx\n",
 			"--- a/f\n+++ b/f\n@@ -1 +1,2 @@\n+new\n x\n"},
+		{"insert in the middle", "a\nb\n", "a\nnew\nb\n",
+			"--- a/f\n+++ b/f\n@@ -2 +2,2 @@\n+new\n b\n"},
 		{"new file", "", "a\nb\n",
 			"--- a/f\n+++ b/f\n@@ -0,0 +1,2 @@\n+a\n+b\n"},
 		{"delete all", "a\n", "",
@@ -28,9 +32,11 @@ func TestUnifiedDiffGolden(t *testing.T) {
 		{"no newline at end", "a\nb", "a\nc",
 			"--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n"},
 		{"two hunks", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n", "1\nX\n3\n4\n5\n6\n7\n8\n9\n10\nY\n12\n",
-			"--- a/f\n+++ b/f\n@@ -1,5 +1,5 @@\n 1\n-2\n+X\n 3\n 4\n 5\n@@ -8,5 +8,5 @@\n 8\n 9\n 10\n-11\n+Y\n 12\n"},
-		{"close changes share a hunk", "1\n2\n3\n4\n5\n6\n7\n8\n", "1\nX\n3\n4\n5\n6\nY\n8\n",
-			"--- a/f\n+++ b/f\n@@ -1,8 +1,8 @@\n 1\n-2\n+X\n 3\n 4\n 5\n 6\n-7\n+Y\n 8\n"},
+			"--- a/f\n+++ b/f\n@@ -2,2 +2,2 @@\n-2\n+X\n 3\n@@ -11,2 +11,2 @@\n-11\n+Y\n 12\n"},
+		{"changes one line apart share a hunk", "1\n2\n3\n4\n5\n", "1\nX\n3\nY\n5\n",
+			"--- a/f\n+++ b/f\n@@ -2,4 +2,4 @@\n-2\n+X\n 3\n-4\n+Y\n 5\n"},
+		{"changes two lines apart do not", "1\n2\n3\n4\n5\n6\n", "1\nX\n3\n4\nY\n6\n",
+			"--- a/f\n+++ b/f\n@@ -2,2 +2,2 @@\n-2\n+X\n 3\n@@ -5,2 +5,2 @@\n-5\n+Y\n 6\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, unifiedDiff("a/f", "b/f", tc.before, tc.after)); diff != "" {
@@ -41,8 +47,10 @@ func TestUnifiedDiffGolden(t *testing.T) {
 }
 
 // TestUnifiedDiffRandom checks, on random texts, that the diff turns
-// before into after (applied by this test and by patch(1)), and that the
-// edit script is as short as a longest common subsequence allows.
+// before into after (applied by this test, by patch(1) and by git apply,
+// which wants context after each hunk not at the end of the file), and
+// that the edit script is as short as a longest common subsequence
+// allows.
 func TestUnifiedDiffRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	words := []string{"a\n", "b\n", "c\n", "d\n", "e\n"}
@@ -58,6 +66,7 @@ func TestUnifiedDiffRandom(t *testing.T) {
 		return s
 	}
 	patch, _ := exec.LookPath("patch")
+	git, _ := exec.LookPath("git")
 	for i := range 2000 {
 		before, after := gen(), gen()
 		d := unifiedDiff("a/f", "b/f", before, after)
@@ -87,6 +96,21 @@ func TestUnifiedDiffRandom(t *testing.T) {
 			got, _ := os.ReadFile(f)
 			if string(got) != after {
 				t.Fatalf("case %d: patch gave %q, want %q\n%s", i, got, after, d)
+			}
+		}
+		if git != "" && i < 100 && d != "" {
+			dir := t.TempDir()
+			f := filepath.Join(dir, "f")
+			os.WriteFile(f, []byte(before), 0o644)
+			cmd := exec.Command(git, "apply", "--whitespace=nowarn", "-")
+			cmd.Dir = dir
+			cmd.Stdin = strings.NewReader(d)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("case %d: git apply: %v\n%s\n%s", i, err, out, d)
+			}
+			got, _ := os.ReadFile(f)
+			if string(got) != after {
+				t.Fatalf("case %d: git apply gave %q, want %q\n%s", i, got, after, d)
 			}
 		}
 	}

@@ -42,21 +42,17 @@ type Changes struct {
 	Applied bool   `json:"applied" jsonschema:"whether the edits were written to the files (apply: true with --allow-write); false when only proposed"`
 }
 
-// render is the lean text of changes: a count line and the diff.
+// render is the lean text of changes: the unified diff, which says
+// everything the edits say, after "applied:" when they were written.
 func (c *Changes) render(nothing string) string {
 	if len(c.Edits) == 0 {
 		return nothing
 	}
-	files := map[string]bool{}
-	for _, e := range c.Edits {
-		files[e.File] = true
-	}
-	state := "not applied"
+	diff := strings.TrimSuffix(c.Diff, "\n")
 	if c.Applied {
-		state = "applied"
+		return "applied:\n" + diff
 	}
-	return fmt.Sprintf("%s in %s, %s:\n%s", plural(len(c.Edits), "edit"), plural(len(files), "file"), state,
-		strings.TrimSuffix(c.Diff, "\n"))
+	return diff
 }
 
 // An editSet is a change to files computed by gopls, with the text of

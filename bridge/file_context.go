@@ -22,9 +22,9 @@ const defaultFileContextLimit = 100
 
 // FileContextInput is the input of go_file_context.
 type FileContextInput struct {
-	File     string `json:"file" jsonschema:"path of a Go file, relative to the workspace root or absolute inside it"`
-	Limit    int    `json:"limit,omitempty" jsonschema:"most declarations to list (default 100); per-file counts are kept when cut"`
-	Detailed bool   `json:"detailed,omitempty" jsonschema:"add each declaration's doc comment"`
+	File     string `json:"file" jsonschema:"Go file (root-relative or absolute)"`
+	Limit    int    `json:"limit,omitempty" jsonschema:"default 100"`
+	Detailed bool   `json:"detailed,omitempty" jsonschema:"add doc comments"`
 }
 
 // FileContextOutput is the result of go_file_context.
@@ -81,10 +81,9 @@ func (o *FileContextOutput) Render() string {
 
 func (b *Bridge) addFileContext(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
-		Name:  "go_file_context",
-		Title: "What a Go file uses",
-		Description: "A file's package and the declarations it uses from other files: its own package's and imported packages', " +
-			"each as a one-line signature at path:line:character. Read this before editing a file instead of opening its dependencies.",
+		Name:        "go_file_context",
+		Title:       "What a Go file uses",
+		Description: "A file's package and the declarations it uses from other files, as one-line signatures: read it before editing a file.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass a smaller limit, and leave detailed out",
 	}, b.fileContext)

@@ -30,10 +30,9 @@ func (o *FormatOutput) Render() string {
 
 func (b *Bridge) addFormat(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
-		Name:  "go_format",
-		Title: "Format Go code",
-		Description: "The edits gofmt would make to a file (or to unsaved text, or a snippet), with a unified diff." +
-			b.writeNote(),
+		Name:        "go_format",
+		Title:       "Format Go code",
+		Description: "The edits gofmt would make, with a unified diff." + b.writeNote(),
 		Annotations: b.editing(),
 		Narrow:      "the file needs more formatting than fits; run gofmt on it instead, or pass file with text holding part of it",
 	}, b.format)

@@ -16,7 +16,7 @@ const defaultImplementationLimit = 50
 // ImplementationsInput is the input of go_implementations.
 type ImplementationsInput struct {
 	At
-	Limit int `json:"limit,omitempty" jsonschema:"most results to list (default 50); per-file counts are kept when cut"`
+	Limit int `json:"limit,omitempty" jsonschema:"default 50"`
 }
 
 // ImplementationsOutput is the result of go_implementations.
@@ -64,10 +64,9 @@ func (o *ImplementationsOutput) Render() string {
 
 func (b *Bridge) addImplementations(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
-		Name:  "go_implementations",
-		Title: "Find implementations",
-		Description: "For an interface or interface method: the types or methods that implement it. " +
-			"For a concrete type or method: the interfaces it satisfies. Each with its declaring line.",
+		Name:        "go_implementations",
+		Title:       "Find implementations",
+		Description: "The types implementing an interface (the methods implementing an interface method), or the interfaces a concrete type (method) satisfies.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass a smaller limit",
 	}, b.implementations)

@@ -29,10 +29,9 @@ func (o *OrganizeImportsOutput) Render() string {
 
 func (b *Bridge) addOrganizeImports(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
-		Name:  "go_organize_imports",
-		Title: "Organize imports",
-		Description: "The import edits gopls proposes for a file (add missing, remove unused, sort), with a unified diff." +
-			b.writeNote(),
+		Name:        "go_organize_imports",
+		Title:       "Organize imports",
+		Description: "The import edits gopls proposes (add missing, remove unused, sort), with a unified diff." + b.writeNote(),
 		Annotations: b.editing(),
 		Narrow:      "narrow the call: pass file with text holding only its import block and the code that uses them",
 	}, b.organizeImports)

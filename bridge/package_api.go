@@ -23,9 +23,9 @@ const defaultPackageAPILimit = 200
 
 // PackageAPIInput is the input of go_package_api.
 type PackageAPIInput struct {
-	PackagePaths []string `json:"packagePaths" jsonschema:"import paths of the packages to describe, e.g. [\"net/http\", \"example.com/m/store\"]"`
-	Limit        int      `json:"limit,omitempty" jsonschema:"most declarations to list over all packages (default 200); each package's total is kept when cut"`
-	Detailed     bool     `json:"detailed,omitempty" jsonschema:"add full doc comments and each declaration's position"`
+	PackagePaths []string `json:"packagePaths" jsonschema:"import paths, e.g. [\"net/http\"]"`
+	Limit        int      `json:"limit,omitempty" jsonschema:"default 200, over all packages"`
+	Detailed     bool     `json:"detailed,omitempty" jsonschema:"add full docs and positions"`
 }
 
 // PackageAPIOutput is the result of go_package_api.
@@ -112,10 +112,9 @@ func comment(text, indent string) string {
 
 func (b *Bridge) addPackageAPI(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
-		Name:  "go_package_api",
-		Title: "Package API",
-		Description: "The exported API of packages named by import path (workspace, standard library or dependency): " +
-			"constants, variables, functions, types and methods as one-line signatures with the first sentence of their docs.",
+		Name:        "go_package_api",
+		Title:       "Package API",
+		Description: "The exported API of packages by import path (workspace, standard library or dependency): one-line signatures and first doc sentences.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass fewer packagePaths, a smaller limit, and leave detailed out",
 	}, b.packageAPI)

@@ -17,8 +17,8 @@ const defaultReferenceLimit = 100
 // ReferencesInput is the input of go_symbol_references.
 type ReferencesInput struct {
 	At
-	IncludeDeclaration bool `json:"includeDeclaration,omitempty" jsonschema:"also list the declaration itself"`
-	Limit              int  `json:"limit,omitempty" jsonschema:"most references to list (default 100); every file's count is kept when cut"`
+	IncludeDeclaration bool `json:"includeDeclaration,omitempty" jsonschema:"list the declaration too"`
+	Limit              int  `json:"limit,omitempty" jsonschema:"default 100"`
 }
 
 // ReferencesOutput is the result of go_symbol_references.
@@ -45,7 +45,9 @@ type Ref struct {
 	Text      string `json:"text,omitempty"`
 }
 
-// Render implements mcp.Renderer.
+// Render implements mcp.Renderer: a count line, then each file's path
+// followed by its references as line:character: source line, and, for a
+// cut list, how many more each file has.
 func (o *ReferencesOutput) Render() string {
 	var b strings.Builder
 	if o.URI != "" {
@@ -60,8 +62,11 @@ func (o *ReferencesOutput) Render() string {
 	}
 	b.WriteString("\n")
 	for _, f := range o.Files {
+		if len(f.Refs) > 0 {
+			b.WriteString(f.File + "\n")
+		}
 		for _, r := range f.Refs {
-			fmt.Fprintf(&b, "%s:%d:%d: %s\n", f.File, r.Line, r.Character, r.Text)
+			fmt.Fprintf(&b, "%d:%d: %s\n", r.Line, r.Character, r.Text)
 		}
 		if len(f.Refs) < f.Count {
 			fmt.Fprintf(&b, "%s: %d more\n", f.File, f.Count-len(f.Refs))
@@ -72,10 +77,9 @@ func (o *ReferencesOutput) Render() string {
 
 func (b *Bridge) addSymbolReferences(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
-		Name:  "go_symbol_references",
-		Title: "Find references",
-		Description: "Every reference to a symbol across the workspace, grouped by file, each with its source line. " +
-			`Name the symbol with file + symbol ("Foo", "pkg.Foo", "Type.Method", "pkg.Type.Method") or file + line + character.`,
+		Name:        "go_symbol_references",
+		Title:       "Find references",
+		Description: "Every reference to a symbol across the workspace, grouped by file, with source lines.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass a smaller limit (every file keeps its count)",
 	}, b.references)

@@ -14,7 +14,7 @@ import (
 // new_name are those of gopls mcp's tool of the same name.
 type RenameInput struct {
 	At
-	NewName string `json:"new_name" jsonschema:"the new name, a Go identifier"`
+	NewName string `json:"new_name" jsonschema:"a Go identifier"`
 	Write
 }
 
@@ -36,16 +36,15 @@ func (o *RenameOutput) Render() string {
 	if o.Note != "" {
 		parts = append(parts, o.Note)
 	}
-	parts = append(parts, fmt.Sprintf("rename %s to %s: %s", o.Symbol, o.NewName, o.render("nothing to change")))
+	parts = append(parts, o.render("nothing to change"))
 	return strings.Join(parts, "\n")
 }
 
 func (b *Bridge) addRename(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
-		Name:  "go_rename_symbol",
-		Title: "Rename a symbol",
-		Description: "The edits that rename a symbol everywhere it is used, with a unified diff. " +
-			`Name it with file + symbol ("Foo", "pkg.Foo", "Type.Method") or file + line + character, and give new_name.` + b.writeNote(),
+		Name:        "go_rename_symbol",
+		Title:       "Rename a symbol",
+		Description: "The edits and unified diff that rename a symbol everywhere (new_name)." + b.writeNote(),
 		Annotations: b.editing(),
 		Narrow:      "the rename touches too much to show at once; see where the symbol is used with go_symbol_references, and rename a symbol with fewer uses",
 	}, b.rename)

@@ -190,3 +190,52 @@ func isObjectType(t any) bool {
 	}
 	return false
 }
+
+// toolsListBudget is issue 6's bound on tools/list: every client puts the
+// whole list into the model's context before the first question.
+const toolsListBudget = 32 << 10
+
+// TestToolsListSize measures the live tools/list result at 2025-11-25 (the
+// largest: titles, output schemas and annotations included), with writes
+// allowed and not (the edit tools' descriptions differ): all twenty tools
+// must fit in 32 KiB.
+func TestToolsListSize(t *testing.T) {
+	for _, allowWrite := range []bool{false, true} {
+		t.Run(fmt.Sprintf("allowWrite=%v", allowWrite), func(t *testing.T) {
+			c, _ := startConfigured(t, exampleRoot(t), bridge.Config{AllowWrite: allowWrite})
+			raw, err := c.CallRaw(testCtx(t), "tools/list", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var list struct {
+				Tools []struct {
+					Name         string          `json:"name"`
+					Description  string          `json:"description"`
+					InputSchema  json.RawMessage `json:"inputSchema"`
+					OutputSchema json.RawMessage `json:"outputSchema"`
+				} `json:"tools"`
+				NextCursor string `json:"nextCursor"`
+			}
+			if err := json.Unmarshal(raw, &list); err != nil {
+				t.Fatal(err)
+			}
+			if len(list.Tools) != 20 || list.NextCursor != "" {
+				t.Fatalf("tools/list has %d tools and cursor %q; want all twenty on one page", len(list.Tools), list.NextCursor)
+			}
+			in, out, desc := 0, 0, 0
+			for _, tool := range list.Tools {
+				if len(tool.OutputSchema) == 0 {
+					t.Errorf("%s has no outputSchema: the measure would be short", tool.Name)
+				}
+				in += len(tool.InputSchema)
+				out += len(tool.OutputSchema)
+				desc += len(tool.Description)
+			}
+			t.Logf("tools/list: %d bytes (input schemas %d, output schemas %d, descriptions %d)", len(raw), in, out, desc)
+			if len(raw) > toolsListBudget {
+				t.Errorf("tools/list is %d bytes, over the %d budget (input schemas %d, output schemas %d, descriptions %d)",
+					len(raw), toolsListBudget, in, out, desc)
+			}
+		})
+	}
+}

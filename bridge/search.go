@@ -15,9 +15,9 @@ const defaultSearchLimit = 30
 
 // SearchInput is the input of go_search.
 type SearchInput struct {
-	Query    string `json:"query" jsonschema:"fuzzy symbol name to look for, e.g. Handler, http.Serve or srv.Close"`
-	Limit    int    `json:"limit,omitempty" jsonschema:"most symbols to list (default 30); per-file counts are kept when cut"`
-	Detailed bool   `json:"detailed,omitempty" jsonschema:"add each symbol's source line"`
+	Query    string `json:"query" jsonschema:"fuzzy name, e.g. Handler or http.Serve"`
+	Limit    int    `json:"limit,omitempty" jsonschema:"default 30"`
+	Detailed bool   `json:"detailed,omitempty" jsonschema:"add source lines"`
 }
 
 // SearchOutput is the result of go_search.
@@ -39,7 +39,8 @@ type SearchSymbol struct {
 	Text      string `json:"text,omitempty" jsonschema:"the declaring source line (detailed only)"`
 }
 
-// Render implements mcp.Renderer.
+// Render implements mcp.Renderer: a count line, then each file's path
+// followed by its symbols as line:character: kind name.
 func (o *SearchOutput) Render() string {
 	if o.Total == 0 {
 		return "no symbols found"
@@ -50,14 +51,27 @@ func (o *SearchOutput) Render() string {
 		fmt.Fprintf(&b, " (%d listed; raise limit to see more)", len(o.Symbols))
 	}
 	b.WriteString("\n")
+	// Grouped by file, so that each path is written once: the files in
+	// the order of their best match, each file's symbols best first.
 	listed := map[string]int{}
+	var files []string
+	byFile := map[string][]SearchSymbol{}
 	for _, s := range o.Symbols {
-		listed[s.File]++
-		fmt.Fprintf(&b, "%s:%d:%d: %s %s", s.File, s.Line, s.Character, s.Kind, s.Name)
-		if s.Text != "" {
-			b.WriteString(": " + s.Text)
+		if listed[s.File] == 0 {
+			files = append(files, s.File)
 		}
-		b.WriteString("\n")
+		listed[s.File]++
+		byFile[s.File] = append(byFile[s.File], s)
+	}
+	for _, f := range files {
+		b.WriteString(f + "\n")
+		for _, s := range byFile[f] {
+			fmt.Fprintf(&b, "%d:%d: %s %s", s.Line, s.Character, s.Kind, s.Name)
+			if s.Text != "" {
+				b.WriteString(": " + s.Text)
+			}
+			b.WriteString("\n")
+		}
 	}
 	if o.Truncated {
 		renderMore(&b, o.Files, listed, 0)
@@ -67,10 +81,9 @@ func (o *SearchOutput) Render() string {
 
 func (b *Bridge) addSearch(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
-		Name:  "go_search",
-		Title: "Search Go symbols",
-		Description: "Find declarations by fuzzy name across the workspace and its dependencies (workspace/symbol): " +
-			"each with its kind and path:line:character. Use it instead of grep to find where something is declared.",
+		Name:        "go_search",
+		Title:       "Search Go symbols",
+		Description: "Find declarations by fuzzy name in the workspace and its dependencies, with kind and position. Use it instead of grep.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass a smaller limit or a more specific query, and leave detailed out",
 	}, b.search)

@@ -13,7 +13,7 @@ import (
 // SignatureInput is the input of go_signature.
 type SignatureInput struct {
 	At
-	Detailed bool `json:"detailed,omitempty" jsonschema:"include the full documentation, not just its first sentence"`
+	Detailed bool `json:"detailed,omitempty" jsonschema:"full docs, not just the first sentence"`
 }
 
 // SignatureOutput is the result of go_signature.
@@ -46,10 +46,9 @@ func (o *SignatureOutput) Render() string {
 
 func (b *Bridge) addSignature(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
-		Name:  "go_signature",
-		Title: "Signature at a call",
-		Description: "The signature of the function being called at a position inside a call's parentheses (signatureHelp), " +
-			"and which parameter the position is at.",
+		Name:        "go_signature",
+		Title:       "Signature at a call",
+		Description: "The signature of the call around a position, and which parameter the position is at.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: leave detailed out",
 	}, b.signature)

@@ -13,9 +13,9 @@ const defaultSymbolsLimit = 300
 
 // SymbolsInput is the input of go_symbols.
 type SymbolsInput struct {
-	File     string `json:"file" jsonschema:"path of a Go file, relative to the workspace root or absolute inside it"`
-	Limit    int    `json:"limit,omitempty" jsonschema:"most symbols to list, members included (default 300)"`
-	Detailed bool   `json:"detailed,omitempty" jsonschema:"add each symbol's full range"`
+	File     string `json:"file" jsonschema:"Go file (root-relative or absolute)"`
+	Limit    int    `json:"limit,omitempty" jsonschema:"default 300, members included"`
+	Detailed bool   `json:"detailed,omitempty" jsonschema:"add full ranges"`
 }
 
 // SymbolsOutput is the result of go_symbols.
@@ -99,10 +99,9 @@ func (s OutlineMember) decl() string {
 
 func (b *Bridge) addSymbols(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
-		Name:  "go_symbols",
-		Title: "Outline a Go file",
-		Description: "The declarations of one file in source order (documentSymbol), types with their fields and methods nested, " +
-			"each at line:character. detailed adds each declaration's range.",
+		Name:        "go_symbols",
+		Title:       "Outline a Go file",
+		Description: "Outline of one file in source order: declarations at line:character, with types' fields and methods nested.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass a smaller limit, and leave detailed out",
 	}, b.symbols)

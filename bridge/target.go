@@ -15,10 +15,10 @@ import (
 // identifier expected there) or a symbol.
 type At struct {
 	Doc
-	Line      *int   `json:"line,omitempty" jsonschema:"0-based line of the position"`
-	Character *int   `json:"character,omitempty" jsonschema:"0-based column of the position in UTF-16 code units"`
-	Name      string `json:"name,omitempty" jsonschema:"identifier expected at the position; if it is not there, the nearest occurrence on that line or the lines next to it is used"`
-	Symbol    string `json:"symbol,omitempty" jsonschema:"instead of a position: Name, pkg.Name, Type.Method, pkg.Type.Method or (*Type).Method, resolved in the scope of file, or across the workspace without file"`
+	Line      *int   `json:"line,omitempty" jsonschema:"0-based line"`
+	Character *int   `json:"character,omitempty" jsonschema:"0-based UTF-16 column"`
+	Name      string `json:"name,omitempty" jsonschema:"identifier expected there; snaps within 2 lines"`
+	Symbol    string `json:"symbol,omitempty" jsonschema:"instead of a position: Name, pkg.Name, Type.Method, (*Type).Method"`
 }
 
 // A target is a resolved place: a file as gopls holds it and a position.

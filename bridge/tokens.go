@@ -14,11 +14,11 @@ const defaultTokenLimit = 500
 
 // TokensInput is the input of go_tokens.
 type TokensInput struct {
-	File      string   `json:"file" jsonschema:"path of a Go file, relative to the workspace root or absolute inside it"`
-	StartLine *int     `json:"startLine,omitempty" jsonschema:"first 0-based line to cover (default: the first)"`
-	EndLine   *int     `json:"endLine,omitempty" jsonschema:"last 0-based line to cover, inclusive (default: the last)"`
-	Types     []string `json:"types,omitempty" jsonschema:"keep only tokens of these types, e.g. [\"function\", \"method\"]"`
-	Limit     int      `json:"limit,omitempty" jsonschema:"most tokens to list (default 500)"`
+	File      string   `json:"file" jsonschema:"Go file (root-relative or absolute)"`
+	StartLine *int     `json:"startLine,omitempty" jsonschema:"first 0-based line (default 0)"`
+	EndLine   *int     `json:"endLine,omitempty" jsonschema:"last 0-based line, inclusive"`
+	Types     []string `json:"types,omitempty" jsonschema:"only these types, e.g. [\"function\"]"`
+	Limit     int      `json:"limit,omitempty" jsonschema:"default 500"`
 }
 
 // TokensOutput is the result of go_tokens.
@@ -59,10 +59,9 @@ func (o *TokensOutput) Render() string {
 
 func (b *Bridge) addTokens(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
-		Name:  "go_tokens",
-		Title: "Semantic tokens",
-		Description: "What each identifier in a file (or a range of its lines) is, as gopls classifies it: " +
-			"type, function, method, variable, parameter, ... with modifiers such as definition, readonly or defaultLibrary.",
+		Name:        "go_tokens",
+		Title:       "Semantic tokens",
+		Description: "How gopls classifies each token of a file or line range (type, function, variable, ...), with modifiers.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass startLine and endLine for fewer lines, types to keep only some token types, or a smaller limit",
 	}, b.tokens)

@@ -12,9 +12,9 @@ import (
 // TypeHierarchyInput is the input of go_type_hierarchy.
 type TypeHierarchyInput struct {
 	At
-	Direction string `json:"direction,omitempty" jsonschema:"\"supertypes\": the interfaces the type implements; \"subtypes\": the types that implement it; \"both\" (default)"`
-	Depth     int    `json:"depth,omitempty" jsonschema:"levels to follow, 1 to 3 (default 1)"`
-	Limit     int    `json:"limit,omitempty" jsonschema:"most types to list in each direction, over all levels (default 50)"`
+	Direction string `json:"direction,omitempty" jsonschema:"\"supertypes\", \"subtypes\" or \"both\" (default)"`
+	Depth     int    `json:"depth,omitempty" jsonschema:"1 to 3 (default 1)"`
+	Limit     int    `json:"limit,omitempty" jsonschema:"default 50 per direction"`
 }
 
 // TypeHierarchyOutput is the result of go_type_hierarchy.
@@ -67,10 +67,9 @@ func (o *TypeHierarchyOutput) Render() string {
 
 func (b *Bridge) addTypeHierarchy(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
-		Name:  "go_type_hierarchy",
-		Title: "Type hierarchy",
-		Description: "The interfaces a type implements (supertypes) and the types that implement an interface (subtypes), " +
-			"followed up to 3 levels deep. Position the target on a type name, or pass symbol.",
+		Name:        "go_type_hierarchy",
+		Title:       "Type hierarchy",
+		Description: "The interfaces a type implements (supertypes) and the types implementing an interface (subtypes), up to 3 levels deep.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass a smaller depth or limit, or one direction",
 	}, b.typeHierarchy)

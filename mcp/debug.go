@@ -59,9 +59,10 @@ func Milliseconds(d time.Duration) float64 {
 	return math.Round(float64(d)/float64(time.Millisecond)*10) / 10
 }
 
-// addDebugSchemas adds the debug argument to a tool's input schema and the
-// debug member to its output schema, so that every tool accepts one and
-// validates with the other.
+// addDebugSchemas adds the debug argument to a tool's input schema. The
+// output schema allows additional members, so the debug member a result
+// may carry needs no declaration; the output type must not have one of
+// its own.
 func addDebugSchemas(in, out *jsonschema.Schema) error {
 	if _, taken := in.Properties[debugArg]; taken {
 		return fmt.Errorf("the input must not have a %q field: every tool gets one", debugArg)
@@ -69,17 +70,8 @@ func addDebugSchemas(in, out *jsonschema.Schema) error {
 	if _, taken := out.Properties[debugArg]; taken {
 		return fmt.Errorf("the output must not have a %q field: every tool gets one", debugArg)
 	}
-	// Every tool's schema carries these, so they are kept short: the
-	// entries of requests are TraceEntry's.
-	in.Properties[debugArg] = &jsonschema.Schema{Type: "boolean",
-		Description: "also return the backend requests made, with durations"}
-	out.Properties[debugArg] = &jsonschema.Schema{
-		Type: "object",
-		Properties: map[string]*jsonschema.Schema{
-			"ms":       {Type: "number"},
-			"requests": {Type: "array"},
-		},
-	}
+	// Every tool's schema carries it, so it is kept short.
+	in.Properties[debugArg] = &jsonschema.Schema{Type: "boolean", Description: "add request timings"}
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -78,7 +79,10 @@ type serverTool struct {
 
 // AddTool registers a tool whose arguments decode into In and whose
 // structured result is Out. Both must be structs; their JSON Schemas are
-// generated from the types, with field descriptions from `jsonschema` tags.
+// generated from the types. The input schema takes its field descriptions
+// from `jsonschema` tags; the output schema is sent without descriptions
+// (tags on Out document the Go type only), with repeated objects defined
+// once: see compactOutput.
 func AddTool[In, Out any](s *Server, t Tool, h ToolHandler[In, Out]) error {
 	if !validToolName(t.Name) {
 		return fmt.Errorf("tool %q: the name must be 1 to 128 letters, digits, '_', '-' or '.'", t.Name)
@@ -97,6 +101,8 @@ func AddTool[In, Out any](s *Server, t Tool, h ToolHandler[In, Out]) error {
 	if err := addDebugSchemas(in, out); err != nil {
 		return fmt.Errorf("tool %s: %w", t.Name, err)
 	}
+	plainInputTypes(in)
+	compactOutput(out, reflect.TypeFor[Out]())
 	resolved, err := in.Resolve(nil)
 	if err != nil {
 		return fmt.Errorf("tool %s: resolving input schema: %w", t.Name, err)

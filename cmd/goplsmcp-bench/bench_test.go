@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/goplsmcp/goplsmcp/bridge"
 )
 
 // TestFixtureUpToDate checks that testdata/bench is exactly what the
@@ -100,6 +101,32 @@ func TestSmoke(t *testing.T) {
 	for _, r := range rows {
 		if r[2] != r[3] {
 			t.Errorf("edit loop, %s: %s of %s answers correct", r[1], r[2], r[3])
+		}
+	}
+}
+
+// TestDiagCount checks the harness's reading of go_diagnostics answers
+// against the bridge's own rendering, so that a change of the lean text
+// cannot silently break the count the harness compares.
+func TestDiagCount(t *testing.T) {
+	d := func(file, sev string) bridge.Diagnostic {
+		return bridge.Diagnostic{File: file, Line: 1, Character: 2, Severity: sev, Message: "m: 3 errors"}
+	}
+	for _, tc := range []struct {
+		name string
+		out  bridge.DiagnosticsOutput
+		want int
+	}{
+		{"none", bridge.DiagnosticsOutput{}, 0},
+		{"none in a buffer", bridge.DiagnosticsOutput{URI: "file:///x.go"}, 0},
+		{"one file", bridge.DiagnosticsOutput{Total: 2, Diagnostics: []bridge.Diagnostic{d("a.go", "error"), d("a.go", "warning")}}, 2},
+		{"two files", bridge.DiagnosticsOutput{URI: "file:///a.go", Total: 3, Diagnostics: []bridge.Diagnostic{d("a.go", "error"), d("b.go", "hint"), d("b.go", "info")}}, 3},
+		{"cut", bridge.DiagnosticsOutput{Total: 9, Truncated: true, Files: []bridge.FileCount{{File: "a.go", Count: 9}}, Diagnostics: []bridge.Diagnostic{d("a.go", "error")}}, 9},
+	} {
+		text := tc.out.Render()
+		got, ok := diagCount(text)
+		if !ok || got != tc.want {
+			t.Errorf("%s: diagCount = %d, %v; want %d, true\n%s", tc.name, got, ok, tc.want, text)
 		}
 	}
 }

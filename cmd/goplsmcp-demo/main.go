@@ -33,12 +33,20 @@ type step struct {
 }
 
 var script = []step{
+	{"What is this workspace?", "go_workspace", map[string]any{}},
+	{"Where is anything called Area declared?", "go_search", map[string]any{"query": "Area"}},
+	{"What does package shapes export?", "go_package_api",
+		map[string]any{"packagePaths": []string{"example.com/shapes/shapes"}}},
 	{"Which files have errors? (a file with a type error)", "go_diagnostics",
 		map[string]any{"files": []string{"broken/broken.go"}}},
 	{"Where is TotalArea declared, as seen from report.go?", "go_definition",
 		map[string]any{"file": "report/report.go", "symbol": "shapes.TotalArea"}},
 	{"Who uses the Shape interface?", "go_symbol_references",
 		map[string]any{"file": "shapes/shapes.go", "symbol": "Shape"}},
+	{"Which types implement Shape?", "go_implementations",
+		map[string]any{"file": "shapes/shapes.go", "symbol": "Shape"}},
+	{"Who calls TotalArea?", "go_call_hierarchy",
+		map[string]any{"file": "shapes/shapes.go", "symbol": "TotalArea"}},
 	{"What is report.Summary? (the position is one line off; name snaps it)", "go_describe",
 		map[string]any{"file": "main.go", "line": 11, "character": 20, "name": "Summary"}},
 	{"Rename Rect to Rectangle everywhere (a diff; nothing is written)", "go_rename_symbol",

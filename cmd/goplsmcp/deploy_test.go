@@ -48,7 +48,7 @@ func TestBuildContext(t *testing.T) {
 	}
 	const (
 		definition = `integration.go:5:5: func Integrated() string { return "integration" }`
-		undefined  = "use.go:6:8: error: undefined: Integrated (compiler)"
+		undefined  = "use.go: 1 error\n6:8: undefined: Integrated"
 	)
 	tests := []struct {
 		name    string

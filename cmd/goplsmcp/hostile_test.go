@@ -135,7 +135,7 @@ func hostileRows() []hostileRow {
 		toolRow("line fractional", "go_describe", `{"file":"main.go","line":1.5,"character":0}`, "error: line must be an integer, not a number"),
 		toolRow("line a boolean", "go_describe", `{"file":"main.go","line":true,"character":0}`, "error: line must be an integer, not a boolean"),
 		toolRow("line an object", "go_describe", `{"file":"main.go","line":{},"character":0}`, "error: line must be an integer, not an object"),
-		toolRow("line null", "go_describe", `{"file":"main.go","line":null,"character":0}`, "error: line and character go together"),
+		toolRow("line null", "go_describe", `{"file":"main.go","line":null,"character":0}`, "error: line must be an integer, not null"),
 		toolRow("line 1e30", "go_describe", `{"file":"main.go","line":1e30,"character":0}`, "error: line must be an integer in range"),
 		toolRow("line 2^53", "go_describe", `{"file":"main.go","line":9007199254740992,"character":0}`, "error: line 9007199254740992 is past the end of the file"),
 		toolRow("line max int64", "go_describe", `{"file":"main.go","line":9223372036854775807,"character":0}`, "error: is past the end of the file"),

@@ -133,8 +133,8 @@ func TestRemoteSharesDaemon(t *testing.T) {
 			t.Errorf("goplsmcp %d: definition %q (isError %v)", i, text, isError)
 		}
 		// Workspace diagnostics come through the forwarder in full.
-		if text, _, isError := p.call(4, "go_diagnostics", `{}`); isError || text != "1 diagnostic in 1 file\n"+
-			`broken/broken.go:7:29: error: cannot use "1" (untyped string constant) as float64 value in struct literal (compiler)` {
+		if text, _, isError := p.call(4, "go_diagnostics", `{}`); isError || text != "broken/broken.go: 1 error\n"+
+			`7:29: cannot use "1" (untyped string constant) as float64 value in struct literal` {
 			t.Errorf("goplsmcp %d: workspace diagnostics %q (isError %v)", i, text, isError)
 		}
 		text, structured, _ := p.call(3, "go_workspace", `{}`)

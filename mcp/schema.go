@@ -1,0 +1,322 @@
+package mcp
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Every client puts tools/list into the model's context, so the schemas
+// are shaped for size as well as for validation. Inputs are what the
+// model writes: they keep their descriptions, stay self-contained (no
+// $ref, which some clients mishandle) and forbid unknown properties. Outputs
+// are what programs check results against: they keep the structure
+// (types, properties, required members) and lose what only repeats it.
+
+// plainInputTypes gives every nullable schema of an input its plain type:
+// a pointer or slice field generates "type": ["null", "integer"], and a
+// client has no reason to send null for an argument it can leave out.
+func plainInputTypes(s *jsonschema.Schema) {
+	walkSchemas(&s, func(slot **jsonschema.Schema) bool {
+		sub := *slot
+		if len(sub.Types) == 2 && sub.Types[0] == "null" {
+			sub.Type, sub.Types = sub.Types[1], nil
+		}
+		return true
+	})
+}
+
+// compactOutput shrinks the output schema s of the Go type t; it still
+// accepts every value of t as encoding/json writes it. Descriptions are
+// dropped (the members' names and the tool's lean text say what they
+// are; the schema is for checking results), objects allow additional
+// members (so the debug member every result may carry needs no
+// declaration), members that are never null lose "null" from their
+// types, and an object schema that occurs more than once is defined once
+// under $defs, named after its Go type, and referred to.
+func compactOutput(s *jsonschema.Schema, t reflect.Type) {
+	stripOutput(s)
+	omittedNotNull(s, t)
+	dedupe(s, outputTypeNames(t))
+}
+
+// omittedNotNull gives the schema of each pointer, slice or map field
+// marked omitempty its plain type: such a field is left out when nil, so
+// it is never null. s is the schema generated from t.
+func omittedNotNull(s *jsonschema.Schema, t reflect.Type) {
+	if s == nil {
+		return
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		omittedNotNull(s.Items, t.Elem())
+	case reflect.Map:
+		omittedNotNull(s.AdditionalProperties, t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag := f.Tag.Get("json")
+			name, opts, _ := strings.Cut(tag, ",")
+			if f.Anonymous && name == "" {
+				// Embedded: its fields are the parent's, as in encoding/json.
+				omittedNotNull(s, f.Type)
+				continue
+			}
+			if !f.IsExported() || name == "-" {
+				continue
+			}
+			p := s.Properties[cmp.Or(name, f.Name)]
+			if p == nil {
+				continue
+			}
+			k := f.Type.Kind()
+			omitted := slices.Contains(strings.Split(opts, ","), "omitempty")
+			if omitted && (k == reflect.Pointer || k == reflect.Slice || k == reflect.Map) && len(p.Types) == 2 && p.Types[0] == "null" {
+				p.Type, p.Types = p.Types[1], nil
+			}
+			omittedNotNull(p, f.Type)
+		}
+	}
+}
+
+// stripOutput drops additionalProperties: false and the descriptions
+// everywhere in s.
+func stripOutput(s *jsonschema.Schema) {
+	walkSchemas(&s, func(slot **jsonschema.Schema) bool {
+		sub := *slot
+		if isFalseSchema(sub.AdditionalProperties) {
+			sub.AdditionalProperties = nil
+		}
+		sub.Description = ""
+		return true
+	})
+}
+
+func isFalseSchema(s *jsonschema.Schema) bool {
+	return s != nil && s.Not != nil && reflect.ValueOf(*s.Not).IsZero()
+}
+
+// outputTypeNames maps the canonical form of the (stripped) schema of
+// every named struct type reachable from t to the type's name, for naming
+// $defs.
+func outputTypeNames(t reflect.Type) map[string]string {
+	names := map[string]string{}
+	taken := map[string]bool{}
+	seen := map[reflect.Type]bool{}
+	var visit func(t reflect.Type)
+	visit = func(t reflect.Type) {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || seen[t] {
+			return
+		}
+		seen[t] = true
+		if name := t.Name(); validDefName(name) {
+			if s, err := jsonschema.ForType(t, nil); err == nil {
+				addProperties(s)
+				stripOutput(s)
+				omittedNotNull(s, t)
+				key := canonical(s)
+				if _, dup := names[key]; !dup && !taken[name] {
+					names[key], taken[name] = name, true
+				}
+			}
+		}
+		for i := range t.NumField() {
+			visit(t.Field(i).Type)
+		}
+	}
+	visit(t)
+	return names
+}
+
+// validDefName reports whether a Go type name can name a definition as
+// is: generic instantiations, with brackets, cannot.
+func validDefName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, r := range name {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// canonical is the JSON of an object schema as a definition holds it:
+// without its own description, and not nullable.
+func canonical(s *jsonschema.Schema) string {
+	c := *s
+	c.Description = ""
+	c.Type, c.Types = "object", nil
+	data, err := json.Marshal(&c)
+	if err != nil {
+		// A schema generated from a Go type always marshals.
+		panic(fmt.Sprintf("marshaling a schema: %v", err))
+	}
+	return string(data)
+}
+
+// isObjectSchema reports whether s is an inline object schema, possibly
+// nullable.
+func isObjectSchema(s *jsonschema.Schema) bool {
+	return s.Ref == "" && (s.Type == "object" || slices.Equal(s.Types, []string{"null", "object"}))
+}
+
+// dedupe moves object schemas that occur more than once below s into
+// s.$defs, one at a time, the one that saves the most bytes first, until
+// no move saves any. A definition is named after its Go type when names
+// knows it.
+func dedupe(s *jsonschema.Schema, names map[string]string) {
+	// candidate reports whether the schema in slot is an inline object
+	// schema below s, other than a definition itself.
+	candidate := func(sub *jsonschema.Schema) bool {
+		if sub == s || !isObjectSchema(sub) {
+			return false
+		}
+		for _, d := range s.Defs {
+			if d == sub {
+				return false
+			}
+		}
+		return true
+	}
+	for n := 1; ; n++ {
+		counts := map[string]int{}
+		// inlined maps a candidate's canonical form to that of the
+		// same schema with its references replaced by what they refer
+		// to, as names knows it.
+		inlined := map[string]string{}
+		walkSchemas(&s, func(slot **jsonschema.Schema) bool {
+			if sub := *slot; candidate(sub) {
+				key := canonical(sub)
+				counts[key]++
+				if _, ok := inlined[key]; !ok {
+					inlined[key] = canonical(expandRefs(sub, s.Defs))
+				}
+			}
+			return true
+		})
+		best, bestSaving := "", 0
+		for key, count := range counts {
+			name := defName(names, inlined[key], n)
+			ref := len(`{"$ref":"#/$defs/"}`) + len(name)
+			saving := (count-1)*len(key) - count*ref - len(`"":,`) - len(name)
+			if s.Defs == nil {
+				saving -= len(`,"$defs":{}`)
+			}
+			if saving > bestSaving || saving == bestSaving && saving > 0 && key < best {
+				best, bestSaving = key, saving
+			}
+		}
+		if best == "" {
+			return
+		}
+		name := defName(names, inlined[best], n)
+		if _, taken := s.Defs[name]; taken {
+			name = fmt.Sprintf("%s%d", name, n)
+		}
+		ref := "#/$defs/" + name
+		var def *jsonschema.Schema
+		walkSchemas(&s, func(slot **jsonschema.Schema) bool {
+			sub := *slot
+			if !candidate(sub) || canonical(sub) != best {
+				return true
+			}
+			if def == nil {
+				def = sub.CloneSchemas()
+				def.Description = ""
+				def.Type, def.Types = "object", nil
+			}
+			r := &jsonschema.Schema{Ref: ref}
+			if sub.Type != "object" {
+				r = &jsonschema.Schema{AnyOf: []*jsonschema.Schema{{Type: "null"}, r}}
+			}
+			r.Description = sub.Description
+			*slot = r
+			return false
+		})
+		if s.Defs == nil {
+			s.Defs = map[string]*jsonschema.Schema{}
+		}
+		s.Defs[name] = def
+	}
+}
+
+// expandRefs returns a copy of s with every reference to defs replaced by
+// (a copy of) the definition, as it was before dedupe moved it.
+func expandRefs(s *jsonschema.Schema, defs map[string]*jsonschema.Schema) *jsonschema.Schema {
+	s = s.CloneSchemas()
+	walkSchemas(&s, func(slot **jsonschema.Schema) bool {
+		sub := *slot
+		nullable := false
+		target := sub
+		if len(sub.AnyOf) == 2 && sub.AnyOf[0].Type == "null" && sub.AnyOf[1].Ref != "" {
+			nullable, target = true, sub.AnyOf[1]
+		}
+		name, ok := strings.CutPrefix(target.Ref, "#/$defs/")
+		if !ok || defs[name] == nil {
+			return true
+		}
+		def := defs[name].CloneSchemas()
+		def.Description = sub.Description
+		if nullable {
+			def.Type, def.Types = "", []string{"null", "object"}
+		}
+		*slot = def
+		return true // the definition may refer to others
+	})
+	return s
+}
+
+// defName names the definition of the object schema key: its Go type's
+// name, or a numbered one.
+func defName(names map[string]string, key string, n int) string {
+	return cmp.Or(names[key], fmt.Sprintf("object%d", n))
+}
+
+// walkSchemas calls f on each schema slot below *root (and on root
+// itself), parents first, in a deterministic order; f may replace the
+// schema in the slot, and returns whether to walk the schema now in it.
+func walkSchemas(root **jsonschema.Schema, f func(slot **jsonschema.Schema) bool) {
+	if *root == nil || !f(root) {
+		return
+	}
+	s := *root
+	for _, k := range sortedKeys(s.Defs) {
+		d := s.Defs[k]
+		walkSchemas(&d, f)
+		s.Defs[k] = d
+	}
+	for _, k := range sortedKeys(s.Properties) {
+		p := s.Properties[k]
+		walkSchemas(&p, f)
+		s.Properties[k] = p
+	}
+	walkSchemas(&s.Items, f)
+	walkSchemas(&s.AdditionalProperties, f)
+	for _, list := range [][]*jsonschema.Schema{s.PrefixItems, s.AnyOf, s.OneOf, s.AllOf} {
+		for i := range list {
+			walkSchemas(&list[i], f)
+		}
+	}
+}
+
+func sortedKeys(m map[string]*jsonschema.Schema) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
