@@ -44,6 +44,7 @@ var writeAllowed = map[string]string{
 	"bridge/apply.go:apply:os.Rename":                      "--allow-write and apply: true only: renames the checked temporary file over its target",
 	"bridge/apply.go:writeTemp:os.CreateTemp":              "--allow-write and apply: true only: the temporary file beside the target",
 	"bridge/apply.go:writeTemp:os.Remove":                  "--allow-write and apply: true only: removes the temporary file when writing it failed",
+	"cmd/goplsmcp/run.go:startCPUProfile:os.Create":        "--cpuprofile: the profile goes to a file the user names on the command line",
 	"cmd/goplsmcp/run.go:goplsVersion:exec.CommandContext": "gopls version, for --version",
 	"lspclient/process.go:spawn:exec.Command":              "gopls itself, which is told no edits are applied (workspace/applyEdit answers applied: false)",
 	"bridge/paths.go:load:exec.Command":                    "go env GOROOT GOMODCACHE: reads the environment",
