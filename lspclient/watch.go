@@ -142,6 +142,7 @@ func (w *watcher) watchPackages() {
 		Packages []struct {
 			Path       string
 			ModulePath string
+			ForTest    string
 		}
 	}
 	args := map[string]any{"Files": []string{FileURI(w.root)}, "Recursive": true}
@@ -161,6 +162,15 @@ func (w *watcher) watchPackages() {
 	}
 	for _, p := range res.Packages {
 		modDir, ok := modDirs[p.ModulePath]
+		if !ok && p.ModulePath == "" && p.ForTest == "" {
+			// gopls names no module for the standard library's packages
+			// when the root is GOROOT/src (module std), whose import paths
+			// are their directories under it.
+			if dir := filepath.Join(w.root, filepath.FromSlash(p.Path)); isDir(dir) {
+				dirs[dir] = true
+			}
+			continue
+		}
 		if !ok {
 			continue
 		}
@@ -578,4 +588,10 @@ func (c *Client) Written(paths map[string]bool) {
 		}
 	}
 	c.modified()
+}
+
+// isDir reports whether p is a directory (through symbolic links).
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }

@@ -256,3 +256,38 @@ func BenchmarkBarrierIdle(b *testing.B) {
 		c.Refresh()
 	}
 }
+
+// TestWatchStandardLibrary opens GOROOT/src as the workspace (module std,
+// for which gopls names no module) and expects its package directories to
+// be watched, as a module's are: answers kept between calls depend on it.
+func TestWatchStandardLibrary(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("directories are watched on Linux only")
+	}
+	if testing.Short() {
+		t.Skip("loads the standard library")
+	}
+	root := filepath.Join(runtime.GOROOT(), "src")
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Skipf("no GOROOT/src here: %v", err)
+	}
+	c := startClient(t, root)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := c.WaitLoaded(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-c.watch.ready:
+	case <-ctx.Done():
+		t.Fatal("the package directories were never listed")
+	}
+	for _, dir := range []string{"net/http", "go/types", "crypto/internal/fips140/drbg"} {
+		if !c.Watched(filepath.Join(root, filepath.FromSlash(dir))) {
+			t.Errorf("%s is not watched", dir)
+		}
+	}
+	if c.Watched(filepath.Join(root, "cmd", "go", "testdata")) {
+		t.Errorf("cmd/go/testdata, which holds no package of the workspace, is watched")
+	}
+}
