@@ -1,9 +1,7 @@
 package bridge_test
 
 import (
-	"context"
 	"encoding/json"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -11,11 +9,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/goplsmcp/goplsmcp/bridge"
-	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"golang.org/x/tools/txtar"
 )
@@ -24,47 +20,8 @@ import (
 // configured by cfg, and returns an initialized client and the bridge.
 func startConfigured(t *testing.T, root string, cfg bridge.Config) (*mcp.Client, *bridge.Bridge) {
 	t.Helper()
-	gopls, err := filepath.Abs("../bin/gopls")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(gopls); err != nil {
-		t.Fatalf("%s is missing: run make build (or make test) first", gopls)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	client, err := lspclient.Start(ctx, lspclient.Options{Gopls: gopls, Root: root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Root, cfg.Client = root, client
-	br, err := bridge.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := mcp.NewServer("goplsmcp", "test", nil)
-	if err := br.Register(srv); err != nil {
-		t.Fatal(err)
-	}
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	served := make(chan error, 1)
-	go func() {
-		served <- srv.ServeStdio(context.Background(), inR, outW)
-		outW.Close()
-	}()
-	t.Cleanup(func() {
-		inW.Close()
-		if err := <-served; err != nil {
-			t.Errorf("serving: %v", err)
-		}
-		client.Close()
-	})
-	c := mcp.NewClient(outR, inW)
-	if _, err := c.Initialize(ctx, "2025-11-25"); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	return c, br
+	st := startStackOf(t, root, stackConfig{bridge: cfg})
+	return st.client, st.bridge
 }
 
 // changesOf decodes the edits, diff and applied flag of an edit tool's
@@ -157,7 +114,7 @@ func TestApplyBuild(t *testing.T) {
 		if !applied || len(edits) == 0 {
 			t.Fatalf("%s: applied %v with %d edits: %s", call.tool, applied, len(edits), res.Text())
 		}
-		if !strings.Contains(res.Text(), "applied:\n--- a/") {
+		if text := res.Text(); !strings.HasPrefix(text, "applied: ") && !strings.Contains(text, "\napplied: ") {
 			t.Errorf("%s: the text does not say the edits were applied:\n%s", call.tool, res.Text())
 		}
 		applyEdits(t, mirror, edits)

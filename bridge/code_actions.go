@@ -58,13 +58,10 @@ func (o *CodeActionsOutput) Render() string {
 		b.WriteString(o.Note + "\n")
 	}
 	if c := o.Chosen; c != nil {
-		switch {
-		case len(c.Edits) == 0:
+		if len(c.Edits) == 0 {
 			fmt.Fprintf(&b, "%s [%s]: no edits", c.Title, c.Kind)
-		case c.Applied:
-			fmt.Fprintf(&b, "%s [%s], applied:\n%s", c.Title, c.Kind, strings.TrimSuffix(c.Diff, "\n"))
-		default:
-			fmt.Fprintf(&b, "%s [%s]:\n%s", c.Title, c.Kind, strings.TrimSuffix(c.Diff, "\n"))
+		} else {
+			fmt.Fprintf(&b, "%s [%s]\n%s", c.Title, c.Kind, c.render(""))
 		}
 		return b.String()
 	}

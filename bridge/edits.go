@@ -42,17 +42,22 @@ type Changes struct {
 	Applied bool   `json:"applied" jsonschema:"whether the edits were written to the files (apply: true with --allow-write); false when only proposed"`
 }
 
-// render is the lean text of changes: the unified diff, which says
-// everything the edits say, after "applied:" when they were written.
+// render is the lean text of changes: a line that says whether they were
+// written, so that a model never takes a proposal for a done change, then
+// the unified diff, which says everything the edits say.
 func (c *Changes) render(nothing string) string {
 	if len(c.Edits) == 0 {
 		return nothing
 	}
-	diff := strings.TrimSuffix(c.Diff, "\n")
-	if c.Applied {
-		return "applied:\n" + diff
+	files := map[string]bool{}
+	for _, e := range c.Edits {
+		files[e.File] = true
 	}
-	return diff
+	state := "not applied"
+	if c.Applied {
+		state = "applied"
+	}
+	return fmt.Sprintf("%s: %s in %s\n%s", state, plural(len(c.Edits), "edit"), plural(len(files), "file"), strings.TrimSuffix(c.Diff, "\n"))
 }
 
 // An editSet is a change to files computed by gopls, with the text of
