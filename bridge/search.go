@@ -25,7 +25,7 @@ type SearchOutput struct {
 	Total     int            `json:"total" jsonschema:"number of symbols gopls found (it stops at 100)"`
 	Truncated bool           `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
 	Files     []FileCount    `json:"files,omitempty" jsonschema:"matches per file, given when the list is truncated"`
-	Symbols   []SearchSymbol `json:"symbols" jsonschema:"best matches first"`
+	Symbols   []SearchSymbol `json:"symbols" jsonschema:"the workspace's best matches first, then those of dependencies"`
 }
 
 // SearchSymbol is one symbol found.
