@@ -3,7 +3,6 @@ package bridge_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"math/rand/v2"
 	"os"
@@ -15,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/goplsmcp/goplsmcp/bridge"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
@@ -25,47 +23,8 @@ import (
 // buffers in it.
 func chaosStack(t *testing.T, root string, opts lspclient.Options) (*mcp.Client, *lspclient.Client) {
 	t.Helper()
-	gopls, err := filepath.Abs("../bin/gopls")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(gopls); err != nil {
-		t.Fatalf("%s is missing: run make build (or make test) first", gopls)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	opts.Gopls, opts.Root = gopls, root
-	client, err := lspclient.Start(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	br, err := bridge.New(bridge.Config{Root: root, Client: client})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := mcp.NewServer("goplsmcp", "test", nil)
-	if err := br.Register(srv); err != nil {
-		t.Fatal(err)
-	}
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	served := make(chan error, 1)
-	go func() {
-		served <- srv.ServeStdio(context.Background(), inR, outW)
-		outW.Close()
-	}()
-	t.Cleanup(func() {
-		inW.Close()
-		if err := <-served; err != nil {
-			t.Errorf("serving: %v", err)
-		}
-		client.Close()
-	})
-	c := mcp.NewClient(outR, inW)
-	if _, err := c.Initialize(ctx, "2025-11-25"); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	return c, client
+	st := startStackOf(t, root, stackConfig{lsp: opts})
+	return st.client, st.lsp
 }
 
 // chaosCall is one of the calls the chaos test makes over and over.

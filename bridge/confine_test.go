@@ -2,19 +2,15 @@ package bridge_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
-	"github.com/goplsmcp/goplsmcp/bridge"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
@@ -248,13 +244,7 @@ func TestConfinementEveryTool(t *testing.T) {
 // copies everything sent to gopls into a file, whose path it returns.
 func startTeeStack(t *testing.T, root string) (*stack, string) {
 	t.Helper()
-	gopls, err := filepath.Abs("../bin/gopls")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(gopls); err != nil {
-		t.Fatalf("%s is missing: run make build (or make test) first", gopls)
-	}
+	gopls := pinnedGopls(t)
 	dir := t.TempDir()
 	logPath := filepath.Join(dir, "sent-to-gopls")
 	wrapper := filepath.Join(dir, "gopls")
@@ -262,41 +252,7 @@ func startTeeStack(t *testing.T, root string) (*stack, string) {
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	st := &stack{notes: &notes{}}
-	st.server = mcp.NewServer("goplsmcp", "test", nil)
-	client, err := lspclient.Start(ctx, lspclient.Options{Gopls: wrapper, Root: root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	br, err := bridge.New(bridge.Config{Root: root, Client: client})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := br.Register(st.server); err != nil {
-		t.Fatal(err)
-	}
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	served := make(chan error, 1)
-	go func() {
-		served <- st.server.ServeStdio(context.Background(), inR, outW)
-		outW.Close()
-	}()
-	t.Cleanup(func() {
-		inW.Close()
-		if err := <-served; err != nil {
-			t.Errorf("serving: %v", err)
-		}
-		client.Close()
-	})
-	st.client = mcp.NewClient(outR, inW)
-	st.client.OnNotification = st.notes.add
-	if _, err := st.client.Initialize(ctx, "2025-11-25"); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	return st, logPath
+	return startStackOf(t, root, stackConfig{lsp: lspclient.Options{Gopls: wrapper}}), logPath
 }
 
 // goEnv is one variable of the go command's environment.

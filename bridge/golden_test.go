@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -18,8 +16,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/goplsmcp/goplsmcp/bridge"
-	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"golang.org/x/tools/txtar"
 )
@@ -282,44 +278,5 @@ func realTempDir(t testing.TB) string {
 // bridge, real MCP session over pipes — and returns an initialized client.
 func startStack(t testing.TB, root string) *mcp.Client {
 	t.Helper()
-	gopls, err := filepath.Abs("../bin/gopls")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(gopls); err != nil {
-		t.Fatalf("%s is missing: run make build (or make test) first", gopls)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	client, err := lspclient.Start(ctx, lspclient.Options{Gopls: gopls, Root: root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	br, err := bridge.New(bridge.Config{Root: root, Client: client})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := mcp.NewServer("goplsmcp", "test", nil)
-	if err := br.Register(srv); err != nil {
-		t.Fatal(err)
-	}
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	served := make(chan error, 1)
-	go func() {
-		served <- srv.ServeStdio(context.Background(), inR, outW)
-		outW.Close()
-	}()
-	t.Cleanup(func() {
-		inW.Close()
-		if err := <-served; err != nil {
-			t.Errorf("serving: %v", err)
-		}
-		client.Close()
-	})
-	c := mcp.NewClient(outR, inW)
-	if _, err := c.Initialize(ctx, "2025-11-25"); err != nil {
-		t.Fatal(fmt.Errorf("initialize: %w", err))
-	}
-	return c
+	return startStackOf(t, root, stackConfig{}).client
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/goplsmcp/goplsmcp/bridge"
-	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
 
@@ -55,59 +53,11 @@ func (n *notes) snapshot() []note {
 	return slices.Clone(n.list)
 }
 
-// stack is the whole server in-process on a root, with its client.
-type stack struct {
-	client *mcp.Client
-	server *mcp.Server
-	notes  *notes
-}
-
 // startStackWith is startStack with limits for the bridge and a record of
 // notifications; it initializes at version.
 func startStackWith(t *testing.T, root, version string, limits bridge.Limits) *stack {
 	t.Helper()
-	gopls, err := filepath.Abs("../bin/gopls")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(gopls); err != nil {
-		t.Fatalf("%s is missing: run make build (or make test) first", gopls)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	st := &stack{notes: &notes{}}
-	st.server = mcp.NewServer("goplsmcp", "test", nil)
-	client, err := lspclient.Start(ctx, lspclient.Options{Gopls: gopls, Root: root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	br, err := bridge.New(bridge.Config{Root: root, Client: client, Limits: limits})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := br.Register(st.server); err != nil {
-		t.Fatal(err)
-	}
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	served := make(chan error, 1)
-	go func() {
-		served <- st.server.ServeStdio(context.Background(), inR, outW)
-		outW.Close()
-	}()
-	t.Cleanup(func() {
-		inW.Close()
-		if err := <-served; err != nil {
-			t.Errorf("serving: %v", err)
-		}
-		client.Close()
-	})
-	st.client = mcp.NewClient(outR, inW)
-	st.client.OnNotification = st.notes.add
-	if _, err := st.client.Initialize(ctx, version); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	return st
+	return startStackOf(t, root, stackConfig{version: version, bridge: bridge.Config{Limits: limits}})
 }
 
 func testCtx(t *testing.T) context.Context {
