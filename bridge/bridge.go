@@ -64,6 +64,8 @@ type Bridge struct {
 	diags diagCache
 	// apis are go_package_api's packages since gopls's last change.
 	apis apiCache
+	// searches are go_search's answers from gopls since its last change.
+	searches genCache[string, []symbolInfo]
 	// resolved are files named lately, known to be regular files inside
 	// the root.
 	resolved resolvedFiles
@@ -92,6 +94,8 @@ func New(cfg Config) (*Bridge, error) {
 	b := &Bridge{root: cfg.Root, client: cfg.Client, log: log, limits: cfg.Limits,
 		allowWrite: cfg.AllowWrite, buildCtx: cfg.BuildContext, sessions: map[string]*sessionState{}}
 	b.gate.init()
+	// A few queries: an agent repeats its searches within a task.
+	b.searches.max = 16
 	return b, nil
 }
 

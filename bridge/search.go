@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -55,22 +55,32 @@ func (o *SearchOutput) Render() string {
 	// the order of their best match, each file's symbols best first.
 	listed := map[string]int{}
 	var files []string
-	byFile := map[string][]SearchSymbol{}
-	for _, s := range o.Symbols {
+	byFile := map[string][]int{} // indexes into o.Symbols
+	for i, s := range o.Symbols {
 		if listed[s.File] == 0 {
 			files = append(files, s.File)
 		}
 		listed[s.File]++
-		byFile[s.File] = append(byFile[s.File], s)
+		byFile[s.File] = append(byFile[s.File], i)
 	}
+	var num [20]byte
 	for _, f := range files {
-		b.WriteString(f + "\n")
-		for _, s := range byFile[f] {
-			fmt.Fprintf(&b, "%d:%d: %s %s", s.Line, s.Character, s.Kind, s.Name)
+		b.WriteString(f)
+		b.WriteByte('\n')
+		for _, i := range byFile[f] {
+			s := &o.Symbols[i]
+			b.Write(strconv.AppendInt(num[:0], int64(s.Line), 10))
+			b.WriteByte(':')
+			b.Write(strconv.AppendInt(num[:0], int64(s.Character), 10))
+			b.WriteString(": ")
+			b.WriteString(s.Kind)
+			b.WriteByte(' ')
+			b.WriteString(s.Name)
 			if s.Text != "" {
-				b.WriteString(": " + s.Text)
+				b.WriteString(": ")
+				b.WriteString(s.Text)
 			}
-			b.WriteString("\n")
+			b.WriteByte('\n')
 		}
 	}
 	if o.Truncated {
@@ -106,11 +116,21 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 	if err != nil {
 		return nil, err
 	}
-	var syms []symbolInfo
-	if err := b.client.Call(ctx, "workspace/symbol", map[string]any{"query": query}, &syms); err != nil {
-		return nil, goplsError(err)
+	gen := b.client.Generation()
+	found, ok := b.searches.get(gen, query)
+	if !ok {
+		if err := b.client.Call(ctx, "workspace/symbol", map[string]any{"query": query}, &found); err != nil {
+			return nil, goplsError(err)
+		}
+		b.searches.put(gen, b.client.Changed(gen), query, found)
 	}
-	syms = slices.DeleteFunc(syms, func(s symbolInfo) bool { return b.foreign(ctx, string(s.Location.URI)) })
+	// found is shared with later calls: filtered into a new slice.
+	syms := make([]symbolInfo, 0, len(found))
+	for _, s := range found {
+		if !b.foreign(ctx, string(s.Location.URI)) {
+			syms = append(syms, s)
+		}
+	}
 	out := &SearchOutput{Total: len(syms), Symbols: []SearchSymbol{}}
 	lines := b.newLineCache()
 	var counts fileCounts

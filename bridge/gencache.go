@@ -1,0 +1,43 @@
+package bridge
+
+import "sync"
+
+// A genCache keeps answers gopls gave at one modification generation (see
+// lspclient.Client.Generation): gopls answers the same question the same
+// way until it is told of a change, so an answer found at the current
+// generation is the answer gopls would give again. A new generation, or
+// more than max answers, starts it afresh.
+type genCache[K comparable, V any] struct {
+	max int
+
+	mu  sync.Mutex
+	gen uint64
+	m   map[K]V
+}
+
+// get returns the answer to k kept at generation gen.
+func (c *genCache[K, V]) get(gen uint64, k K) (V, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[k]
+	if !ok || c.gen != gen {
+		var zero V
+		return zero, false
+	}
+	return v, true
+}
+
+// put keeps v, the answer to k found at generation gen, unless gopls was
+// told of a change while it was found (changed). v must never be modified
+// afterwards: later callers share it.
+func (c *genCache[K, V]) put(gen uint64, changed bool, k K, v V) {
+	if changed {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen != gen || c.m == nil || len(c.m) >= c.max {
+		c.gen, c.m = gen, make(map[K]V)
+	}
+	c.m[k] = v
+}
