@@ -155,7 +155,7 @@ func TestCallAllowWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	stdout, stderr, code := runOnce(t, "", "call", "--root", root, "--gopls", goplsPath(t), "--allow-write", "go_format", `{"file":"main.go","apply":true}`)
-	if code != 0 || !strings.HasPrefix(stdout, "applied: 1 edit in 1 file\n--- a/main.go\n+++ b/main.go\n") {
+	if code != 0 || !strings.HasPrefix(stdout, "applied: 2 edits in 1 file\n--- a/main.go\n+++ b/main.go\n") {
 		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	got, err := os.ReadFile(path)
