@@ -1,6 +1,7 @@
 // Drives goplsmcp with the official MCP TypeScript SDK client
 // (@modelcontextprotocol/sdk, pinned in package-lock.json), over stdio and
-// over Streamable HTTP with a bearer token. On a copy of the example
+// over Streamable HTTP with a bearer token; and once through each client
+// configuration `goplsmcp config CLIENT` prints. On a copy of the example
 // module, each run lists the tools first (the client validates each
 // structuredContent against its tool's outputSchema only once it has seen
 // the list), calls every tool, reads every resource, gets every prompt,
@@ -9,7 +10,7 @@
 //
 // Usage: node interop.mjs --server bin/goplsmcp --gopls bin/gopls --fixture testdata/example
 
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -253,11 +254,78 @@ async function overHTTP() {
   }
 }
 
+// serverEntry reads the goplsmcp server out of the snippet printed by
+// `goplsmcp config CLIENT`: JSON for most clients, TOML for Codex.
+function serverEntry(client, snippet) {
+  if (client === 'codex') {
+    const field = (key) => {
+      const m = snippet.match(new RegExp(`^${key} = (.*)$`, 'm'));
+      return m ? JSON.parse(m[1]) : undefined;
+    };
+    if (!/^\[mcp_servers\.goplsmcp\]$/m.test(snippet)) throw new Error('no [mcp_servers.goplsmcp] table');
+    return { command: field('command'), args: field('args') ?? [], env: undefined };
+  }
+  const doc = JSON.parse(snippet);
+  const entry = (doc.mcpServers ?? doc.servers)?.goplsmcp;
+  if (!entry) throw new Error('no goplsmcp entry under mcpServers or servers');
+  if (entry.type !== undefined && entry.type !== 'stdio') throw new Error(`type ${entry.type}, want stdio`);
+  return entry;
+}
+
+// overConfigs starts goplsmcp exactly as each client's configuration
+// says, from the project directory as the client would, and holds a short
+// session with it: the snippet must launch a working server on that
+// project, finding the gopls installed beside goplsmcp.
+async function overConfigs() {
+  const root = fixture();
+  try {
+    for (const name of ['claude', 'cursor', 'vscode', 'codex', 'gemini']) {
+      const where = `config ${name}`;
+      let entry;
+      try {
+        const snippet = execFileSync(server, ['config', name], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+        entry = serverEntry(name, snippet);
+      } catch (err) {
+        fail(where, 'reading the snippet', err.message);
+        continue;
+      }
+      const transport = new StdioClientTransport({
+        command: entry.command,
+        args: entry.args,
+        env: entry.env ? { ...process.env, ...entry.env } : undefined,
+        cwd: root,
+        stderr: 'pipe',
+      });
+      const logs = [];
+      transport.stderr?.on('data', (d) => logs.push(d.toString()));
+      const client = newClient();
+      try {
+        await client.connect(transport);
+        const { tools } = await client.listTools();
+        const res = await client.callTool({ name: 'go_workspace', arguments: {} });
+        const text = res.content?.find((c) => c.type === 'text')?.text ?? '';
+        if (res.isError || !text.startsWith(`root: ${root}\n`)) {
+          fail(where, 'go_workspace', text.slice(0, 200));
+        }
+        console.log(`  ${where}: ${entry.command} ${entry.args.join(' ')}: ${tools.length} tools; ${text.split('\n').slice(0, 2).join('; ')}`);
+      } catch (err) {
+        fail(where, 'session', err.stack);
+        console.error(logs.join(''));
+      } finally {
+        await client.close();
+      }
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
 const start = Date.now();
 await overStdio();
 await overHTTP();
+await overConfigs();
 if (failures > 0) {
   console.error(`interop: ${failures} failure(s) with @modelcontextprotocol/sdk ${sdkVersion}`);
   process.exit(1);
 }
-console.log(`interop: every tool, resource and prompt passed over stdio and HTTP with @modelcontextprotocol/sdk ${sdkVersion} (${Date.now() - start} ms)`);
+console.log(`interop: every tool, resource and prompt passed over stdio and HTTP, and each client configuration started a working server, with @modelcontextprotocol/sdk ${sdkVersion} (${Date.now() - start} ms)`);
