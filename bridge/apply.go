@@ -203,3 +203,16 @@ func (b *Bridge) applyIf(w Write, es *editSet, ch *Changes) error {
 	ch.Applied = true
 	return nil
 }
+
+// propose turns an edit set into the changes an edit tool answers with,
+// written first when the call asked to apply them (see applyIf).
+func (b *Bridge) propose(w Write, es *editSet) (Changes, error) {
+	ch, err := b.changes(es)
+	if err != nil {
+		return Changes{}, err
+	}
+	if err := b.applyIf(w, es, &ch); err != nil {
+		return Changes{}, err
+	}
+	return ch, nil
+}

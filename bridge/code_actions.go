@@ -195,11 +195,8 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 	if err != nil {
 		return nil, err
 	}
-	ch, err := b.changes(es)
+	ch, err := b.propose(in.Write, es)
 	if err != nil {
-		return nil, err
-	}
-	if err := b.applyIf(in.Write, es, &ch); err != nil {
 		return nil, err
 	}
 	out.Actions = nil

@@ -21,11 +21,7 @@ type FormatOutput struct {
 
 // Render implements mcp.Renderer.
 func (o *FormatOutput) Render() string {
-	s := o.render("already formatted")
-	if o.URI != "" {
-		s = "buffer " + o.URI + "\n" + s
-	}
-	return s
+	return withBuffer(o.URI, o.render("already formatted"))
 }
 
 func (b *Bridge) addFormat(s *mcp.Server) error {
@@ -59,11 +55,8 @@ func (b *Bridge) format(ctx context.Context, in *FormatInput) (*FormatOutput, er
 	if err != nil {
 		return nil, err
 	}
-	ch, err := b.changes(es)
+	ch, err := b.propose(in.Write, es)
 	if err != nil {
-		return nil, err
-	}
-	if err := b.applyIf(in.Write, es, &ch); err != nil {
 		return nil, err
 	}
 	return &FormatOutput{URI: src.bufferURI(), Changes: ch}, nil

@@ -20,11 +20,7 @@ type OrganizeImportsOutput struct {
 
 // Render implements mcp.Renderer.
 func (o *OrganizeImportsOutput) Render() string {
-	s := o.render("imports already organized")
-	if o.URI != "" {
-		s = "buffer " + o.URI + "\n" + s
-	}
-	return s
+	return withBuffer(o.URI, o.render("imports already organized"))
 }
 
 func (b *Bridge) addOrganizeImports(s *mcp.Server) error {
@@ -60,10 +56,7 @@ func (b *Bridge) organizeImports(ctx context.Context, in *OrganizeImportsInput) 
 		if err != nil {
 			return nil, err
 		}
-		if out.Changes, err = b.changes(es); err != nil {
-			return nil, err
-		}
-		if err := b.applyIf(in.Write, es, &out.Changes); err != nil {
+		if out.Changes, err = b.propose(in.Write, es); err != nil {
 			return nil, err
 		}
 		break

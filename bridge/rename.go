@@ -92,11 +92,8 @@ func (b *Bridge) rename(ctx context.Context, in *RenameInput) (*RenameOutput, er
 	if err != nil {
 		return nil, err
 	}
-	ch, err := b.changes(es)
+	ch, err := b.propose(in.Write, es)
 	if err != nil {
-		return nil, err
-	}
-	if err := b.applyIf(in.Write, es, &ch); err != nil {
 		return nil, err
 	}
 	return &RenameOutput{URI: t.buffer, Note: t.note, Symbol: old, NewName: in.NewName, Changes: ch}, nil

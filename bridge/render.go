@@ -74,3 +74,12 @@ func plural(n int, noun string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
+
+// withBuffer puts before text the line naming the snippet or overlay
+// buffer a call analysed, when it named one, for later calls to use.
+func withBuffer(uri, text string) string {
+	if uri == "" {
+		return text
+	}
+	return "buffer " + uri + "\n" + text
+}
