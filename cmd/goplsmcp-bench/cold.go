@@ -65,15 +65,15 @@ func (b *bench) coldStarts(ctx context.Context, fx, gr *workspace) error {
 func (b *bench) coldOnce(ctx context.Context, ws *workspace, ours bool, expect int, timeout time.Duration) (time.Duration, int, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	name, argv := "gopls mcp", b.peerArgv()
+	name, argv, side := "gopls mcp", b.peerArgv(), "gopls-mcp"
 	args := map[string]any{"file": ws.refs.abs(ws), "symbol": ws.refs.symbol}
 	if ours {
-		name, argv = "goplsmcp", b.oursArgv(ws.root)
+		name, argv, side = "goplsmcp", b.oursArgv(ws.root), "goplsmcp"
 		args["includeDeclaration"] = true
 		args["limit"] = 1000
 	}
 	start := time.Now()
-	s, err := startServer(name, argv, ws.root, b.env)
+	s, err := startServer(name, argv, ws.root, b.envFor(side))
 	if err != nil {
 		return 0, 0, err
 	}

@@ -233,6 +233,21 @@ func childEnv() []string {
 	return env
 }
 
+// envFor is the environment of one side's processes: childEnv, with a
+// gopls file cache of the side's own (GOPLSCACHE, kept for the run). gopls
+// keeps type-checking and analysis results there, keyed by file contents
+// and paths; shared, the side that asks second about the same text finds
+// the first side's work done (the overlay server of the edit loop, on the
+// direct client's copy, did), which measures the order, not the sides.
+func (b *bench) envFor(side string) []string {
+	dir := filepath.Join(b.tmp, "gopls-cache", side)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.logf("gopls cache of %s: %v; sharing the user's", side, err)
+		return b.env
+	}
+	return append(slices.Clone(b.env), "GOPLSCACHE="+dir)
+}
+
 // bench is one run of the harness.
 type bench struct {
 	cfg  *config

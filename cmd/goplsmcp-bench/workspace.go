@@ -125,15 +125,15 @@ func (b *bench) startAll(ctx context.Context, ws *workspace, withEdit bool, sett
 	s := &servers{}
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
-	wg.Go(func() { s.ours, errs[0] = b.startOurs(ctx, ws.root) })
+	wg.Go(func() { s.ours, errs[0] = b.startOurs(ctx, ws.root, "goplsmcp") })
 	wg.Go(func() { s.peer, errs[1] = b.startPeer(ctx, ws.root) })
-	wg.Go(func() { s.direct, errs[2] = startDirect(ctx, b.cfg.gopls, ws.root, b.env) })
+	wg.Go(func() { s.direct, errs[2] = startDirect(ctx, b.cfg.gopls, ws.root, b.envFor("direct")) })
 	if withEdit {
 		wg.Go(func() {
 			if s.disk, errs[3] = b.fixtureWorkspace("edit"); errs[3] != nil {
 				return
 			}
-			s.edit, errs[3] = b.startOurs(ctx, s.disk.root)
+			s.edit, errs[3] = b.startOurs(ctx, s.disk.root, "goplsmcp-edit")
 		})
 	}
 	wg.Wait()
@@ -185,8 +185,8 @@ func (b *bench) oursArgv(root string) []string {
 
 func (b *bench) peerArgv() []string { return []string{b.cfg.gopls, "mcp"} }
 
-func (b *bench) startOurs(ctx context.Context, root string) (*mcpServer, error) {
-	s, err := startServer("goplsmcp", b.oursArgv(root), root, b.env)
+func (b *bench) startOurs(ctx context.Context, root, side string) (*mcpServer, error) {
+	s, err := startServer("goplsmcp", b.oursArgv(root), root, b.envFor(side))
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +199,7 @@ func (b *bench) startOurs(ctx context.Context, root string) (*mcpServer, error) 
 }
 
 func (b *bench) startPeer(ctx context.Context, root string) (*mcpServer, error) {
-	s, err := startServer("gopls mcp", b.peerArgv(), root, b.env)
+	s, err := startServer("gopls mcp", b.peerArgv(), root, b.envFor("gopls-mcp"))
 	if err != nil {
 		return nil, err
 	}
