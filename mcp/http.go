@@ -375,12 +375,8 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		h.initialize(w, r, body, jsonOK, sseOK)
 		return
 	}
-	hs := h.session(w, r)
-	if hs == nil || !checkVersion(w, r, hs.ss.negotiated()) {
-		return
-	}
-	if !hs.acquire() {
-		httpError(w, http.StatusNotFound, "Not Found: the session has ended; initialize a new one")
+	hs := h.enter(w, r)
+	if hs == nil {
 		return
 	}
 	defer hs.release()
@@ -433,6 +429,21 @@ func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, body []
 	ex.finish(r.Context(), false)
 }
 
+// enter finds the request's session, checks its protocol version header
+// and holds the session for the request, or answers the request with the
+// error and returns nil. The caller releases a session it gets.
+func (h *HTTPHandler) enter(w http.ResponseWriter, r *http.Request) *httpSession {
+	hs := h.session(w, r)
+	if hs == nil || !checkVersion(w, r, hs.ss.negotiated()) {
+		return nil
+	}
+	if !hs.acquire() {
+		httpError(w, http.StatusNotFound, "Not Found: the session has ended; initialize a new one")
+		return nil
+	}
+	return hs
+}
+
 // get opens the session's event stream, on which the session's own
 // messages (log messages) arrive. Responses never do.
 func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
@@ -440,12 +451,8 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusNotAcceptable, "Not Acceptable: the GET stream is text/event-stream")
 		return
 	}
-	hs := h.session(w, r)
-	if hs == nil || !checkVersion(w, r, hs.ss.negotiated()) {
-		return
-	}
-	if !hs.acquire() {
-		httpError(w, http.StatusNotFound, "Not Found: the session has ended; initialize a new one")
+	hs := h.enter(w, r)
+	if hs == nil {
 		return
 	}
 	defer hs.release()
