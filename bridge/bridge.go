@@ -63,12 +63,13 @@ type Bridge struct {
 	// diags are go_diagnostics's answers from gopls since its last change.
 	diags diagCache
 	// apis are go_package_api's packages since gopls's last change.
-	apis apiCache
+	apis genCache[apiKey, apiEntry]
 	// searches are go_search's answers from gopls since its last change.
 	searches genCache[string, []symbolInfo]
 	// resolved are files named lately, known to be regular files inside
-	// the root.
-	resolved resolvedFiles
+	// the root with no symbolic link on the way, at a disk epoch (see
+	// resolveFile).
+	resolved genCache[string, struct{}]
 	// sessions are the MCP sessions' buffers, by session id; gate decides
 	// whose overlays gopls holds (see sessions.go).
 	sessionsMu sync.Mutex
@@ -94,6 +95,9 @@ func New(cfg Config) (*Bridge, error) {
 	b := &Bridge{root: cfg.Root, client: cfg.Client, log: log, limits: cfg.Limits,
 		allowWrite: cfg.AllowWrite, buildCtx: cfg.BuildContext, sessions: map[string]*sessionState{}}
 	b.gate.init()
+	b.diags.files.max, b.diags.fixes.max = maxCachedDiagFiles, maxCachedFixes
+	b.apis.max = maxCachedPackages
+	b.resolved.max = maxResolved
 	// A few queries: an agent repeats its searches within a task.
 	b.searches.max = 16
 	return b, nil

@@ -98,10 +98,7 @@ func TestCancelReachesGopls(t *testing.T) {
 			}
 		}
 	}()
-	gopls, err := filepath.Abs("../bin/gopls")
-	if err != nil {
-		t.Fatal(err)
-	}
+	gopls := pinnedGopls(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	client, err := lspclient.Start(ctx, lspclient.Options{

@@ -180,13 +180,8 @@ func (g *goFile) valueDecl(d *ast.GenDecl, i int, name string) *declInfo {
 
 // memberAt finds the field or interface method of s named at p.
 func (g *goFile) memberAt(s *ast.TypeSpec, p token.Pos) *declInfo {
-	var fields *ast.FieldList
-	switch t := s.Type.(type) {
-	case *ast.StructType:
-		fields = t.Fields
-	case *ast.InterfaceType:
-		fields = t.Methods
-	default:
+	fields := memberList(s.Type)
+	if fields == nil {
 		return nil
 	}
 	for _, f := range fields.List {
@@ -248,19 +243,23 @@ func specDoc(d *ast.GenDecl, doc, comment *ast.CommentGroup) string {
 	return doc.Text()
 }
 
+// memberList returns the fields of a struct type or the methods of an
+// interface type, and nil for any other type.
+func memberList(t ast.Expr) *ast.FieldList {
+	switch x := t.(type) {
+	case *ast.StructType:
+		return x.Fields
+	case *ast.InterfaceType:
+		return x.Methods
+	}
+	return nil
+}
+
 // exportedMembers returns a struct or interface type reduced to its
 // exported fields and methods (embedded ones included when their type is
 // exported); "..." stands for what was left out.
 func exportedMembers(t ast.Expr) ast.Expr {
-	var list *ast.FieldList
-	switch x := t.(type) {
-	case *ast.StructType:
-		list = x.Fields
-	case *ast.InterfaceType:
-		list = x.Methods
-	default:
-		return t
-	}
+	list := memberList(t)
 	if list == nil {
 		return t
 	}

@@ -250,7 +250,7 @@ func (b *Bridge) diagnoseSources(ctx context.Context, srcs []*source, into map[s
 		pulled   = map[string][]protocol.Diagnostic{}
 	)
 	for _, src := range srcs {
-		if diags, ok := b.diags.diagnostics(gen, src.uri); ok {
+		if diags, ok := b.diags.files.get(gen, src.uri); ok {
 			into[src.uri] = diags
 			continue
 		}
@@ -270,7 +270,7 @@ func (b *Bridge) diagnoseSources(ctx context.Context, srcs []*source, into map[s
 	}
 	wg.Wait()
 	if firstErr == nil {
-		b.diags.keep(gen, b.client.Changed(gen), pulled, nil)
+		b.diags.files.keep(gen, b.client.Changed(gen), pulled)
 	}
 	return firstErr
 }
@@ -305,7 +305,7 @@ func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map
 	for uri, all := range byFile {
 		var ls []listed
 		for _, l := range all {
-			if fixes, ok := b.diags.fixesOf(gen, uri, l.diag); ok {
+			if fixes, ok := b.diags.fixes.get(gen, keyOf(uri, l.diag)); ok {
 				out.Diagnostics[l.index].Fixes = fixes
 			} else {
 				ls = append(ls, l)
@@ -354,7 +354,7 @@ func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map
 			computed[keyOf(uri, l.diag)] = fixes[i]
 		}
 	}
-	b.diags.keep(gen, b.client.Changed(gen), nil, computed)
+	b.diags.fixes.keep(gen, b.client.Changed(gen), computed)
 	return nil
 }
 

@@ -5,8 +5,10 @@ import "sync"
 // A genCache keeps answers gopls gave at one modification generation (see
 // lspclient.Client.Generation): gopls answers the same question the same
 // way until it is told of a change, so an answer found at the current
-// generation is the answer gopls would give again. A new generation, or
-// more than max answers, starts it afresh.
+// generation is the answer gopls would give again. Any change gopls is told
+// of (a document, a file on disk, a new gopls) moves the generation, and
+// the first answer kept after it starts the cache afresh, as does going
+// past max answers.
 type genCache[K comparable, V any] struct {
 	max int
 
@@ -28,16 +30,24 @@ func (c *genCache[K, V]) get(gen uint64, k K) (V, bool) {
 }
 
 // put keeps v, the answer to k found at generation gen, unless gopls was
-// told of a change while it was found (changed). v must never be modified
+// told of a change while it was found (changed): an answer computed across
+// a change belongs to neither generation. v must never be modified
 // afterwards: later callers share it.
 func (c *genCache[K, V]) put(gen uint64, changed bool, k K, v V) {
-	if changed {
+	c.keep(gen, changed, map[K]V{k: v})
+}
+
+// keep is put for several answers at once.
+func (c *genCache[K, V]) keep(gen uint64, changed bool, answers map[K]V) {
+	if changed || len(answers) == 0 {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.gen != gen || c.m == nil || len(c.m) >= c.max {
-		c.gen, c.m = gen, make(map[K]V)
+	if c.gen != gen || c.m == nil || len(c.m)+len(answers) > c.max {
+		c.gen, c.m = gen, make(map[K]V, len(answers))
 	}
-	c.m[k] = v
+	for k, v := range answers {
+		c.m[k] = v
+	}
 }

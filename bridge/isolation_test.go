@@ -40,13 +40,7 @@ type httpStack struct {
 
 func startHTTPStack(t *testing.T, root string) *httpStack {
 	t.Helper()
-	gopls, err := filepath.Abs("../bin/gopls")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(gopls); err != nil {
-		t.Fatalf("%s is missing: run make build (or make test) first", gopls)
-	}
+	gopls := pinnedGopls(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	srv := mcp.NewServer("goplsmcp", "test", nil)

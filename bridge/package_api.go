@@ -134,14 +134,14 @@ func (b *Bridge) packageAPI(ctx context.Context, in *PackageAPIInput) (*PackageA
 	var workspace map[string]string
 	failed := 0
 	gen := b.client.Generation()
-	var described []apiEntry
+	described := map[apiKey]apiEntry{}
 	for _, arg := range in.PackagePaths {
 		path, err := importPathArg(arg)
 		if err != nil {
 			return nil, err
 		}
-		if p, ok := b.apis.get(gen, path, in.Detailed, b.client.Watched); ok {
-			out.Packages = append(out.Packages, p)
+		if e, ok := b.apis.get(gen, apiKey{path, in.Detailed}); ok && b.client.Watched(e.dir) {
+			out.Packages = append(out.Packages, e.api)
 			continue
 		}
 		p := PackageAPI{Path: path}
@@ -166,7 +166,7 @@ func (b *Bridge) packageAPI(ctx context.Context, in *PackageAPIInput) (*PackageA
 		} else if b.client.Watched(dir) && !strings.Contains(path, "/.goplsmcp/") {
 			// Kept only where every change is seen, and never a
 			// snippet's package, which is its session's own.
-			described = append(described, apiEntry{key: apiKey{path, in.Detailed}, dir: dir, api: p})
+			described[apiKey{path, in.Detailed}] = apiEntry{dir: dir, api: p}
 		}
 		out.Packages = append(out.Packages, p)
 	}

@@ -43,41 +43,20 @@ func (b *Bridge) resolveFile(file string) (string, error) {
 	if b.client != nil { // tests of paths alone have none
 		epoch, watched = b.client.DiskEpoch(filepath.Dir(p))
 	}
-	if watched && b.resolved.has(p, epoch) {
+	if _, ok := b.resolved.get(epoch, p); watched && ok {
 		return p, nil
 	}
 	real, err := b.realFile(file, p)
 	if err == nil && watched && real == p {
-		b.resolved.add(p, epoch)
+		// Keyed by the disk epoch, which every change moves, in place of
+		// a modification generation.
+		b.resolved.put(epoch, false, p, struct{}{})
 	}
 	return real, err
 }
 
-// resolvedFiles are the paths resolveFile found to be regular files with
-// no symbolic link on the way, at one disk epoch.
-type resolvedFiles struct {
-	mu    sync.Mutex
-	epoch uint64
-	paths map[string]bool
-}
-
-// maxResolved bounds the paths kept.
+// maxResolved bounds the resolved paths kept.
 const maxResolved = 1024
-
-func (r *resolvedFiles) has(p string, epoch uint64) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.epoch == epoch && r.paths[p]
-}
-
-func (r *resolvedFiles) add(p string, epoch uint64) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.epoch != epoch || r.paths == nil || len(r.paths) >= maxResolved {
-		r.epoch, r.paths = epoch, map[string]bool{}
-	}
-	r.paths[p] = true
-}
 
 // realFile resolves p, a clean absolute path inside the root named by the
 // client as arg, to the regular file it names inside the root.

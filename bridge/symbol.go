@@ -395,13 +395,8 @@ func (r *symbolResolver) promoted(pkg *pkgFiles, typ, name string, from *source)
 // embeddedTypes returns the type expressions embedded in a struct or
 // interface type.
 func embeddedTypes(spec *ast.TypeSpec) []ast.Expr {
-	var list *ast.FieldList
-	switch t := spec.Type.(type) {
-	case *ast.StructType:
-		list = t.Fields
-	case *ast.InterfaceType:
-		list = t.Methods
-	default:
+	list := memberList(spec.Type)
+	if list == nil {
 		return nil
 	}
 	var out []ast.Expr

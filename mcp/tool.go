@@ -409,26 +409,14 @@ func errorResult(msg string, structured bool) *ToolResult {
 
 // shorten cuts s to at most n runes, marking the cut, and replaces control
 // characters so that echoed client text cannot break a log or a message.
-func shorten(s string, n int) string {
-	var b strings.Builder
-	i := 0
-	for _, r := range s {
-		if i == n {
-			b.WriteString("…")
-			break
-		}
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			r = '?'
-		}
-		b.WriteRune(r)
-		i++
-	}
-	return b.String()
-}
+func shorten(s string, n int) string { return cut(s, n, false) }
 
 // shortenKeepLines cuts s to at most n runes like shorten, but keeps line
 // breaks and tabs, for multi-line text such as a log message.
-func shortenKeepLines(s string, n int) string {
+func shortenKeepLines(s string, n int) string { return cut(s, n, true) }
+
+// cut is shorten, keeping line breaks and tabs when keepLines is set.
+func cut(s string, n int, keepLines bool) string {
 	var b strings.Builder
 	i := 0
 	for _, r := range s {
@@ -436,7 +424,8 @@ func shortenKeepLines(s string, n int) string {
 			b.WriteString("…")
 			break
 		}
-		if r != '\n' && r != '\t' && (r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0)) {
+		kept := keepLines && (r == '\n' || r == '\t')
+		if !kept && (r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0)) {
 			r = '?'
 		}
 		b.WriteRune(r)

@@ -186,20 +186,17 @@ func (b *bench) oursArgv(root string) []string {
 func (b *bench) peerArgv() []string { return []string{b.cfg.gopls, "mcp"} }
 
 func (b *bench) startOurs(ctx context.Context, root, side string) (*mcpServer, error) {
-	s, err := startServer("goplsmcp", b.oursArgv(root), root, b.envFor(side))
-	if err != nil {
-		return nil, err
-	}
-	s.timeout = b.callTimeout(root)
-	if err := s.initialize(ctx); err != nil {
-		s.close()
-		return nil, err
-	}
-	return s, nil
+	return b.startMCP(ctx, "goplsmcp", b.oursArgv(root), root, side)
 }
 
 func (b *bench) startPeer(ctx context.Context, root string) (*mcpServer, error) {
-	s, err := startServer("gopls mcp", b.peerArgv(), root, b.envFor("gopls-mcp"))
+	return b.startMCP(ctx, "gopls mcp", b.peerArgv(), root, "gopls-mcp")
+}
+
+// startMCP starts an MCP server for side on the workspace at root and
+// initializes it.
+func (b *bench) startMCP(ctx context.Context, name string, argv []string, root, side string) (*mcpServer, error) {
+	s, err := startServer(name, argv, root, b.envFor(side))
 	if err != nil {
 		return nil, err
 	}
