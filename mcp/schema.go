@@ -55,6 +55,14 @@ func omittedNotNull(s *jsonschema.Schema, t reflect.Type) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	if om, ok := reflect.Zero(t).Interface().(orderedMap); ok {
+		// Its values are never null: it holds what was added.
+		if v := s.AdditionalProperties; v != nil && len(v.Types) == 2 && v.Types[0] == "null" {
+			v.Type, v.Types = v.Types[1], nil
+		}
+		omittedNotNull(s.AdditionalProperties, om.orderedMapValue())
+		return
+	}
 	switch t.Kind() {
 	case reflect.Slice, reflect.Array:
 		omittedNotNull(s.Items, t.Elem())
@@ -121,7 +129,8 @@ func outputTypeNames(t reflect.Type) map[string]string {
 		}
 		seen[t] = true
 		if name := t.Name(); validDefName(name) {
-			if s, err := jsonschema.ForType(t, nil); err == nil {
+			maps, _ := orderedMapSchemas(t)
+			if s, err := jsonschema.ForType(t, &jsonschema.ForOptions{TypeSchemas: maps}); err == nil {
 				addProperties(s)
 				stripOutput(s)
 				omittedNotNull(s, t)

@@ -148,7 +148,11 @@ func validToolName(name string) bool {
 // schemaFor generates the schema of T, adjusted for clients: every object
 // schema lists properties, even when it has none.
 func schemaFor[T any]() (*jsonschema.Schema, error) {
-	s, err := jsonschema.For[T](nil)
+	maps, err := orderedMapSchemas(reflect.TypeFor[T]())
+	if err != nil {
+		return nil, err
+	}
+	s, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: maps})
 	if err != nil {
 		return nil, err
 	}
