@@ -219,11 +219,11 @@ func (b *Bridge) resolveFixes(ctx context.Context, found [][]*codeAction) ([][]F
 			b.log.Debug("computing a quick fix", "title", a.Title, "error", err)
 			return
 		}
-		ch, err := b.changes(es)
-		if err != nil || len(ch.Edits) == 0 {
+		edits := b.editList(es)
+		if len(edits) == 0 {
 			return
 		}
-		*results[a] = result{Fix{Title: a.Title, Edits: ch.Edits}, true}
+		*results[a] = result{Fix{Title: a.Title, Edits: edits}, true}
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -191,7 +191,7 @@ func writeTemp(target, content string, mode fs.FileMode) (string, error) {
 // applyIf writes es when the call said apply: true, and then marks ch,
 // its rendering, applied.
 func (b *Bridge) applyIf(w Write, es *editSet, ch *Changes) error {
-	if !w.Apply || len(es.files) == 0 {
+	if !w.Apply || ch.Edits == 0 {
 		return nil
 	}
 	if err := b.checkApply(w); err != nil {
@@ -200,7 +200,7 @@ func (b *Bridge) applyIf(w Write, es *editSet, ch *Changes) error {
 	if err := b.apply(es); err != nil {
 		return err
 	}
-	ch.Applied = true
+	*ch.Applied = true
 	return nil
 }
 

@@ -24,19 +24,18 @@ func startConfigured(t *testing.T, root string, cfg bridge.Config) (*mcp.Client,
 	return st.client, st.bridge
 }
 
-// changesOf decodes the edits, diff and applied flag of an edit tool's
-// result (a chosen code action's, for go_code_actions).
-func changesOf(t *testing.T, res *mcp.ToolResultJSON) (edits []edit, diff string, applied bool) {
+// changesOf decodes the edit count, diff and applied flag of an edit
+// tool's result (a chosen code action's, for go_code_actions).
+func changesOf(t *testing.T, res *mcp.ToolResultJSON) (edits int, diff string, applied bool) {
 	t.Helper()
-	var out struct {
-		Edits   []edit `json:"edits"`
+	type changes struct {
+		Edits   int    `json:"edits"`
 		Diff    string `json:"diff"`
 		Applied bool   `json:"applied"`
-		Chosen  *struct {
-			Edits   []edit `json:"edits"`
-			Diff    string `json:"diff"`
-			Applied bool   `json:"applied"`
-		} `json:"chosen"`
+	}
+	var out struct {
+		changes
+		Chosen *changes `json:"chosen"`
 	}
 	if err := json.Unmarshal(res.StructuredContent, &out); err != nil {
 		t.Fatal(err)
@@ -71,8 +70,8 @@ func snapshot(t *testing.T, root string) map[string]string {
 
 // TestApplyBuild makes the calls of TestEditsBuild with apply: true, on
 // the workspace itself, one after the other: each must be written to disk
-// exactly as its edits say (checked against the same edits applied by the
-// test to a copy), keep the files' permission bits, leave no temporary
+// exactly as its diff says (checked against the diff applied by git apply
+// to a copy), keep the files' permission bits, leave no temporary
 // file, and let the next call see the new files. The module must build
 // afterwards.
 func TestApplyBuild(t *testing.T) {
@@ -110,16 +109,16 @@ func TestApplyBuild(t *testing.T) {
 		if err != nil || res.IsError {
 			t.Fatalf("%s: %v %s", call.tool, err, res.Text())
 		}
-		edits, _, applied := changesOf(t, res)
-		if !applied || len(edits) == 0 {
-			t.Fatalf("%s: applied %v with %d edits: %s", call.tool, applied, len(edits), res.Text())
+		edits, diff, applied := changesOf(t, res)
+		if !applied || edits == 0 {
+			t.Fatalf("%s: applied %v with %d edits: %s", call.tool, applied, edits, res.Text())
 		}
 		if text := res.Text(); !strings.HasPrefix(text, "applied: ") && !strings.Contains(text, "\napplied: ") {
 			t.Errorf("%s: the text does not say the edits were applied:\n%s", call.tool, res.Text())
 		}
-		applyEdits(t, mirror, edits)
+		gitApply(t, mirror, diff)
 		if diff := cmp.Diff(snapshot(t, mirror), snapshot(t, root)); diff != "" {
-			t.Fatalf("%s: the workspace is not the edits applied (-edits +disk):\n%s", call.tool, diff)
+			t.Fatalf("%s: the workspace is not the diff applied (-diff +disk):\n%s", call.tool, diff)
 		}
 	}
 	for name, mode := range modes {
@@ -144,8 +143,11 @@ func TestApplyBuild(t *testing.T) {
 	}
 	// And the formatted file needs nothing more.
 	res, err = c.CallTool(ctx, "go_format", map[string]any{"file": "messy/messy.go", "apply": true})
-	if err != nil || res.IsError || res.Text() != "already formatted" {
-		t.Errorf("formatting again: %v %s", err, res.Text())
+	if err != nil {
+		t.Fatalf("formatting again: %v", err)
+	}
+	if res.IsError || res.Text() != "already formatted" {
+		t.Errorf("formatting again: %s", res.Text())
 	}
 }
 

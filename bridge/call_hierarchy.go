@@ -20,14 +20,16 @@ type CallHierarchyInput struct {
 
 // CallHierarchyOutput is the result of go_call_hierarchy.
 type CallHierarchyOutput struct {
-	Note      string          `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
-	Direction string          `json:"direction" jsonschema:"incoming or outgoing"`
-	Root      HierarchyNode   `json:"root" jsonschema:"the function asked about"`
-	Total     int             `json:"total" jsonschema:"callers (incoming) or callees (outgoing) found, over the levels followed"`
-	Truncated bool            `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
-	Calls     []HierarchyNode `json:"calls" jsonschema:"the callers or callees, each with its call sites and the next level"`
+	Note      string    `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
+	Root      string    `json:"root" jsonschema:"the function asked about: name path:line:character"`
+	Total     int       `json:"total,omitempty" jsonschema:"callers or callees found, over the levels followed, when fewer are listed"`
+	Truncated bool      `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
+	Callers   *[]string `json:"callers,omitempty" jsonschema:"incoming calls, depth first, indented two spaces a level, one line per call site: caller path:line:character: source line"`
+	Callees   *[]string `json:"callees,omitempty" jsonschema:"outgoing calls, depth first, indented two spaces a level: callee path:line:character: its declaring line"`
 
-	depth int // levels followed
+	depth int           // levels followed
+	root  hierarchyNode // what Root says
+	found int           // callers or callees found
 }
 
 // Render implements mcp.Renderer.
@@ -36,24 +38,28 @@ func (o *CallHierarchyOutput) Render() string {
 	if o.Note != "" {
 		b.WriteString(o.Note + "\n")
 	}
-	noun := "caller"
-	if o.Direction == "outgoing" {
-		noun = "callee"
+	noun, calls := "caller", o.Callers
+	if o.Callees != nil {
+		noun, calls = "callee", o.Callees
 	}
-	fmt.Fprintf(&b, "%s of %s (%s)", plural(o.Total, noun), o.Root.Name, o.Root.loc())
+	total := o.Total
+	if !o.Truncated {
+		total = o.found
+	}
+	fmt.Fprintf(&b, "%s of %s (%s)", plural(total, noun), o.root.name, o.root.loc())
 	if o.depth > 1 {
 		fmt.Fprintf(&b, " over %d levels", o.depth)
 	}
 	if o.Truncated {
 		b.WriteString(" (list truncated; raise limit to see more)")
 	}
-	if len(o.Calls) > 0 {
+	if len(*calls) > 0 {
 		b.WriteString(":")
 	}
-	b.WriteString("\n")
-	// Incoming: where each caller calls. Outgoing: what each callee is.
-	renderTree(&b, o.Calls, o.Direction == "incoming")
-	return strings.TrimSuffix(b.String(), "\n")
+	for _, c := range *calls {
+		b.WriteString("\n" + c)
+	}
+	return b.String()
 }
 
 func (b *Bridge) addCallHierarchy(s *mcp.Server) error {
@@ -96,15 +102,26 @@ func (b *Bridge) callHierarchy(ctx context.Context, in *CallHierarchyInput) (*Ca
 	if err != nil {
 		return nil, err
 	}
-	return &CallHierarchyOutput{
+	rn := b.hierarchyNode(b.newLineCache(), root)
+	out := &CallHierarchyOutput{
 		Note:      t.note,
-		Direction: dir,
-		Root:      b.hierarchyNode(b.newLineCache(), b.newImportPaths(), root),
-		Total:     tree.total,
+		Root:      rn.name + " " + rn.loc(),
 		Truncated: tree.truncated,
-		Calls:     tree.nodes,
 		depth:     depth,
-	}, nil
+		root:      rn,
+		found:     tree.total,
+	}
+	if out.Truncated {
+		out.Total = tree.total
+	}
+	// Incoming: where each caller calls. Outgoing: what each callee is.
+	calls := treeLines(tree.nodes, dir == "incoming")
+	if dir == "incoming" {
+		out.Callers = &calls
+	} else {
+		out.Callees = &calls
+	}
+	return out, nil
 }
 
 func (b *Bridge) incomingCalls(ctx context.Context, it hierItem) ([]hierEdge, error) {

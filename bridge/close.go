@@ -16,23 +16,22 @@ type CloseInput struct {
 
 // CloseOutput is the result of go_close.
 type CloseOutput struct {
-	URI    string `json:"uri" jsonschema:"the buffer named"`
-	Closed bool   `json:"closed" jsonschema:"whether a buffer was open and is now forgotten"`
-	Kind   string `json:"kind,omitempty" jsonschema:"what was forgotten: snippet, overlay, or file (the file as last read)"`
+	Closed  string `json:"closed,omitempty" jsonschema:"the buffer forgotten"`
+	Kind    string `json:"kind,omitempty" jsonschema:"what it was, when not a file as last read: snippet or overlay (gopls sees the file on disk again)"`
+	NotOpen string `json:"notOpen,omitempty" jsonschema:"the buffer named, when nothing was open for it"`
 }
 
 // Render implements mcp.Renderer.
 func (o *CloseOutput) Render() string {
-	if !o.Closed {
-		return "nothing was open for " + o.URI
+	switch {
+	case o.NotOpen != "":
+		return "nothing was open for " + o.NotOpen
+	case o.Kind == "snippet":
+		return "forgot snippet " + o.Closed
+	case o.Kind == "overlay":
+		return "forgot the unsaved text of " + o.Closed + "; gopls sees the file on disk again"
 	}
-	switch o.Kind {
-	case "snippet":
-		return "forgot snippet " + o.URI
-	case "overlay":
-		return "forgot the unsaved text of " + o.URI + "; gopls sees the file on disk again"
-	}
-	return "closed " + o.URI
+	return "closed " + o.Closed
 }
 
 func (b *Bridge) addClose(s *mcp.Server) error {
@@ -74,7 +73,7 @@ func (b *Bridge) close(ctx context.Context, in *CloseInput) (*CloseOutput, error
 	default:
 		return nil, errors.New("say which buffer to forget: pass uri (from an earlier result) or file")
 	}
-	out := &CloseOutput{URI: uri}
+	out := &CloseOutput{NotOpen: uri}
 	if b.foreign(ctx, uri) {
 		// Another session's snippet: as far as this one knows, nothing.
 		return out, nil
@@ -98,7 +97,10 @@ func (b *Bridge) close(ctx context.Context, in *CloseInput) (*CloseOutput, error
 		b.gate.reverted(st, uri)
 	}
 	if closed {
-		out.Closed, out.Kind = true, kind
+		out.NotOpen, out.Closed = "", uri
+		if kind != "file" {
+			out.Kind = kind
+		}
 	}
 	return out, nil
 }

@@ -23,28 +23,17 @@ type CodeActionsInput struct {
 
 // CodeActionsOutput is the result of go_code_actions.
 type CodeActionsOutput struct {
-	URI     string       `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer the call named, for later calls"`
-	Note    string       `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
-	File    string       `json:"file"`
-	Range   Range        `json:"range" jsonschema:"the range the actions apply to"`
-	Actions []ActionInfo `json:"actions" jsonschema:"the actions available, when none was chosen"`
-	Omitted int          `json:"omitted,omitempty" jsonschema:"actions left out because they run gopls commands (browse docs, add a test file, ...) rather than propose edits"`
-	Chosen  *ChosenEdit  `json:"chosen,omitempty" jsonschema:"the chosen action and its edits"`
-}
-
-// ActionInfo describes one available code action.
-type ActionInfo struct {
-	Index     int    `json:"index"`
-	Title     string `json:"title"`
-	Kind      string `json:"kind"`
-	Preferred bool   `json:"preferred,omitempty" jsonschema:"gopls's preferred fix"`
-	Fixes     string `json:"fixes,omitempty" jsonschema:"the diagnostic it fixes"`
+	URI     string      `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer the call named, for later calls"`
+	Note    string      `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
+	At      string      `json:"at,omitempty" jsonschema:"the place the actions apply to, as path:line:character or path:line:character-line:character, when none was chosen"`
+	Actions []string    `json:"actions,omitempty" jsonschema:"the actions available, when none was chosen, as index: title [kind], with (preferred) and fixes: the diagnostic it fixes"`
+	Omitted int         `json:"omitted,omitempty" jsonschema:"actions left out because they run gopls commands (browse docs, add a test file, ...) rather than propose edits"`
+	Chosen  *ChosenEdit `json:"chosen,omitempty" jsonschema:"the chosen action and its edits"`
 }
 
 // ChosenEdit is a chosen code action and its edits.
 type ChosenEdit struct {
-	Title string `json:"title"`
-	Kind  string `json:"kind"`
+	Action string `json:"action" jsonschema:"title [kind]"`
 	Changes
 }
 
@@ -58,30 +47,23 @@ func (o *CodeActionsOutput) Render() string {
 		b.WriteString(o.Note + "\n")
 	}
 	if c := o.Chosen; c != nil {
-		if len(c.Edits) == 0 {
-			fmt.Fprintf(&b, "%s [%s]: no edits", c.Title, c.Kind)
+		if c.Edits == 0 {
+			fmt.Fprintf(&b, "%s: no edits", c.Action)
 		} else {
-			fmt.Fprintf(&b, "%s [%s]\n%s", c.Title, c.Kind, c.render(""))
+			fmt.Fprintf(&b, "%s\n%s", c.Action, c.render(""))
 		}
 		return b.String()
 	}
-	at := fmt.Sprintf("%s:%d:%d", o.File, o.Range.Start.Line, o.Range.Start.Character)
-	if o.Range.End != o.Range.Start {
-		at += fmt.Sprintf("-%d:%d", o.Range.End.Line, o.Range.End.Character)
-	}
 	if len(o.Actions) == 0 {
-		fmt.Fprintf(&b, "no code actions at %s", at)
+		fmt.Fprintf(&b, "no code actions at %s", o.At)
 	} else {
-		fmt.Fprintf(&b, "%s at %s (pass index or title for its edits):", plural(len(o.Actions), "code action"), at)
+		fmt.Fprintf(&b, "%s at %s (pass index or title for its edits):", plural(len(o.Actions), "code action"), o.At)
 	}
 	for _, a := range o.Actions {
-		fmt.Fprintf(&b, "\n%d: %s [%s]", a.Index, a.Title, a.Kind)
-		if a.Preferred {
-			b.WriteString(" (preferred)")
-		}
-		if a.Fixes != "" {
-			fmt.Fprintf(&b, " fixes: %s", a.Fixes)
-		}
+		b.WriteString("\n" + a)
+	}
+	if o.Omitted > 0 {
+		fmt.Fprintf(&b, "\n(%d more run gopls commands rather than propose edits, and are not offered)", o.Omitted)
 	}
 	return b.String()
 }
@@ -161,14 +143,11 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 	if err != nil {
 		return nil, err
 	}
-	out := &CodeActionsOutput{
-		URI: t.buffer, Note: t.note, File: b.displayPath(t.src.path),
-		Range: Range{
-			Start: Position{Line: int(start.Line), Character: int(start.Character)},
-			End:   Position{Line: int(end.Line), Character: int(end.Character)},
-		},
-		Actions: []ActionInfo{},
+	at := fmt.Sprintf("%s:%d:%d", b.displayPath(t.src.path), start.Line, start.Character)
+	if end != start {
+		at += fmt.Sprintf("-%d:%d", end.Line, end.Character)
 	}
+	out := &CodeActionsOutput{URI: t.buffer, Note: t.note, At: at}
 	var usable []*codeAction
 	for _, a := range actions {
 		if !a.editable() {
@@ -179,11 +158,14 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 	}
 	if in.Index == nil && in.Title == "" {
 		for i, a := range usable {
-			info := ActionInfo{Index: i, Title: a.Title, Kind: a.Kind, Preferred: a.IsPreferred}
-			if len(a.Diagnostics) > 0 {
-				info.Fixes = a.Diagnostics[0].Message
+			entry := fmt.Sprintf("%d: %s [%s]", i, a.Title, a.Kind)
+			if a.IsPreferred {
+				entry += " (preferred)"
 			}
-			out.Actions = append(out.Actions, info)
+			if len(a.Diagnostics) > 0 {
+				entry += " fixes: " + a.Diagnostics[0].Message
+			}
+			out.Actions = append(out.Actions, entry)
 		}
 		return out, nil
 	}
@@ -199,8 +181,8 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 	if err != nil {
 		return nil, err
 	}
-	out.Actions = nil
-	out.Chosen = &ChosenEdit{Title: a.Title, Kind: a.Kind, Changes: ch}
+	out.At, out.Omitted = "", 0
+	out.Chosen = &ChosenEdit{Action: fmt.Sprintf("%s [%s]", a.Title, a.Kind), Changes: ch}
 	return out, nil
 }
 

@@ -19,19 +19,12 @@ type CompleteInput struct {
 
 // CompleteOutput is the result of go_complete.
 type CompleteOutput struct {
-	Note      string       `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
-	Total     int          `json:"total" jsonschema:"number of candidates gopls gave"`
-	Truncated bool         `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
-	Items     []Completion `json:"items" jsonschema:"candidates, best first"`
-}
+	Note      string   `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
+	Total     int      `json:"total,omitempty" jsonschema:"number of candidates gopls gave, when fewer are listed"`
+	Truncated bool     `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
+	Items     []string `json:"items" jsonschema:"candidates, best first, as label (kind) type-or-signature => text to insert; kind and docs when detailed"`
 
-// Completion is one candidate.
-type Completion struct {
-	Label  string `json:"label"`
-	Detail string `json:"detail,omitempty" jsonschema:"its type or signature"`
-	Insert string `json:"insert,omitempty" jsonschema:"the text to insert, when it is not the label"`
-	Kind   string `json:"kind,omitempty" jsonschema:"func, method, var, const, field, type, keyword, ... (detailed only)"`
-	Doc    string `json:"doc,omitempty" jsonschema:"documentation (detailed only)"`
+	found int // what Total says, listed or not
 }
 
 // Render implements mcp.Renderer.
@@ -40,32 +33,18 @@ func (o *CompleteOutput) Render() string {
 	if o.Note != "" {
 		b.WriteString(o.Note + "\n")
 	}
-	if o.Total == 0 {
+	if o.found == 0 {
 		b.WriteString("no completions here")
 		return b.String()
 	}
-	fmt.Fprintf(&b, "%s", plural(o.Total, "completion"))
+	b.WriteString(plural(o.found, "completion"))
 	if o.Truncated {
 		fmt.Fprintf(&b, " (%d listed; raise limit to see more)", len(o.Items))
 	}
-	b.WriteString("\n")
 	for _, c := range o.Items {
-		line := c.Label
-		if c.Kind != "" {
-			line += " (" + c.Kind + ")"
-		}
-		if c.Detail != "" {
-			line += " " + c.Detail
-		}
-		if c.Insert != "" {
-			line += " => " + c.Insert
-		}
-		b.WriteString(line + "\n")
-		if c.Doc != "" {
-			b.WriteString("\t" + strings.ReplaceAll(c.Doc, "\n", "\n\t") + "\n")
-		}
+		b.WriteString("\n" + c)
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return b.String()
 }
 
 func (b *Bridge) addComplete(s *mcp.Server) error {
@@ -114,27 +93,30 @@ func (b *Bridge) complete(ctx context.Context, in *CompleteInput) (*CompleteOutp
 	if err := b.client.Call(ctx, "textDocument/completion", t.position(), &list); err != nil {
 		return nil, goplsError(err)
 	}
-	out := &CompleteOutput{Note: t.note, Total: len(list.Items), Items: []Completion{}}
+	out := &CompleteOutput{Note: t.note, found: len(list.Items), Items: []string{}}
 	for _, it := range list.Items {
 		if len(out.Items) == limit {
-			out.Truncated = true
+			out.Truncated, out.Total = true, out.found
 			break
 		}
-		c := Completion{Label: it.Label, Detail: it.Detail}
+		item := it.Label
+		if in.Detailed && it.Kind > 0 && it.Kind < len(completionKinds) {
+			item += " (" + completionKinds[it.Kind] + ")"
+		}
+		if it.Detail != "" {
+			item += " " + it.Detail
+		}
 		insert := it.InsertText
 		if it.TextEdit != nil {
 			insert = it.TextEdit.NewText
 		}
 		if insert != it.Label {
-			c.Insert = insert
+			item += " => " + insert
 		}
-		if in.Detailed {
-			if it.Kind > 0 && it.Kind < len(completionKinds) {
-				c.Kind = completionKinds[it.Kind]
-			}
-			c.Doc = strings.TrimSpace(markupText(it.Documentation))
+		if doc := strings.TrimSpace(markupText(it.Documentation)); in.Detailed && doc != "" {
+			item += "\n\t" + strings.ReplaceAll(doc, "\n", "\n\t")
 		}
-		out.Items = append(out.Items, c)
+		out.Items = append(out.Items, item)
 	}
 	return out, nil
 }

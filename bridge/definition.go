@@ -17,9 +17,9 @@ type DefinitionInput struct {
 
 // DefinitionOutput is the result of go_definition.
 type DefinitionOutput struct {
-	URI         string `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer the call named, for later calls"`
-	Note        string `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
-	Definitions []Loc  `json:"definitions" jsonschema:"where the target is declared"`
+	URI  string   `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer the call named, for later calls"`
+	Note string   `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
+	At   []string `json:"at" jsonschema:"where the target is declared, as path:line:character: source line"`
 }
 
 // Render implements mcp.Renderer.
@@ -31,11 +31,11 @@ func (o *DefinitionOutput) Render() string {
 	if o.Note != "" {
 		b.WriteString(o.Note + "\n")
 	}
-	if len(o.Definitions) == 0 {
+	if len(o.At) == 0 {
 		b.WriteString("no definition found")
 	}
-	for _, d := range o.Definitions {
-		b.WriteString(d.String() + "\n")
+	for _, d := range o.At {
+		b.WriteString(d + "\n")
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
@@ -69,9 +69,9 @@ func (b *Bridge) definition(ctx context.Context, in *DefinitionInput) (*Definiti
 		return nil, goplsError(err)
 	}
 	lines := b.newLineCache()
-	out := &DefinitionOutput{URI: t.buffer, Note: t.note, Definitions: []Loc{}}
+	out := &DefinitionOutput{URI: t.buffer, Note: t.note, At: []string{}}
 	for _, l := range locs {
-		out.Definitions = append(out.Definitions, lines.loc(l))
+		out.At = append(out.At, lines.loc(l).String())
 	}
 	return out, nil
 }

@@ -16,11 +16,11 @@ type DescribeInput struct {
 
 // DescribeOutput is the result of go_describe.
 type DescribeOutput struct {
-	URI       string `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer the call named, for later calls"`
-	Note      string `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
-	At        Loc    `json:"at" jsonschema:"the position described"`
-	Signature string `json:"signature,omitempty" jsonschema:"the declaration: type, signature or value"`
-	Doc       string `json:"doc,omitempty" jsonschema:"documentation: its first sentence, or all of it when detailed"`
+	URI     string `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer the call named, for later calls"`
+	Note    string `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
+	Decl    string `json:"decl,omitempty" jsonschema:"the declaration: type, signature or value"`
+	Doc     string `json:"doc,omitempty" jsonschema:"documentation: its first sentence, or all of it when detailed"`
+	Nothing string `json:"nothing,omitempty" jsonschema:"when there is nothing to describe: the position asked about, as path:line:character: source line"`
 }
 
 // Render implements mcp.Renderer.
@@ -32,11 +32,11 @@ func (o *DescribeOutput) Render() string {
 	if o.Note != "" {
 		parts = append(parts, o.Note)
 	}
-	if o.Signature == "" && o.Doc == "" {
-		parts = append(parts, "nothing to describe at "+o.At.String())
+	if o.Nothing != "" {
+		parts = append(parts, "nothing to describe at "+o.Nothing)
 	}
-	if o.Signature != "" {
-		parts = append(parts, o.Signature)
+	if o.Decl != "" {
+		parts = append(parts, o.Decl)
 	}
 	if o.Doc != "" {
 		parts = append(parts, o.Doc)
@@ -64,17 +64,16 @@ func (b *Bridge) describe(ctx context.Context, in *DescribeInput) (*DescribeOutp
 	if err := b.client.Call(ctx, "textDocument/hover", t.position(), &hover); err != nil {
 		return nil, goplsError(err)
 	}
-	out := &DescribeOutput{
-		URI:  t.buffer,
-		Note: t.note,
-		At: Loc{File: b.displayPath(t.src.path), Line: t.line, Character: t.character,
-			Text: strings.TrimSpace(t.src.line(t.line))},
-	}
+	out := &DescribeOutput{URI: t.buffer, Note: t.note}
 	if hover != nil {
-		out.Signature, out.Doc = splitHover(hover.Contents.Value)
+		out.Decl, out.Doc = splitHover(hover.Contents.Value)
 		if !in.Detailed {
 			out.Doc = firstSentence(out.Doc)
 		}
+	}
+	if out.Decl == "" && out.Doc == "" {
+		out.Nothing = Loc{File: b.displayPath(t.src.path), Line: t.line, Character: t.character,
+			Text: strings.TrimSpace(t.src.line(t.line))}.String()
 	}
 	return out, nil
 }

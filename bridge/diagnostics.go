@@ -29,35 +29,117 @@ type DiagnosticsInput struct {
 
 // DiagnosticsOutput is the result of go_diagnostics.
 type DiagnosticsOutput struct {
-	URI         string       `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer checked, for later calls"`
-	Total       int          `json:"total" jsonschema:"number of diagnostics found"`
-	Truncated   bool         `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
-	Files       []FileCount  `json:"files,omitempty" jsonschema:"per-file counts, given when the list is truncated"`
-	Diagnostics []Diagnostic `json:"diagnostics" jsonschema:"the diagnostics, by file and position"`
+	URI       string                          `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer checked, for later calls"`
+	Total     int                             `json:"total,omitempty" jsonschema:"number of diagnostics found, when fewer are listed"`
+	Truncated bool                            `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
+	Files     mcp.OrderedMap[FileDiagnostics] `json:"files" jsonschema:"the diagnostics by file"`
 
-	// detailed puts the fixes' edits in the text too.
+	// items are the diagnostics listed, by file and position; Files is
+	// made of them by finish.
+	items    []diagnostic
 	detailed bool
 }
 
-// FileCount is the number of items in one file.
-type FileCount struct {
-	File  string `json:"file"`
-	Count int    `json:"count"`
+// FileDiagnostics are the diagnostics of one file.
+type FileDiagnostics struct {
+	At    []string `json:"at,omitempty" jsonschema:"line:character: message, with the severity when it is not error, and the analyzer when it is not the compiler"`
+	Fixes []string `json:"fixes,omitempty" jsonschema:"line:character: title of a quick fix for the diagnostic there"`
+	More  int      `json:"more,omitempty" jsonschema:"diagnostics of the file beyond the limit, not listed"`
+
+	// bySeverity counts the file's diagnostics, listed or not, in the
+	// order of severities.
+	bySeverity [len(severities)]int
 }
 
-// Diagnostic is one problem gopls reports.
-type Diagnostic struct {
-	File         string `json:"file"`
-	Line         int    `json:"line"`
-	Character    int    `json:"character"`
-	EndLine      int    `json:"endLine,omitempty"`
-	EndCharacter int    `json:"endCharacter,omitempty"`
-	Severity     string `json:"severity" jsonschema:"error, warning, info or hint"`
-	Source       string `json:"source,omitempty" jsonschema:"what found it: compiler, syntax, or an analyzer's name"`
-	Code         string `json:"code,omitempty"`
-	Message      string `json:"message"`
-	Text         string `json:"text,omitempty" jsonschema:"the source line (detailed only)"`
-	Fixes        []Fix  `json:"fixes,omitempty" jsonschema:"quick fixes gopls offers, each as edits (not applied)"`
+// diagnostic is one problem gopls reports, as the answer shows it.
+type diagnostic struct {
+	file             string
+	line, char       int
+	endLine, endChar int // detailed only
+	severity         string
+	source, message  string
+	text             string // the source line, detailed only
+	fixes            []Fix
+}
+
+// severities are the severities in the order answers count them.
+var severities = [...]string{"error", "warning", "info", "hint"}
+
+// count adds a diagnostic of severity sev to the file's counts.
+func (f *FileDiagnostics) count(sev string) {
+	i := slices.Index(severities[:], sev)
+	if i < 0 {
+		i = len(severities) - 1
+	}
+	f.bySeverity[i]++
+}
+
+// counts says the file's counts by severity, most severe first.
+func (f *FileDiagnostics) counts() string {
+	var parts []string
+	for i, n := range f.bySeverity {
+		switch {
+		case n == 0:
+		case severities[i] == "info":
+			parts = append(parts, fmt.Sprintf("%d info", n))
+		default:
+			parts = append(parts, plural(n, severities[i]))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// entry renders d as its file's list shows it: the severity only when it
+// is not error, and the source only when it is not the compiler.
+func (d *diagnostic) entry(detailed bool) string {
+	var b strings.Builder
+	writePlace(&b, d.line, d.char, "")
+	if detailed {
+		fmt.Fprintf(&b, "-%d:%d", d.endLine, d.endChar)
+	}
+	b.WriteString(": ")
+	if d.severity != "error" {
+		b.WriteString(d.severity + ": ")
+	}
+	b.WriteString(d.message)
+	if d.source != "" && d.source != "compiler" {
+		fmt.Fprintf(&b, " (%s)", d.source)
+	}
+	if detailed && d.text != "" {
+		b.WriteString("\n\t" + d.text)
+	}
+	return b.String()
+}
+
+// fixEntry renders the fix f of d: line:character: title, and, when
+// detailed, its edits, one a line.
+func (d *diagnostic) fixEntry(f Fix, detailed bool) string {
+	var b strings.Builder
+	writePlace(&b, d.line, d.char, f.Title)
+	if detailed {
+		for _, e := range f.Edits {
+			b.WriteString("\n\t" + e.String())
+		}
+	}
+	return b.String()
+}
+
+// finish lists each listed diagnostic, and its fixes, under its file.
+func (o *DiagnosticsOutput) finish() {
+	for _, d := range o.items {
+		f := o.Files.Ref(d.file)
+		f.At = append(f.At, d.entry(o.detailed))
+		for _, fix := range d.fixes {
+			f.Fixes = append(f.Fixes, d.fixEntry(fix, o.detailed))
+		}
+	}
+	for _, file := range o.Files.Keys() {
+		f := o.Files.Ref(file)
+		f.More = -len(f.At)
+		for _, n := range f.bySeverity {
+			f.More += n
+		}
+	}
 }
 
 // Render implements mcp.Renderer. Diagnostics are grouped by file: a
@@ -65,86 +147,40 @@ type Diagnostic struct {
 // first, then one line per diagnostic as line:character: message (the
 // severity is said only when it is not the file's most severe, the
 // source only when it is not the compiler), with the titles of its quick
-// fixes below it. The fixes' edits are in
-// the structured result, and in the text when detailed.
+// fixes below it (and their edits, when detailed).
 func (o *DiagnosticsOutput) Render() string {
 	var b strings.Builder
 	if o.URI != "" {
 		b.WriteString("buffer " + o.URI + "\n")
 	}
-	if o.Total == 0 {
+	if o.Files.Len() == 0 {
 		b.WriteString("no diagnostics")
 		return b.String()
 	}
 	if o.Truncated {
-		fmt.Fprintf(&b, "%s, %d listed (raise limit to see more)\n", plural(o.Total, "diagnostic"), len(o.Diagnostics))
+		fmt.Fprintf(&b, "%s, %d listed (raise limit to see more)\n", plural(o.Total, "diagnostic"), len(o.items))
 	}
-	listed := map[string]int{}
-	var usual string // the severity the file's lines need not say
-	for i, d := range o.Diagnostics {
-		if i == 0 || o.Diagnostics[i-1].File != d.File {
-			var counts string
-			counts, usual = severityCounts(o.Diagnostics[i:])
-			b.WriteString(d.File + ": " + counts + "\n")
-		}
-		listed[d.File]++
-		fmt.Fprintf(&b, "%d:%d", d.Line, d.Character)
-		if d.EndLine != 0 || d.EndCharacter != 0 {
-			fmt.Fprintf(&b, "-%d:%d", d.EndLine, d.EndCharacter)
-		}
-		b.WriteString(": ")
-		if d.Severity != usual {
-			b.WriteString(d.Severity + ": ")
-		}
-		b.WriteString(d.Message)
-		if d.Source != "" && d.Source != "compiler" {
-			fmt.Fprintf(&b, " (%s)", d.Source)
+	i := 0
+	o.Files.All(func(file string, f FileDiagnostics) {
+		b.WriteString(file + ": " + f.counts())
+		if f.More > 0 {
+			fmt.Fprintf(&b, " (%d not listed)", f.More)
 		}
 		b.WriteString("\n")
-		if d.Text != "" {
-			fmt.Fprintf(&b, "\t%s\n", d.Text)
-		}
-		for _, f := range d.Fixes {
-			fmt.Fprintf(&b, "\tfix: %s\n", f.Title)
-			if o.detailed {
-				for _, e := range f.Edits {
-					fmt.Fprintf(&b, "\t\t%s\n", e)
+		for ; i < len(o.items) && o.items[i].file == file; i++ {
+			d := &o.items[i]
+			b.WriteString(d.entry(o.detailed) + "\n")
+			for _, fix := range d.fixes {
+				b.WriteString("\tfix: " + fix.Title + "\n")
+				if o.detailed {
+					for _, e := range fix.Edits {
+						b.WriteString("\t\t" + e.String() + "\n")
+					}
 				}
 			}
 		}
-	}
-	if o.Truncated {
-		renderMore(&b, o.Files, listed, 10)
-	}
+	})
 	return strings.TrimSuffix(b.String(), "\n")
-}
-
-// severityCounts says how many of the diagnostics at the start of ds, up
-// to the first of another file, have each severity, most severe first
-// ("2 errors, 1 warning"), and returns the most severe.
-func severityCounts(ds []Diagnostic) (counted, first string) {
-	var order []string
-	counts := map[string]int{}
-	for _, d := range ds {
-		if d.File != ds[0].File {
-			break
-		}
-		if counts[d.Severity] == 0 {
-			order = append(order, d.Severity)
-		}
-		counts[d.Severity]++
-	}
-	rank := map[string]int{"error": 0, "warning": 1, "info": 2, "hint": 3}
-	slices.SortFunc(order, func(x, y string) int { return cmp.Compare(rank[x], rank[y]) })
-	parts := make([]string, len(order))
-	for i, sev := range order {
-		if sev == "info" {
-			parts[i] = fmt.Sprintf("%d info", counts[sev])
-		} else {
-			parts[i] = plural(counts[sev], sev)
-		}
-	}
-	return strings.Join(parts, ", "), order[0]
 }
 
 func (b *Bridge) addDiagnostics(s *mcp.Server) error {
@@ -235,6 +271,7 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 	if err := b.addFixes(ctx, out, byURI, srcs, gen); err != nil {
 		return nil, err
 	}
+	out.finish()
 	return out, nil
 }
 
@@ -279,7 +316,7 @@ func (b *Bridge) diagnoseSources(ctx context.Context, srcs []*source, into map[s
 // offers for it, found at generation gen (those asked for since the last
 // change are kept; see diagCache).
 func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map[string][]protocol.Diagnostic, held []*source, gen uint64) error {
-	if len(out.Diagnostics) == 0 {
+	if len(out.items) == 0 {
 		return nil
 	}
 	diagnosed := len(held) == 0
@@ -293,9 +330,9 @@ func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map
 	for uri, diags := range byURI {
 		file := b.displayURI(uri)
 		for _, d := range diags {
-			for i := range out.Diagnostics {
-				x := &out.Diagnostics[i]
-				if x.File == file && x.Line == int(d.Range.Start.Line) && x.Character == int(d.Range.Start.Character) && x.Message == d.Message {
+			for i := range out.items {
+				x := &out.items[i]
+				if x.file == file && x.line == int(d.Range.Start.Line) && x.char == int(d.Range.Start.Character) && x.message == d.Message {
 					byFile[uri] = append(byFile[uri], listed{i, d})
 					break
 				}
@@ -306,7 +343,7 @@ func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map
 		var ls []listed
 		for _, l := range all {
 			if fixes, ok := b.diags.fixes.get(gen, keyOf(uri, l.diag)); ok {
-				out.Diagnostics[l.index].Fixes = fixes
+				out.items[l.index].fixes = fixes
 			} else {
 				ls = append(ls, l)
 			}
@@ -350,7 +387,7 @@ func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map
 			return err
 		}
 		for i, l := range ls {
-			out.Diagnostics[l.index].Fixes = fixes[i]
+			out.items[l.index].fixes = fixes[i]
 			computed[keyOf(uri, l.diag)] = fixes[i]
 		}
 	}
@@ -367,45 +404,40 @@ func findSource(srcs []*source, uri string) *source {
 	return nil
 }
 
+// shapeDiagnostics sorts the diagnostics by file and position and lists
+// the first limit; every file is counted.
 func (b *Bridge) shapeDiagnostics(byURI map[string][]protocol.Diagnostic, limit int, detailed bool) *DiagnosticsOutput {
 	lines := b.newLineCache()
-	var all []Diagnostic
+	var all []diagnostic
 	for uri, diags := range byURI {
 		file := b.displayURI(uri)
 		for _, d := range diags {
-			x := Diagnostic{
-				File:      file,
-				Line:      int(d.Range.Start.Line),
-				Character: int(d.Range.Start.Character),
-				Severity:  severityName(d.Severity),
-				Source:    d.Source,
-				Code:      codeString(d.Code),
-				Message:   d.Message,
+			x := diagnostic{
+				file:     file,
+				line:     int(d.Range.Start.Line),
+				char:     int(d.Range.Start.Character),
+				severity: severityName(d.Severity),
+				source:   d.Source,
+				message:  d.Message,
 			}
 			if detailed {
-				x.EndLine, x.EndCharacter = int(d.Range.End.Line), int(d.Range.End.Character)
-				x.Text = lines.line(uri, x.Line)
+				x.endLine, x.endChar = int(d.Range.End.Line), int(d.Range.End.Character)
+				x.text = lines.line(uri, x.line)
 			}
 			all = append(all, x)
 		}
 	}
-	slices.SortFunc(all, func(a, b Diagnostic) int {
-		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line),
-			cmp.Compare(a.Character, b.Character), cmp.Compare(a.Message, b.Message))
+	slices.SortFunc(all, func(a, b diagnostic) int {
+		return cmp.Or(cmp.Compare(a.file, b.file), cmp.Compare(a.line, b.line),
+			cmp.Compare(a.char, b.char), cmp.Compare(a.message, b.message))
 	})
-	out := &DiagnosticsOutput{Total: len(all), Diagnostics: all, detailed: detailed}
-	if out.Diagnostics == nil {
-		out.Diagnostics = []Diagnostic{}
+	out := &DiagnosticsOutput{items: all, detailed: detailed}
+	for _, d := range all {
+		out.Files.Ref(d.file).count(d.severity)
 	}
 	if len(all) > limit {
-		out.Truncated = true
-		out.Diagnostics = all[:limit]
-		for _, d := range all {
-			if n := len(out.Files); n == 0 || out.Files[n-1].File != d.File {
-				out.Files = append(out.Files, FileCount{File: d.File})
-			}
-			out.Files[len(out.Files)-1].Count++
-		}
+		out.Truncated, out.Total = true, len(all)
+		out.items = all[:limit]
 	}
 	return out
 }

@@ -34,30 +34,28 @@ type Edit struct {
 	NewText string `json:"newText"`
 }
 
-// Changes are changes to files: the edits and the same as a unified diff.
-// They are proposed, and written only with --allow-write and apply: true.
+// Changes are changes to files, as a unified diff: it says all the edits
+// say, with context, and git apply takes it. They are proposed, and
+// written only with --allow-write and apply: true.
 type Changes struct {
-	Edits   []Edit `json:"edits" jsonschema:"the edits, by file and position"`
-	Diff    string `json:"diff" jsonschema:"the edits as a unified diff (git apply -p1 ready); empty when there is nothing to change"`
-	Applied bool   `json:"applied" jsonschema:"whether the edits were written to the files (apply: true with --allow-write); false when only proposed"`
+	Applied *bool  `json:"applied,omitempty" jsonschema:"whether the edits were written (apply: true with --allow-write); false when only proposed; left out when there is nothing to change"`
+	Edits   int    `json:"edits" jsonschema:"number of edits"`
+	Files   int    `json:"files,omitempty" jsonschema:"number of files they change"`
+	Diff    string `json:"diff,omitempty" jsonschema:"the edits as a unified diff (git apply -p1 ready)"`
 }
 
 // render is the lean text of changes: a line that says whether they were
 // written, so that a model never takes a proposal for a done change, then
 // the unified diff, which says everything the edits say.
 func (c *Changes) render(nothing string) string {
-	if len(c.Edits) == 0 {
+	if c.Edits == 0 {
 		return nothing
 	}
-	files := map[string]bool{}
-	for _, e := range c.Edits {
-		files[e.File] = true
-	}
 	state := "not applied"
-	if c.Applied {
+	if c.Applied != nil && *c.Applied {
 		state = "applied"
 	}
-	return fmt.Sprintf("%s: %s in %s\n%s", state, plural(len(c.Edits), "edit"), plural(len(files), "file"), strings.TrimSuffix(c.Diff, "\n"))
+	return fmt.Sprintf("%s: %s in %s\n%s", state, plural(c.Edits, "edit"), plural(c.Files, "file"), strings.TrimSuffix(c.Diff, "\n"))
 }
 
 // An editSet is a change to files computed by gopls, with the text of
@@ -224,33 +222,51 @@ func comparePos(a, b protocol.Position) int {
 	return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Character, b.Character))
 }
 
-// changes renders the set for a result: edits with paths relative to the
-// root, and the unified diff.
+// changes renders the set for a result: how many edits in how many
+// files, and the unified diff, with paths relative to the root.
 func (b *Bridge) changes(es *editSet) (Changes, error) {
-	out := Changes{Edits: []Edit{}}
+	var out Changes
 	var diff strings.Builder
 	for _, fe := range es.files {
 		name := b.displayPath(fe.path)
-		edits := slices.Clone(fe.edits)
-		slices.SortStableFunc(edits, func(x, y protocol.TextEdit) int { return comparePos(x.Range.Start, y.Range.Start) })
-		for _, e := range edits {
-			out.Edits = append(out.Edits, Edit{File: name, NewText: e.NewText, Range: Range{
-				Start: Position{Line: int(e.Range.Start.Line), Character: int(e.Range.Start.Character)},
-				End:   Position{Line: int(e.Range.End.Line), Character: int(e.Range.End.Character)},
-			}})
-		}
 		after, err := fe.after()
 		if err != nil {
 			return Changes{}, err
 		}
+		out.Edits += len(fe.edits)
+		if fe.created && len(fe.edits) == 0 {
+			out.Edits++ // creating the file is the edit
+		}
+		out.Files++
 		oldName := "a/" + name
 		if fe.created {
 			oldName = "/dev/null"
 		}
 		diff.WriteString(unifiedDiff(oldName, "b/"+name, fe.before, after))
 	}
+	if out.Edits > 0 {
+		out.Applied = new(bool)
+	}
 	out.Diff = diff.String()
 	return out, nil
+}
+
+// editList lists the edits of es by file and position, with paths
+// relative to the root.
+func (b *Bridge) editList(es *editSet) []Edit {
+	var out []Edit
+	for _, fe := range es.files {
+		name := b.displayPath(fe.path)
+		edits := slices.Clone(fe.edits)
+		slices.SortStableFunc(edits, func(x, y protocol.TextEdit) int { return comparePos(x.Range.Start, y.Range.Start) })
+		for _, e := range edits {
+			out = append(out, Edit{File: name, NewText: e.NewText, Range: Range{
+				Start: Position{Line: int(e.Range.Start.Line), Character: int(e.Range.Start.Character)},
+				End:   Position{Line: int(e.Range.End.Line), Character: int(e.Range.End.Character)},
+			}})
+		}
+	}
+	return out
 }
 
 // lineIndex converts LSP positions to byte offsets in a text.

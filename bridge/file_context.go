@@ -29,54 +29,43 @@ type FileContextInput struct {
 
 // FileContextOutput is the result of go_file_context.
 type FileContextOutput struct {
-	File      string           `json:"file"`
-	Package   string           `json:"package" jsonschema:"import path of the file's package"`
-	Total     int              `json:"total" jsonschema:"declarations from other files that the file uses"`
-	Truncated bool             `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
-	Files     []FileCount      `json:"files,omitempty" jsonschema:"declarations used per declaring file, given when the list is truncated"`
-	Packages  []ContextPackage `json:"packages" jsonschema:"the declarations used, by package: the file's own package first"`
-}
-
-// ContextPackage holds the declarations used from one package.
-type ContextPackage struct {
-	Path  string        `json:"path" jsonschema:"import path"`
-	Decls []ContextDecl `json:"decls"`
-}
-
-// ContextDecl is one declaration the file uses.
-type ContextDecl struct {
-	Name      string `json:"name" jsonschema:"Name, or Type.Member for fields and methods"`
-	Kind      string `json:"kind" jsonschema:"func, method, type, var, const or field"`
 	File      string `json:"file"`
-	Line      int    `json:"line"`
-	Character int    `json:"character"`
-	Signature string `json:"signature" jsonschema:"the declaration on one line"`
-	Doc       string `json:"doc,omitempty" jsonschema:"its doc comment (detailed only)"`
+	Package   string `json:"package" jsonschema:"import path of the file's package"`
+	Total     int    `json:"total,omitempty" jsonschema:"declarations from other files that the file uses, when fewer are listed"`
+	Truncated bool   `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
+	// Packages holds, by package, by file, each declaration as
+	// line:character: signature (and its doc comment, when detailed).
+	Packages mcp.OrderedMap[Places] `json:"packages" jsonschema:"the declarations used by package (the file's own first), then by file, as line:character: signature"`
+	More     Counts                 `json:"more,omitzero" jsonschema:"by declaring file, how many are beyond the limit, not listed"`
+
+	found int // what Total says, listed or not
 }
 
 // Render implements mcp.Renderer.
 func (o *FileContextOutput) Render() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s is in package %s and uses %s from other files", o.File, o.Package, plural(o.Total, "declaration"))
+	fmt.Fprintf(&b, "%s is in package %s and uses %s from other files", o.File, o.Package, plural(o.found, "declaration"))
 	if o.Truncated {
 		b.WriteString(" (list truncated; raise limit to see more)")
 	}
 	b.WriteString("\n")
-	listed := map[string]int{}
-	for _, p := range o.Packages {
-		b.WriteString(p.Path + ":\n")
-		for _, d := range p.Decls {
-			listed[d.File]++
-			fmt.Fprintf(&b, "  %s:%d:%d: %s\n", d.File, d.Line, d.Character, d.Signature)
-			if d.Doc != "" {
-				b.WriteString("    // " + strings.ReplaceAll(d.Doc, "\n", "\n    // ") + "\n")
-			}
-		}
-	}
-	if o.Truncated {
-		renderMore(&b, o.Files, listed, 10)
-	}
+	o.Packages.All(func(pkg string, files Places) {
+		b.WriteString("package " + pkg + "\n")
+		renderPlaces(&b, &files, &Counts{})
+	})
+	o.More.All(func(file string, n int) {
+		fmt.Fprintf(&b, "%s: %d more\n", file, n)
+	})
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// contextDecl is one declaration the file uses.
+type contextDecl struct {
+	file      string
+	line      int
+	character int
+	signature string // the declaration on one line
+	doc       string // its doc comment (detailed only)
 }
 
 func (b *Bridge) addFileContext(s *mcp.Server) error {
@@ -104,7 +93,7 @@ type declAt struct {
 // A pkgDecl is a declaration the file uses and the package declaring it.
 type pkgDecl struct {
 	pkg string
-	d   ContextDecl
+	d   contextDecl
 }
 
 func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileContextOutput, error) {
@@ -145,27 +134,22 @@ func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileCo
 	decls := b.contextDecls(at, paths, filepath.Dir(src.path), in.Detailed)
 	slices.SortFunc(decls, func(a, b pkgDecl) int {
 		return cmp.Or(cmp.Compare(boolRank(a.pkg != own), boolRank(b.pkg != own)), cmp.Compare(a.pkg, b.pkg),
-			cmp.Compare(a.d.File, b.d.File), cmp.Compare(a.d.Line, b.d.Line), cmp.Compare(a.d.Character, b.d.Character))
+			cmp.Compare(a.d.file, b.d.file), cmp.Compare(a.d.line, b.d.line), cmp.Compare(a.d.character, b.d.character))
 	})
 
-	out := &FileContextOutput{File: b.displayPath(src.path), Package: own, Total: len(decls), Packages: []ContextPackage{}}
-	var counts fileCounts
-	listed := 0
-	for _, x := range decls {
-		counts.add(x.d.File)
-		if listed == limit {
-			out.Truncated = true
+	out := &FileContextOutput{File: b.displayPath(src.path), Package: own, found: len(decls)}
+	for i, x := range decls {
+		if i >= limit {
+			out.Truncated, out.Total = true, out.found
+			*out.More.Ref(x.d.file)++
 			continue
 		}
-		listed++
-		if n := len(out.Packages); n == 0 || out.Packages[n-1].Path != x.pkg {
-			out.Packages = append(out.Packages, ContextPackage{Path: x.pkg})
+		text := x.d.signature
+		if x.d.doc != "" {
+			text += "\n// " + strings.ReplaceAll(x.d.doc, "\n", "\n// ")
 		}
-		p := &out.Packages[len(out.Packages)-1]
-		p.Decls = append(p.Decls, x.d)
-	}
-	if out.Truncated {
-		out.Files = counts
+		at := out.Packages.Ref(x.pkg).Ref(x.d.file)
+		*at = append(*at, place(x.d.line, x.d.character, text))
 	}
 	return out, nil
 }
@@ -230,7 +214,7 @@ func (b *Bridge) contextDecls(at []declAt, paths *importPaths, dir string, detai
 	}
 	var decls []pkgDecl
 	for i, k := range at {
-		d := ContextDecl{File: b.displayPath(k.path), Line: k.line, Character: k.char}
+		d := contextDecl{file: b.displayPath(k.path), line: k.line, character: k.char}
 		pkg := paths.of(filepath.Dir(k.path))
 		if g := files.get(k.path); g != nil {
 			if strings.HasSuffix(g.file.Name.Name, "_test") {
@@ -244,19 +228,18 @@ func (b *Bridge) contextDecls(at []declAt, paths *importPaths, dir string, detai
 				}
 				fallthrough
 			case info != nil:
-				d.Name, d.Kind, d.Signature = info.name, info.kind, info.sig
+				d.signature = info.sig
 				if detailed {
-					d.Doc = strings.TrimSpace(info.doc)
+					d.doc = strings.TrimSpace(info.doc)
 				}
 			case k.line < len(g.lines):
 				// Not a declaration syntax knows (e.g. a name declared
 				// by a generated file gopls sees differently): its line.
-				d.Name = identAt(g.lines[k.line], k.char)
-				d.Signature = strings.TrimSpace(g.lines[k.line])
+				d.signature = strings.TrimSpace(g.lines[k.line])
 			}
 		}
 		if pkg == "" {
-			pkg = filepath.ToSlash(filepath.Dir(d.File))
+			pkg = filepath.ToSlash(filepath.Dir(d.file))
 		}
 		decls = append(decls, pkgDecl{pkg, d})
 	}

@@ -56,13 +56,17 @@ func TestGolden(t *testing.T) {
 	if len(archives) == 0 {
 		t.Fatal("no archives in testdata/golden")
 	}
-	for _, path := range archives {
-		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			runGolden(t, path)
-		})
-	}
+	t.Run("archives", func(t *testing.T) {
+		for _, path := range archives {
+			name := strings.TrimSuffix(filepath.Base(path), ".txtar")
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				runGolden(t, path)
+			})
+		}
+	})
+	// The archives' answers, all together, by tool (see lean_test.go).
+	checkLeanTools(t)
 }
 
 // step is one call of an archive's script, or a change on disk.
@@ -144,8 +148,11 @@ func runGolden(t *testing.T, path string) {
 		text := res.Text()
 		if res.IsError {
 			text = "ERROR: " + text
-		} else if err := validateOutput(schemas[s.Tool], res.StructuredContent); err != nil {
-			t.Errorf("%s: %s: structuredContent does not match the output schema: %v", s.name, s.Tool, err)
+		} else {
+			if err := validateOutput(schemas[s.Tool], res.StructuredContent); err != nil {
+				t.Errorf("%s: %s: structuredContent does not match the output schema: %v", s.name, s.Tool, err)
+			}
+			checkLean(t, s.name, s.Tool, text, res.StructuredContent)
 		}
 		got := map[string]string{".text": normalize(text) + "\n"}
 		if len(res.StructuredContent) > 0 {

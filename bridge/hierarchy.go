@@ -6,11 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/goplsmcp/goplsmcp/lspclient"
 	"go.lsp.dev/protocol"
 )
 
@@ -56,26 +54,28 @@ type hierEdge struct {
 	sitesURI string
 }
 
-// HierarchyNode is one item of a call or type hierarchy.
-type HierarchyNode struct {
-	Name      string     `json:"name"`
-	Kind      string     `json:"kind" jsonschema:"func, method, type, struct, interface, ..."`
-	Package   string     `json:"package,omitempty" jsonschema:"import path of the declaring package"`
-	File      string     `json:"file"`
-	Line      int        `json:"line" jsonschema:"0-based line of the declaration's name"`
-	Character int        `json:"character"`
-	Text      string     `json:"text,omitempty" jsonschema:"the declaring source line"`
-	Sites     []CallSite `json:"sites,omitempty" jsonschema:"where the calls are: in this caller for incoming calls, in the calling function for outgoing ones"`
-	Repeated  bool       `json:"repeated,omitempty" jsonschema:"already shown elsewhere in the tree (e.g. recursion), not expanded again"`
-	Depth     int        `json:"depth" jsonschema:"1 for a neighbour of the root, 2 for a neighbour of that, ...; the list is depth-first, so a node's neighbours follow it"`
+// hierarchyNode is one item of a call or type hierarchy.
+type hierarchyNode struct {
+	name, kind string
+	file       string
+	line, char int    // of the declaration's name
+	text       string // the declaring source line
+	// sites are where the calls are: in this caller for incoming calls,
+	// in the calling function for outgoing ones.
+	sites []callSite
+	// repeated says the item is shown elsewhere in the tree already (e.g.
+	// recursion), and not expanded again.
+	repeated bool
+	// depth is 1 for a neighbour of the root, 2 for a neighbour of that,
+	// ...; the list is depth-first, so a node's neighbours follow it.
+	depth int
 }
 
-// CallSite is where one call is made.
-type CallSite struct {
-	File      string `json:"file"`
-	Line      int    `json:"line"`
-	Character int    `json:"character"`
-	Text      string `json:"text,omitempty" jsonschema:"the source line"`
+// callSite is where one call is made.
+type callSite struct {
+	file       string
+	line, char int
+	text       string
 }
 
 // hierarchyArgs checks depth and limit and applies their defaults.
@@ -106,7 +106,7 @@ func (b *Bridge) prepareHierarchy(ctx context.Context, t *target, method, what s
 
 // hierarchyTree is the result of expanding a hierarchy.
 type hierarchyTree struct {
-	nodes     []HierarchyNode
+	nodes     []hierarchyNode
 	total     int
 	truncated bool
 }
@@ -168,19 +168,18 @@ func (b *Bridge) expandHierarchy(ctx context.Context, root hierItem, depth, limi
 		level = next
 	}
 
-	lines, paths := b.newLineCache(), b.newImportPaths()
-	tree.nodes = []HierarchyNode{}
+	lines := b.newLineCache()
 	var flatten func(ns []*node, depth int)
 	flatten = func(ns []*node, depth int) {
 		for _, n := range ns {
-			h := b.hierarchyNode(lines, paths, n.edge.item)
-			h.Repeated, h.Depth = n.repeated, depth
+			h := b.hierarchyNode(lines, n.edge.item)
+			h.repeated, h.depth = n.repeated, depth
 			for _, r := range n.edge.sites {
-				h.Sites = append(h.Sites, CallSite{
-					File:      b.displayURI(n.edge.sitesURI),
-					Line:      int(r.Start.Line),
-					Character: int(r.Start.Character),
-					Text:      lines.line(n.edge.sitesURI, int(r.Start.Line)),
+				h.sites = append(h.sites, callSite{
+					file: b.displayURI(n.edge.sitesURI),
+					line: int(r.Start.Line),
+					char: int(r.Start.Character),
+					text: lines.line(n.edge.sitesURI, int(r.Start.Line)),
 				})
 			}
 			tree.nodes = append(tree.nodes, h)
@@ -191,49 +190,44 @@ func (b *Bridge) expandHierarchy(ctx context.Context, root hierItem, depth, limi
 	return tree, nil
 }
 
-// hierarchyNode describes an item, without its neighbours. The package is
-// found from the item's file: gopls's detail names the package of the
-// item asked about, not the caller's, for incoming calls.
-func (b *Bridge) hierarchyNode(lines *lineCache, paths *importPaths, it hierItem) HierarchyNode {
+// hierarchyNode describes an item, without its neighbours.
+func (b *Bridge) hierarchyNode(lines *lineCache, it hierItem) hierarchyNode {
 	start := it.SelectionRange.Start
-	var pkg string
-	if p, err := lspclient.URIPath(it.URI); err == nil {
-		pkg = paths.of(filepath.Dir(p))
-	}
-	return HierarchyNode{
-		Name:      it.Name,
-		Kind:      symbolKind(it.Kind),
-		Package:   pkg,
-		File:      b.displayURI(it.URI),
-		Line:      int(start.Line),
-		Character: int(start.Character),
-		Text:      lines.line(it.URI, int(start.Line)),
+	return hierarchyNode{
+		name: it.Name,
+		kind: symbolKind(it.Kind),
+		file: b.displayURI(it.URI),
+		line: int(start.Line),
+		char: int(start.Character),
+		text: lines.line(it.URI, int(start.Line)),
 	}
 }
 
 // loc is where the node is declared, as path:line:character.
-func (n HierarchyNode) loc() string {
-	return fmt.Sprintf("%s:%d:%d", n.File, n.Line, n.Character)
+func (n hierarchyNode) loc() string {
+	return fmt.Sprintf("%s:%d:%d", n.file, n.line, n.char)
 }
 
-// renderTree writes the nodes, one line each (or, with bySite, one line
-// per call site), indented by depth.
-func renderTree(b *strings.Builder, nodes []HierarchyNode, bySite bool) {
+// treeLines renders the nodes, one line each (or, with bySite, one line
+// per call site), indented by two spaces a level below the first.
+func treeLines(nodes []hierarchyNode, bySite bool) []string {
+	lines := []string{}
 	for _, n := range nodes {
-		indent := strings.Repeat("  ", max(n.Depth-1, 0))
+		indent := strings.Repeat("  ", max(n.depth-1, 0))
 		more := ""
-		if n.Repeated {
+		if n.repeated {
 			more = " (repeated, not expanded)"
 		}
 		switch {
-		case bySite && len(n.Sites) > 0:
-			for _, s := range n.Sites {
-				fmt.Fprintf(b, "%s%s %s:%d:%d: %s%s\n", indent, n.Name, s.File, s.Line, s.Character, s.Text, more)
+		case bySite && len(n.sites) > 0:
+			for _, s := range n.sites {
+				lines = append(lines, fmt.Sprintf("%s%s %s:%d:%d: %s%s", indent, n.name, s.file, s.line, s.char, s.text, more))
 			}
-		case n.Kind == "func" || n.Kind == "method":
-			fmt.Fprintf(b, "%s%s %s: %s%s\n", indent, n.Name, n.loc(), n.Text, more)
+		case n.kind == "func" || n.kind == "method":
+			lines = append(lines, fmt.Sprintf("%s%s %s: %s%s", indent, n.name, n.loc(), n.text, more))
 		default:
-			fmt.Fprintf(b, "%s%s: %s%s\n", indent, n.loc(), n.Text, more)
+			lines = append(lines, fmt.Sprintf("%s%s: %s%s", indent, n.loc(), n.text, more))
 		}
 	}
+	return lines
 }

@@ -21,13 +21,18 @@ type ImplementationsInput struct {
 
 // ImplementationsOutput is the result of go_implementations.
 type ImplementationsOutput struct {
-	Note            string      `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
-	Symbol          string      `json:"symbol" jsonschema:"the type or method asked about"`
-	Relation        string      `json:"relation,omitempty" jsonschema:"\"implementations\" when the symbol is an interface or interface method, \"interfaces\" when it is concrete and the results are what it satisfies"`
-	Total           int         `json:"total" jsonschema:"number of results"`
-	Truncated       bool        `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
-	Files           []FileCount `json:"files,omitempty" jsonschema:"results per file, given when the list is truncated"`
-	Implementations []Loc       `json:"implementations" jsonschema:"for an interface (or its method): the types (methods) that implement it; for a concrete type (or method): the interfaces it satisfies"`
+	Note      string `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
+	Symbol    string `json:"symbol" jsonschema:"the type or method asked about"`
+	Total     int    `json:"total,omitempty" jsonschema:"number of results, when fewer are listed"`
+	Truncated bool   `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
+	// One of the two lists is given: which one says how the results
+	// relate to the symbol.
+	Implementations *Places `json:"implementations,omitempty" jsonschema:"when the symbol is an interface (or its method): the types (methods) implementing it, by file, as line:character: source line"`
+	Interfaces      *Places `json:"interfaces,omitempty" jsonschema:"when the symbol is a concrete type (or method): the interfaces (methods) it satisfies, by file, as line:character: source line"`
+	More            Counts  `json:"more,omitzero" jsonschema:"by file, how many are beyond the limit, not listed"`
+
+	relation string
+	found    int
 }
 
 // Render implements mcp.Renderer.
@@ -36,29 +41,26 @@ func (o *ImplementationsOutput) Render() string {
 	if o.Note != "" {
 		b.WriteString(o.Note + "\n")
 	}
-	switch o.Relation {
+	switch o.relation {
 	case "implementations":
-		fmt.Fprintf(&b, "%s of %s", plural(o.Total, "implementation"), o.Symbol)
+		fmt.Fprintf(&b, "%s of %s", plural(o.found, "implementation"), o.Symbol)
 	case "interfaces":
-		fmt.Fprintf(&b, "%s satisfies %s", o.Symbol, plural(o.Total, "interface"))
+		fmt.Fprintf(&b, "%s satisfies %s", o.Symbol, plural(o.found, "interface"))
 	default:
-		fmt.Fprintf(&b, "%s for %s", plural(o.Total, "implementation relation"), o.Symbol)
+		fmt.Fprintf(&b, "%s for %s", plural(o.found, "implementation relation"), o.Symbol)
 	}
-	if o.Total == 0 {
+	if o.found == 0 {
 		return b.String()
 	}
 	if o.Truncated {
-		fmt.Fprintf(&b, " (%d listed; raise limit to see more)", len(o.Implementations))
+		b.WriteString(" (list truncated; raise limit to see more)")
 	}
-	b.WriteString(":\n")
-	listed := map[string]int{}
-	for _, l := range o.Implementations {
-		listed[l.File]++
-		b.WriteString(l.String() + "\n")
+	b.WriteString("\n")
+	results := o.Implementations
+	if results == nil {
+		results = o.Interfaces
 	}
-	if o.Truncated {
-		renderMore(&b, o.Files, listed, 10)
-	}
+	renderPlaces(&b, results, &o.More)
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
@@ -99,25 +101,24 @@ func (b *Bridge) implementations(ctx context.Context, in *ImplementationsInput) 
 	locs = b.dropForeign(ctx, locs)
 	b.sortLocations(locs)
 	out := &ImplementationsOutput{
-		Note:            t.note,
-		Symbol:          identAt(t.src.line(t.line), t.character),
-		Relation:        b.relation(defs, defErr),
-		Total:           len(locs),
-		Implementations: []Loc{},
+		Note:     t.note,
+		Symbol:   identAt(t.src.line(t.line), t.character),
+		relation: b.relation(defs, defErr),
+		found:    len(locs),
 	}
 	lines := b.newLineCache()
-	var counts fileCounts
+	list := newPlaceList(limit)
 	for _, l := range locs {
-		loc := lines.loc(l)
-		counts.add(loc.File)
-		if len(out.Implementations) == limit {
-			out.Truncated = true
-			continue
-		}
-		out.Implementations = append(out.Implementations, loc)
+		list.add(b.displayURI(string(l.URI)), func() string { return lines.place(l) })
 	}
+	out.More, out.Truncated = list.more, list.truncated()
 	if out.Truncated {
-		out.Files = counts
+		out.Total = out.found
+	}
+	if out.relation == "interfaces" {
+		out.Interfaces = &list.files
+	} else {
+		out.Implementations = &list.files
 	}
 	return out, nil
 }

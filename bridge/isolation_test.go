@@ -131,20 +131,36 @@ func toolText(res *mcpsdk.CallToolResult) string {
 
 // diagnosedFiles lists the files with diagnostics, each once.
 func diagnosedFiles(out *bridge.DiagnosticsOutput) []string {
-	var files []string
-	for _, d := range out.Diagnostics {
-		if !slices.Contains(files, d.File) {
-			files = append(files, d.File)
+	files := slices.Clone(out.Files.Keys())
+	slices.Sort(files)
+	return files
+}
+
+func refFiles(out *bridge.ReferencesOutput) []string {
+	files := slices.Clone(out.Refs.Keys())
+	for _, f := range out.More.Keys() {
+		if !slices.Contains(files, f) {
+			files = append(files, f)
 		}
 	}
 	slices.Sort(files)
 	return files
 }
 
-func refFiles(out *bridge.ReferencesOutput) []string {
+// placeCount counts the places of a list.
+func placeCount(p *bridge.Places) int {
+	n := 0
+	p.All(func(_ string, at []string) { n += len(at) })
+	return n
+}
+
+// diffFiles lists the files a unified diff changes, each once, sorted.
+func diffFiles(diff string) []string {
 	var files []string
-	for _, f := range out.Files {
-		files = append(files, f.File)
+	for _, line := range strings.Split(diff, "\n") {
+		if f, ok := strings.CutPrefix(line, "+++ b/"); ok && !slices.Contains(files, f) {
+			files = append(files, f)
+		}
 	}
 	slices.Sort(files)
 	return files
@@ -188,19 +204,20 @@ func TestSessionIsolation(t *testing.T) {
 			t.Errorf("B's workspace diagnostics: files (-want +got):\n%s", diff)
 		}
 		refs := call[bridge.ReferencesOutput](t, b, "go_symbol_references", totalArea)
-		if diff := cmp.Diff([]string{"report/report.go"}, refFiles(refs)); diff != "" || refs.Total != 1 {
-			t.Errorf("B's references to TotalArea (total %d), files (-want +got):\n%s", refs.Total, diff)
+		// Its use in report.go, and its declaration.
+		if diff := cmp.Diff([]string{"report/report.go", "shapes/shapes.go"}, refFiles(refs)); diff != "" || placeCount(&refs.Refs) != 2 {
+			t.Errorf("B's references to TotalArea (%d), files (-want +got):\n%s", placeCount(&refs.Refs), diff)
 		}
 	}
 
 	// A's unsaved text and its snippet.
 	d := call[bridge.DiagnosticsOutput](t, a, "go_diagnostics", map[string]any{"file": "main.go", "text": overlay})
-	if !slices.ContainsFunc(d.Diagnostics, func(d bridge.Diagnostic) bool { return strings.Contains(d.Message, "cannot use") }) {
-		t.Fatalf("A's unsaved main.go: %+v, want its type error", d.Diagnostics)
+	if f, _ := d.Files.Get("main.go"); !slices.ContainsFunc(f.At, func(d string) bool { return strings.Contains(d, "cannot use") }) {
+		t.Fatalf("A's unsaved main.go: %+v, want its type error", f.At)
 	}
 	snippet := call[bridge.DiagnosticsOutput](t, a, "go_diagnostics", map[string]any{
 		"text": "package scratch\n\nimport \"example.com/shapes/shapes\"\n\nfunc SnippetOnly() float64 { return shapes.TotalArea() }\n"})
-	if snippet.URI == "" || snippet.Total != 0 {
+	if snippet.URI == "" || snippet.Files.Len() != 0 {
 		t.Fatalf("A's snippet: %+v", snippet)
 	}
 	snippetPath, err := lspclient.URIPath(snippet.URI)
@@ -214,22 +231,15 @@ func TestSessionIsolation(t *testing.T) {
 	checkB(t)
 
 	// Symbol search: A's snippet is A's alone.
-	if got := call[bridge.SearchOutput](t, b, "go_search", map[string]any{"query": "SnippetOnly"}); got.Total != 0 {
+	if got := call[bridge.SearchOutput](t, b, "go_search", map[string]any{"query": "SnippetOnly"}); placeCount(&got.Symbols) != 0 {
 		t.Errorf("B's search found A's snippet: %+v", got.Symbols)
 	}
-	if got := call[bridge.SearchOutput](t, a, "go_search", map[string]any{"query": "SnippetOnly"}); got.Total != 1 {
+	if got := call[bridge.SearchOutput](t, a, "go_search", map[string]any{"query": "SnippetOnly"}); placeCount(&got.Symbols) != 1 {
 		t.Errorf("A's search for its own snippet: %+v", got.Symbols)
 	}
 	// A rename by B edits no buffer of A's.
 	rn := call[bridge.RenameOutput](t, b, "go_rename_symbol", map[string]any{"file": "shapes/shapes.go", "symbol": "TotalArea", "new_name": "Sum"})
-	var edited []string
-	for _, e := range rn.Edits {
-		if !slices.Contains(edited, e.File) {
-			edited = append(edited, e.File)
-		}
-	}
-	slices.Sort(edited)
-	if diff := cmp.Diff([]string{"report/report.go", "shapes/shapes.go"}, edited); diff != "" {
+	if diff := cmp.Diff([]string{"report/report.go", "shapes/shapes.go"}, diffFiles(rn.Diff)); diff != "" {
 		t.Errorf("B's rename edits files (-want +got):\n%s", diff)
 	}
 	// B cannot reach A's snippet by its uri, its path, or go_close.
@@ -242,7 +252,7 @@ func TestSessionIsolation(t *testing.T) {
 			t.Errorf("B naming A's snippet with %v: %q", args, msg)
 		}
 	}
-	if got := call[bridge.CloseOutput](t, b, "go_close", map[string]any{"uri": snippet.URI}); got.Closed {
+	if got := call[bridge.CloseOutput](t, b, "go_close", map[string]any{"uri": snippet.URI}); got.Closed != "" {
 		t.Errorf("B closed A's snippet: %+v", got)
 	}
 	if _, _, open := hs.client.Document(snippet.URI); !open {

@@ -47,7 +47,7 @@ func (b *Bridge) organizeImports(ctx context.Context, in *OrganizeImportsInput) 
 	if err != nil {
 		return nil, err
 	}
-	out := &OrganizeImportsOutput{URI: src.bufferURI(), Changes: Changes{Edits: []Edit{}}}
+	out := &OrganizeImportsOutput{URI: src.bufferURI()}
 	for _, a := range actions {
 		if a.Kind != kind || !a.editable() {
 			continue

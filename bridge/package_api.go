@@ -30,33 +30,41 @@ type PackageAPIInput struct {
 
 // PackageAPIOutput is the result of go_package_api.
 type PackageAPIOutput struct {
-	Total     int          `json:"total" jsonschema:"exported declarations found, methods included"`
-	Truncated bool         `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
-	Packages  []PackageAPI `json:"packages"`
-
-	detailed bool // render positions and whole docs
+	Total     int                        `json:"total,omitempty" jsonschema:"exported declarations found, methods included, when fewer are listed"`
+	Truncated bool                       `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
+	Packages  mcp.OrderedMap[PackageAPI] `json:"packages" jsonschema:"by import path"`
 }
 
 // PackageAPI is the exported API of one package.
 type PackageAPI struct {
-	Path  string    `json:"path" jsonschema:"import path"`
-	Name  string    `json:"name,omitempty" jsonschema:"package name"`
-	Dir   string    `json:"dir,omitempty" jsonschema:"its directory"`
-	Doc   string    `json:"doc,omitempty" jsonschema:"package documentation: first sentence, or all when detailed"`
-	Error string    `json:"error,omitempty" jsonschema:"why the package could not be described"`
-	Total int       `json:"total" jsonschema:"exported declarations in the package"`
-	Decls []APIDecl `json:"decls,omitempty" jsonschema:"constants, variables, functions, then types each followed by its methods"`
+	Name  string   `json:"name,omitempty" jsonschema:"package name"`
+	Dir   string   `json:"dir,omitempty" jsonschema:"its directory (detailed only)"`
+	Doc   string   `json:"doc,omitempty" jsonschema:"package documentation: first sentence, or all when detailed"`
+	Error string   `json:"error,omitempty" jsonschema:"why the package could not be described"`
+	Decls []string `json:"decls,omitempty" jsonschema:"constants, variables, functions, then types each followed by its methods, as signature // first doc sentence, or when detailed path:line:character: signature then the whole doc"`
+	More  int      `json:"more,omitempty" jsonschema:"declarations beyond the limit, not listed"`
 }
 
-// APIDecl is one exported declaration.
-type APIDecl struct {
-	Name      string `json:"name" jsonschema:"Name, or Type.Method"`
-	Kind      string `json:"kind" jsonschema:"const, var, func, type or method"`
-	Signature string `json:"signature" jsonschema:"the declaration on one line; ... stands for unexported fields or methods"`
-	Doc       string `json:"doc,omitempty" jsonschema:"doc comment: first sentence, or all when detailed"`
-	File      string `json:"file"`
-	Line      int    `json:"line"`
-	Character int    `json:"character"`
+// apiDecl is one exported declaration.
+type apiDecl struct {
+	name, sig, doc string
+	file           string
+	line, char     int
+}
+
+// entry renders d as go_package_api lists it.
+func (d apiDecl) entry(detailed bool) string {
+	switch {
+	case detailed:
+		s := fmt.Sprintf("%s:%d:%d: %s", d.file, d.line, d.char, d.sig)
+		if d.doc != "" {
+			s += "\n" + strings.TrimSuffix(comment(d.doc, "\t"), "\n")
+		}
+		return s
+	case d.doc != "":
+		return d.sig + " // " + d.doc
+	}
+	return d.sig
 }
 
 // Render implements mcp.Renderer.
@@ -65,37 +73,28 @@ func (o *PackageAPIOutput) Render() string {
 	if o.Truncated {
 		fmt.Fprintf(&b, "%s (list truncated; raise limit or ask for fewer packages)\n", plural(o.Total, "declaration"))
 	}
-	for i, p := range o.Packages {
+	for i, path := range o.Packages.Keys() {
+		p, _ := o.Packages.Get(path)
 		if i > 0 {
 			b.WriteString("\n")
 		}
 		if p.Error != "" {
-			fmt.Fprintf(&b, "%s: %s\n", p.Path, p.Error)
+			fmt.Fprintf(&b, "%s: %s\n", path, p.Error)
 			continue
 		}
-		fmt.Fprintf(&b, "package %s %q", p.Name, p.Path)
+		fmt.Fprintf(&b, "package %s %q", p.Name, path)
 		if p.Dir != "" {
 			fmt.Fprintf(&b, " in %s", p.Dir)
 		}
-		if len(p.Decls) < p.Total {
-			fmt.Fprintf(&b, " (%d of %d declarations listed)", len(p.Decls), p.Total)
+		if p.More > 0 {
+			fmt.Fprintf(&b, " (%d of %d declarations listed)", len(p.Decls), len(p.Decls)+p.More)
 		}
 		b.WriteString("\n")
 		if p.Doc != "" {
 			b.WriteString(comment(p.Doc, ""))
 		}
 		for _, d := range p.Decls {
-			switch {
-			case o.detailed:
-				fmt.Fprintf(&b, "%s:%d:%d: %s\n", d.File, d.Line, d.Character, d.Signature)
-				if d.Doc != "" {
-					b.WriteString(comment(d.Doc, "\t"))
-				}
-			case d.Doc != "":
-				fmt.Fprintf(&b, "%s // %s\n", d.Signature, d.Doc)
-			default:
-				b.WriteString(d.Signature + "\n")
-			}
+			b.WriteString(d + "\n")
 		}
 	}
 	return strings.TrimSuffix(b.String(), "\n")
@@ -128,11 +127,11 @@ func (b *Bridge) packageAPI(ctx context.Context, in *PackageAPIInput) (*PackageA
 	if err != nil {
 		return nil, err
 	}
-	out := &PackageAPIOutput{Packages: []PackageAPI{}, detailed: in.Detailed}
+	out := &PackageAPIOutput{}
+	var errs []string // the packages that failed
 	files := b.newGoFiles()
 	files.tags = in.Detailed
 	var workspace map[string]string
-	failed := 0
 	gen := b.client.Generation()
 	described := map[apiKey]apiEntry{}
 	for _, arg := range in.PackagePaths {
@@ -141,10 +140,10 @@ func (b *Bridge) packageAPI(ctx context.Context, in *PackageAPIInput) (*PackageA
 			return nil, err
 		}
 		if e, ok := b.apis.get(gen, apiKey{path, in.Detailed}); ok && b.client.Watched(e.dir) {
-			out.Packages = append(out.Packages, e.api)
+			out.Packages.Set(path, e.api)
 			continue
 		}
-		p := PackageAPI{Path: path}
+		var p PackageAPI
 		if workspace == nil {
 			if workspace, err = b.workspacePackages(ctx); err != nil {
 				return nil, err
@@ -162,27 +161,32 @@ func (b *Bridge) packageAPI(ctx context.Context, in *PackageAPIInput) (*PackageA
 				return nil, ctx.Err()
 			}
 			p.Error = err.Error()
-			failed++
+			errs = append(errs, path)
 		} else if b.client.Watched(dir) && !strings.Contains(path, "/.goplsmcp/") {
 			// Kept only where every change is seen, and never a
 			// snippet's package, which is its session's own.
 			described[apiKey{path, in.Detailed}] = apiEntry{dir: dir, api: p}
 		}
-		out.Packages = append(out.Packages, p)
+		out.Packages.Set(path, p)
 	}
 	b.apis.keep(gen, b.client.Changed(gen), described)
-	if failed == len(out.Packages) && failed == 1 {
-		return nil, fmt.Errorf("%s: %s", out.Packages[0].Path, out.Packages[0].Error)
+	if len(errs) == 1 && out.Packages.Len() == 1 {
+		p, _ := out.Packages.Get(errs[0])
+		return nil, fmt.Errorf("%s: %s", errs[0], p.Error)
 	}
 	listed := 0
-	for i := range out.Packages {
-		p := &out.Packages[i]
-		out.Total += p.Total
+	for _, path := range out.Packages.Keys() {
+		p := out.Packages.Ref(path)
+		out.Total += len(p.Decls)
 		if n := min(len(p.Decls), limit-listed); n < len(p.Decls) {
-			p.Decls = p.Decls[:n]
+			// p.Decls may be kept for later calls: sliced, not changed.
+			p.Decls, p.More = p.Decls[:n:n], len(p.Decls)-n
 			out.Truncated = true
 		}
 		listed += len(p.Decls)
+	}
+	if !out.Truncated {
+		out.Total = 0
 	}
 	return out, nil
 }
@@ -338,8 +342,8 @@ func (b *Bridge) describePackage(ctx context.Context, files *goFiles, dir string
 		p.Dir = b.displayPath(dir)
 	}
 
-	var consts, vars, funcs, types []APIDecl
-	methods := map[string][]APIDecl{}
+	var consts, vars, funcs, types []apiDecl
+	methods := map[string][]apiDecl{}
 	for _, path := range paths {
 		g := files.get(path)
 		if g == nil {
@@ -352,13 +356,13 @@ func (b *Bridge) describePackage(ctx context.Context, files *goFiles, dir string
 			p.Doc = strings.TrimSpace(g.file.Doc.Text())
 		}
 		file := b.displayPath(path)
-		add := func(list *[]APIDecl, info *declInfo, at token.Pos) {
+		add := func(list *[]apiDecl, info *declInfo, at token.Pos) {
 			line, char := g.where(at)
 			doc := strings.TrimSpace(info.doc)
 			if !detailed {
 				doc = firstSentence(doc)
 			}
-			*list = append(*list, APIDecl{Name: info.name, Kind: info.kind, Signature: info.sig, Doc: doc, File: file, Line: line, Character: char})
+			*list = append(*list, apiDecl{name: info.name, sig: info.sig, doc: doc, file: file, line: line, char: char})
 		}
 		for _, d := range g.file.Decls {
 			switch d := d.(type) {
@@ -408,16 +412,18 @@ func (b *Bridge) describePackage(ctx context.Context, files *goFiles, dir string
 	if !detailed {
 		p.Doc = firstSentence(p.Doc)
 	}
-	byName := func(a, b APIDecl) int { return cmp.Compare(a.Name, b.Name) }
+	byName := func(a, b apiDecl) int { return cmp.Compare(a.name, b.name) }
 	slices.SortStableFunc(funcs, byName)
 	slices.SortStableFunc(types, byName)
-	p.Decls = append(append(consts, vars...), funcs...)
+	decls := append(append(consts, vars...), funcs...)
 	for _, t := range types {
-		p.Decls = append(p.Decls, t)
-		ms := methods[t.Name]
+		decls = append(decls, t)
+		ms := methods[t.name]
 		slices.SortStableFunc(ms, byName)
-		p.Decls = append(p.Decls, ms...)
+		decls = append(decls, ms...)
 	}
-	p.Total = len(p.Decls)
+	for _, d := range decls {
+		p.Decls = append(p.Decls, d.entry(detailed))
+	}
 	return nil
 }

@@ -17,32 +17,22 @@ const defaultReferenceLimit = 100
 // ReferencesInput is the input of go_symbol_references.
 type ReferencesInput struct {
 	At
-	IncludeDeclaration bool `json:"includeDeclaration,omitempty" jsonschema:"list the declaration too"`
-	Limit              int  `json:"limit,omitempty" jsonschema:"default 100"`
+	IncludeDeclaration *bool `json:"includeDeclaration,omitempty" jsonschema:"list the declaration too (default true)"`
+	Limit              int   `json:"limit,omitempty" jsonschema:"default 100"`
 }
 
 // ReferencesOutput is the result of go_symbol_references.
 type ReferencesOutput struct {
-	URI       string     `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer the call named, for later calls"`
-	Note      string     `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
-	Symbol    string     `json:"symbol" jsonschema:"the identifier whose references these are"`
-	Total     int        `json:"total" jsonschema:"number of references found"`
-	Truncated bool       `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
-	Files     []FileRefs `json:"files" jsonschema:"references grouped by file"`
-}
+	URI         string `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer the call named, for later calls"`
+	Note        string `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
+	Symbol      string `json:"symbol" jsonschema:"the identifier whose references these are"`
+	Total       int    `json:"total,omitempty" jsonschema:"number of references found, the declaration included, when fewer are listed"`
+	Truncated   bool   `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
+	Declaration string `json:"declaration,omitempty" jsonschema:"path:line:character of the reference that is the declaration"`
+	Refs        Places `json:"refs" jsonschema:"references by file"`
+	More        Counts `json:"more,omitzero" jsonschema:"by file, how many are beyond the limit, not listed"`
 
-// FileRefs are the references in one file.
-type FileRefs struct {
-	File  string `json:"file"`
-	Count int    `json:"count" jsonschema:"references in this file, listed or not"`
-	Refs  []Ref  `json:"refs,omitempty"`
-}
-
-// Ref is one reference within a file.
-type Ref struct {
-	Line      int    `json:"line"`
-	Character int    `json:"character"`
-	Text      string `json:"text,omitempty"`
+	found int // what Total says, listed or not
 }
 
 // Render implements mcp.Renderer: a count line, then each file's path
@@ -56,22 +46,15 @@ func (o *ReferencesOutput) Render() string {
 	if o.Note != "" {
 		b.WriteString(o.Note + "\n")
 	}
-	fmt.Fprintf(&b, "%s to %s in %s", plural(o.Total, "reference"), o.Symbol, plural(len(o.Files), "file"))
+	fmt.Fprintf(&b, "%s to %s in %s", plural(o.found, "reference"), o.Symbol, plural(filesIn(&o.Refs, &o.More), "file"))
+	if o.Declaration != "" {
+		fmt.Fprintf(&b, ", the declaration at %s included", o.Declaration)
+	}
 	if o.Truncated {
 		b.WriteString(" (list truncated; raise limit to see more)")
 	}
 	b.WriteString("\n")
-	for _, f := range o.Files {
-		if len(f.Refs) > 0 {
-			b.WriteString(f.File + "\n")
-		}
-		for _, r := range f.Refs {
-			fmt.Fprintf(&b, "%d:%d: %s\n", r.Line, r.Character, r.Text)
-		}
-		if len(f.Refs) < f.Count {
-			fmt.Fprintf(&b, "%s: %d more\n", f.File, f.Count-len(f.Refs))
-		}
-	}
+	renderPlaces(&b, &o.Refs, &o.More)
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
@@ -86,22 +69,33 @@ func (b *Bridge) addSymbolReferences(s *mcp.Server) error {
 }
 
 func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*ReferencesOutput, error) {
-	limit := in.Limit
-	if limit < 0 {
-		return nil, fmt.Errorf("limit must be positive")
-	}
-	if limit == 0 {
-		limit = defaultReferenceLimit
+	limit, err := limitOr(in.Limit, defaultReferenceLimit)
+	if err != nil {
+		return nil, err
 	}
 	t, err := b.resolve(ctx, in.At)
 	if err != nil {
 		return nil, err
 	}
 	defer t.release()
+	withDecl := in.IncludeDeclaration == nil || *in.IncludeDeclaration
 	params := t.position()
-	params["context"] = map[string]any{"includeDeclaration": in.IncludeDeclaration}
-	var locs []protocol.Location
-	if err := b.client.Call(ctx, "textDocument/references", params, &locs); err != nil {
+	params["context"] = map[string]any{"includeDeclaration": withDecl}
+	// The declaration is among the references gopls lists, unmarked: the
+	// definition says which one it is.
+	var locs, defs []protocol.Location
+	calls := 1
+	if withDecl {
+		calls = 2
+	}
+	forEach(ctx, calls, func(i int) {
+		if i == 0 {
+			err = b.client.Call(ctx, "textDocument/references", params, &locs)
+		} else if b.client.Call(ctx, "textDocument/definition", t.position(), &defs) != nil {
+			defs = nil
+		}
+	})
+	if err != nil {
 		return nil, goplsError(err)
 	}
 	locs = b.dropForeign(ctx, locs)
@@ -110,23 +104,19 @@ func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*Referenc
 			cmp.Compare(a.Range.Start.Line, b.Range.Start.Line),
 			cmp.Compare(a.Range.Start.Character, b.Range.Start.Character))
 	})
-	out := &ReferencesOutput{URI: t.buffer, Note: t.note, Symbol: identAt(t.src.line(t.line), t.character), Total: len(locs), Files: []FileRefs{}}
+	out := &ReferencesOutput{URI: t.buffer, Note: t.note, Symbol: identAt(t.src.line(t.line), t.character), found: len(locs)}
 	lines := b.newLineCache()
-	listed := 0
+	list := newPlaceList(limit)
 	for _, l := range locs {
 		file := b.displayURI(string(l.URI))
-		if n := len(out.Files); n == 0 || out.Files[n-1].File != file {
-			out.Files = append(out.Files, FileRefs{File: file})
+		list.add(file, func() string { return lines.place(l) })
+		if out.Declaration == "" && slices.ContainsFunc(defs, func(d protocol.Location) bool { return d.URI == l.URI && d.Range.Start == l.Range.Start }) {
+			out.Declaration = fmt.Sprintf("%s:%d:%d", file, l.Range.Start.Line, l.Range.Start.Character)
 		}
-		f := &out.Files[len(out.Files)-1]
-		f.Count++
-		if listed == limit {
-			out.Truncated = true
-			continue
-		}
-		listed++
-		loc := lines.loc(l)
-		f.Refs = append(f.Refs, Ref{Line: loc.Line, Character: loc.Character, Text: loc.Text})
+	}
+	out.Refs, out.More, out.Truncated = list.files, list.more, list.truncated()
+	if out.Truncated {
+		out.Total = out.found
 	}
 	return out, nil
 }

@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/goplsmcp/goplsmcp/bridge"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -93,16 +96,12 @@ func use() float64 { return Total(Square{Side: 2}) }
 			if err != nil || res.IsError {
 				t.Fatalf("go_search: %v %s", err, res.Text())
 			}
-			var out struct {
-				Symbols []struct{ Name string }
-			}
+			var out bridge.SearchOutput
 			if err := json.Unmarshal(res.StructuredContent, &out); err != nil {
 				t.Fatal(err)
 			}
-			found := false
-			for _, s := range out.Symbols {
-				found = found || s.Name == added
-			}
+			at, _ := out.Symbols.Get(file)
+			found := slices.ContainsFunc(at, func(s string) bool { return strings.HasSuffix(s, " "+added) })
 			if !found {
 				t.Errorf("after %s read %s, gopls did not see the file change on disk (search for %s: %s); the tool keeps its hold on the buffer", tc.tool, file, added, res.Text())
 			}

@@ -20,10 +20,8 @@ type RenameInput struct {
 
 // RenameOutput is the result of go_rename_symbol.
 type RenameOutput struct {
-	URI     string `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer the call named, for later calls"`
-	Note    string `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
-	Symbol  string `json:"symbol" jsonschema:"the name being renamed"`
-	NewName string `json:"newName"`
+	URI  string `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer the call named, for later calls"`
+	Note string `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
 	Changes
 }
 
@@ -96,5 +94,5 @@ func (b *Bridge) rename(ctx context.Context, in *RenameInput) (*RenameOutput, er
 	if err != nil {
 		return nil, err
 	}
-	return &RenameOutput{URI: t.buffer, Note: t.note, Symbol: old, NewName: in.NewName, Changes: ch}, nil
+	return &RenameOutput{URI: t.buffer, Note: t.note, Changes: ch}, nil
 }

@@ -67,6 +67,13 @@ func (c *lineCache) loc(l protocol.Location) Loc {
 	}
 }
 
+// place renders an LSP location within its file as line:character:
+// source line.
+func (c *lineCache) place(l protocol.Location) string {
+	start := l.Range.Start
+	return place(int(start.Line), int(start.Character), c.line(string(l.URI), int(start.Line)))
+}
+
 // plural renders n and a noun, adding s when n is not 1.
 func plural(n int, noun string) string {
 	if n == 1 {

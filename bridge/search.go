@@ -3,8 +3,6 @@ package bridge
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -22,70 +20,27 @@ type SearchInput struct {
 
 // SearchOutput is the result of go_search.
 type SearchOutput struct {
-	Total     int            `json:"total" jsonschema:"number of symbols gopls found (it stops at 100)"`
-	Truncated bool           `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
-	Files     []FileCount    `json:"files,omitempty" jsonschema:"matches per file, given when the list is truncated"`
-	Symbols   []SearchSymbol `json:"symbols" jsonschema:"the workspace's best matches first, then those of dependencies"`
-}
+	Total     int    `json:"total,omitempty" jsonschema:"number of symbols gopls found (it stops at 100), when fewer are listed"`
+	Truncated bool   `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
+	Symbols   Places `json:"symbols" jsonschema:"by file, as line:character: kind name; the workspace's best matches first, then those of dependencies"`
+	More      Counts `json:"more,omitzero" jsonschema:"by file, how many are beyond the limit, not listed"`
 
-// SearchSymbol is one symbol found.
-type SearchSymbol struct {
-	Name      string `json:"name" jsonschema:"the symbol, qualified by its type for fields and methods"`
-	Kind      string `json:"kind" jsonschema:"func, method, type, struct, interface, field, var, const, ..."`
-	Package   string `json:"package,omitempty" jsonschema:"import path of the declaring package"`
-	File      string `json:"file"`
-	Line      int    `json:"line"`
-	Character int    `json:"character"`
-	Text      string `json:"text,omitempty" jsonschema:"the declaring source line (detailed only)"`
+	found int // what Total says, listed or not
 }
 
 // Render implements mcp.Renderer: a count line, then each file's path
 // followed by its symbols as line:character: kind name.
 func (o *SearchOutput) Render() string {
-	if o.Total == 0 {
+	if o.found == 0 {
 		return "no symbols found"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s", plural(o.Total, "symbol"))
+	b.WriteString(plural(o.found, "symbol"))
 	if o.Truncated {
-		fmt.Fprintf(&b, " (%d listed; raise limit to see more)", len(o.Symbols))
+		b.WriteString(" (list truncated; raise limit to see more)")
 	}
 	b.WriteString("\n")
-	// Grouped by file, so that each path is written once: the files in
-	// the order of their best match, each file's symbols best first.
-	listed := map[string]int{}
-	var files []string
-	byFile := map[string][]int{} // indexes into o.Symbols
-	for i, s := range o.Symbols {
-		if listed[s.File] == 0 {
-			files = append(files, s.File)
-		}
-		listed[s.File]++
-		byFile[s.File] = append(byFile[s.File], i)
-	}
-	var num [20]byte
-	for _, f := range files {
-		b.WriteString(f)
-		b.WriteByte('\n')
-		for _, i := range byFile[f] {
-			s := &o.Symbols[i]
-			b.Write(strconv.AppendInt(num[:0], int64(s.Line), 10))
-			b.WriteByte(':')
-			b.Write(strconv.AppendInt(num[:0], int64(s.Character), 10))
-			b.WriteString(": ")
-			b.WriteString(s.Kind)
-			b.WriteByte(' ')
-			b.WriteString(s.Name)
-			if s.Text != "" {
-				b.WriteString(": ")
-				b.WriteString(s.Text)
-			}
-			b.WriteByte('\n')
-		}
-	}
-	if o.Truncated {
-		renderMore(&b, o.Files, listed, 0)
-	}
+	renderPlaces(&b, &o.Symbols, &o.More)
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
@@ -131,32 +86,25 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 			syms = append(syms, s)
 		}
 	}
-	out := &SearchOutput{Total: len(syms), Symbols: []SearchSymbol{}}
+	out := &SearchOutput{found: len(syms)}
 	lines := b.newLineCache()
-	var counts fileCounts
+	list := newPlaceList(limit)
 	for _, s := range syms {
-		file := b.displayURI(string(s.Location.URI))
-		counts.add(file)
-		if len(out.Symbols) == limit {
-			out.Truncated = true
-			continue
-		}
-		start := s.Location.Range.Start
-		sym := SearchSymbol{
-			Name:      s.Name,
-			Kind:      symbolKind(s.Kind),
-			Package:   s.ContainerName,
-			File:      file,
-			Line:      int(start.Line),
-			Character: int(start.Character),
-		}
-		if in.Detailed {
-			sym.Text = lines.line(string(s.Location.URI), sym.Line)
-		}
-		out.Symbols = append(out.Symbols, sym)
+		uri := string(s.Location.URI)
+		list.add(b.displayURI(uri), func() string {
+			start := s.Location.Range.Start
+			text := symbolKind(s.Kind) + " " + s.Name
+			if in.Detailed {
+				if src := lines.line(uri, int(start.Line)); src != "" {
+					text += ": " + src
+				}
+			}
+			return place(int(start.Line), int(start.Character), text)
+		})
 	}
+	out.Symbols, out.More, out.Truncated = list.files, list.more, list.truncated()
 	if out.Truncated {
-		out.Files = counts
+		out.Total = out.found
 	}
 	return out, nil
 }

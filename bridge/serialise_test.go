@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/goplsmcp/goplsmcp/bridge"
 	"strings"
 	"sync"
 	"testing"
@@ -35,20 +36,17 @@ func TestOverlaysNeverMix(t *testing.T) {
 					t.Errorf("writer %d: %v %s", w, err, res.Text())
 					return
 				}
-				var out struct {
-					Diagnostics []struct {
-						Line    int
-						Message string
-						Text    string
-					}
-				}
+				var out bridge.DiagnosticsOutput
 				if err := json.Unmarshal(res.StructuredContent, &out); err != nil {
 					t.Error(err)
 					return
 				}
-				// The line and its text both come from this call's text.
-				if len(out.Diagnostics) != 1 || out.Diagnostics[0].Line != 2+w || out.Diagnostics[0].Text != line {
-					t.Errorf("writer %d round %d: diagnostics %+v, want one on line %d: %s", w, round, out.Diagnostics, 2+w, line)
+				// The line and its text both come from this call's text:
+				// detailed, a diagnostic is line:character-line:character:
+				// message, then its source line.
+				f, _ := out.Files.Get("a/a.go")
+				if len(f.At) != 1 || !strings.HasPrefix(f.At[0], fmt.Sprintf("%d:", 2+w)) || !strings.HasSuffix(f.At[0], "\n\t"+line) {
+					t.Errorf("writer %d round %d: diagnostics %q, want one on line %d: %s", w, round, f.At, 2+w, line)
 				}
 			}
 		})

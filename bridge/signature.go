@@ -18,11 +18,10 @@ type SignatureInput struct {
 
 // SignatureOutput is the result of go_signature.
 type SignatureOutput struct {
-	Note            string   `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
-	Signature       string   `json:"signature,omitempty" jsonschema:"the called function's signature; empty when the position is not inside a call's parentheses"`
-	Parameters      []string `json:"parameters,omitempty" jsonschema:"its parameters, in order"`
-	ActiveParameter *int     `json:"activeParameter,omitempty" jsonschema:"0-based index of the parameter the position is at"`
-	Doc             string   `json:"doc,omitempty" jsonschema:"documentation: its first sentence, or all of it when detailed"`
+	Note      string `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
+	Signature string `json:"signature,omitempty" jsonschema:"the called function's signature; left out when the position is not inside a call's parentheses"`
+	At        string `json:"at,omitempty" jsonschema:"the parameter the position is at, as index: name type (0-based)"`
+	Doc       string `json:"doc,omitempty" jsonschema:"documentation: its first sentence, or all of it when detailed"`
 }
 
 // Render implements mcp.Renderer.
@@ -35,8 +34,8 @@ func (o *SignatureOutput) Render() string {
 		return strings.Join(append(parts, "not inside the arguments of a call"), "\n")
 	}
 	parts = append(parts, o.Signature)
-	if p := o.ActiveParameter; p != nil && *p < len(o.Parameters) {
-		parts = append(parts, fmt.Sprintf("parameter %d: %s", *p, o.Parameters[*p]))
+	if o.At != "" {
+		parts = append(parts, "parameter "+o.At)
 	}
 	if o.Doc != "" {
 		parts = append(parts, o.Doc)
@@ -85,15 +84,12 @@ func (b *Bridge) signature(ctx context.Context, in *SignatureInput) (*SignatureO
 	}
 	sig := help.Signatures[i]
 	out.Signature = sig.Label
-	for _, p := range sig.Parameters {
-		out.Parameters = append(out.Parameters, parameterLabel(sig.Label, p.Label))
-	}
-	out.ActiveParameter = help.ActiveParameter
+	active := help.ActiveParameter
 	if sig.ActiveParameter != nil {
-		out.ActiveParameter = sig.ActiveParameter
+		active = sig.ActiveParameter
 	}
-	if p := out.ActiveParameter; p != nil && (*p < 0 || *p >= len(out.Parameters)) {
-		out.ActiveParameter = nil
+	if p := active; p != nil && *p >= 0 && *p < len(sig.Parameters) {
+		out.At = fmt.Sprintf("%d: %s", *p, parameterLabel(sig.Label, sig.Parameters[*p].Label))
 	}
 	out.Doc = strings.TrimSpace(markupText(sig.Documentation))
 	if !in.Detailed {

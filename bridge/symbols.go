@@ -20,81 +20,59 @@ type SymbolsInput struct {
 
 // SymbolsOutput is the result of go_symbols.
 type SymbolsOutput struct {
-	File      string          `json:"file"`
-	Total     int             `json:"total" jsonschema:"number of symbols in the file, members included"`
-	Truncated bool            `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
-	Symbols   []OutlineSymbol `json:"symbols" jsonschema:"top-level declarations in source order, with their members"`
-}
+	Total     int      `json:"total,omitempty" jsonschema:"number of symbols in the file, members included, when fewer are listed"`
+	Truncated bool     `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
+	Symbols   []string `json:"symbols" jsonschema:"declarations in source order as line:character declaration, each type's fields and methods after it, indented by two spaces"`
 
-// OutlineSymbol is one declaration of the outline.
-type OutlineSymbol struct {
-	OutlineMember
-	Members []OutlineMember `json:"members,omitempty" jsonschema:"fields and methods of a type; those of a nested struct follow their field, named Field.Sub"`
-}
-
-// OutlineMember is a declaration or one of its members.
-type OutlineMember struct {
-	Name      string `json:"name" jsonschema:"the name; methods as (Type).Method or (*Type).Method"`
-	Kind      string `json:"kind" jsonschema:"func, method, type, struct, interface, field, var, const, ..."`
-	Detail    string `json:"detail,omitempty" jsonschema:"signature or type, as gopls gives it"`
-	Line      int    `json:"line" jsonschema:"0-based line of the name"`
-	Character int    `json:"character" jsonschema:"0-based UTF-16 column of the name"`
-	// The range of the whole declaration, in detailed mode.
-	StartLine      *int `json:"startLine,omitempty" jsonschema:"first line of the declaration (detailed only)"`
-	StartCharacter *int `json:"startCharacter,omitempty"`
-	EndLine        *int `json:"endLine,omitempty" jsonschema:"last line of the declaration (detailed only)"`
-	EndCharacter   *int `json:"endCharacter,omitempty"`
+	file  string // the file outlined, as the text names it
+	total int
 }
 
 // Render implements mcp.Renderer.
 func (o *SymbolsOutput) Render() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s", o.File, plural(o.Total, "symbol"))
+	fmt.Fprintf(&b, "%s: %s", o.file, plural(o.total, "symbol"))
 	if o.Truncated {
 		b.WriteString(" (list truncated; raise limit to see more)")
 	}
-	b.WriteString("\n")
-	line := func(s OutlineMember, indent string) {
-		fmt.Fprintf(&b, "%s%d:%d %s", indent, s.Line, s.Character, s.decl())
-		if s.EndLine != nil {
-			fmt.Fprintf(&b, " [%d:%d-%d:%d]", *s.StartLine, *s.StartCharacter, *s.EndLine, *s.EndCharacter)
-		}
-		b.WriteString("\n")
-	}
 	for _, s := range o.Symbols {
-		line(s.OutlineMember, "")
-		for _, m := range s.Members {
-			line(m, "  ")
-		}
+		b.WriteString("\n" + s)
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return b.String()
+}
+
+// outlineSymbol is a declaration or one of its members.
+type outlineSymbol struct {
+	name   string // methods as (Type).Method or (*Type).Method
+	kind   string
+	detail string // signature or type, as gopls gives it
 }
 
 // decl renders the symbol the way Go declares it, on one line.
-func (s OutlineMember) decl() string {
-	switch s.Kind {
+func (s outlineSymbol) decl() string {
+	switch s.kind {
 	case "func", "method":
-		if sig, ok := strings.CutPrefix(s.Detail, "func"); ok {
-			if strings.HasPrefix(s.Name, "(") || s.Kind == "func" {
-				return "func " + s.Name + sig
+		if sig, ok := strings.CutPrefix(s.detail, "func"); ok {
+			if strings.HasPrefix(s.name, "(") || s.kind == "func" {
+				return "func " + s.name + sig
 			}
-			return s.Name + sig // an interface method
+			return s.name + sig // an interface method
 		}
 	case "type", "struct", "interface":
-		return strings.TrimSpace("type " + s.Name + " " + s.Detail)
+		return strings.TrimSpace("type " + s.name + " " + s.detail)
 	case "var", "const":
-		return strings.TrimSpace(s.Kind + " " + s.Name + " " + s.Detail)
+		return strings.TrimSpace(s.kind + " " + s.name + " " + s.detail)
 	case "field":
 		// An embedded field is named by its type: show the type alone.
-		base := strings.TrimLeft(s.Detail, "*")
+		base := strings.TrimLeft(s.detail, "*")
 		if i := strings.LastIndex(base, "."); i >= 0 {
 			base = base[i+1:]
 		}
-		if base == s.Name {
-			return s.Detail
+		if base == s.name {
+			return s.detail
 		}
 	}
-	return strings.TrimSpace(s.Name + " " + s.Detail)
+	return strings.TrimSpace(s.name + " " + s.detail)
 }
 
 func (b *Bridge) addSymbols(s *mcp.Server) error {
@@ -132,54 +110,33 @@ func (b *Bridge) symbols(ctx context.Context, in *SymbolsInput) (*SymbolsOutput,
 	if err := b.client.Call(ctx, "textDocument/documentSymbol", params, &syms); err != nil {
 		return nil, goplsError(err)
 	}
-	out := &SymbolsOutput{File: b.displayPath(src.path), Symbols: []OutlineSymbol{}}
-	listed := 0
-	// member converts d, counting it, or returns false once the limit is
-	// reached.
-	member := func(d documentSymbol, prefix string) (OutlineMember, bool) {
-		out.Total++
-		if listed == limit {
-			out.Truncated = true
-			return OutlineMember{}, false
-		}
-		listed++
-		sel := d.SelectionRange.Start
-		m := OutlineMember{
-			Name:      prefix + d.Name,
-			Kind:      symbolKind(d.Kind),
-			Detail:    d.Detail,
-			Line:      int(sel.Line),
-			Character: int(sel.Character),
-		}
-		if in.Detailed {
-			r := d.Range
-			m.StartLine, m.StartCharacter = intPtr(int(r.Start.Line)), intPtr(int(r.Start.Character))
-			m.EndLine, m.EndCharacter = intPtr(int(r.End.Line)), intPtr(int(r.End.Character))
-		}
-		return m, true
-	}
-	var members func(sym *OutlineSymbol, ds []documentSymbol, prefix string)
-	members = func(sym *OutlineSymbol, ds []documentSymbol, prefix string) {
+	out := &SymbolsOutput{file: b.displayPath(src.path), Symbols: []string{}}
+	// walk lists ds (members indented, nested ones named Field.Sub),
+	// counting every symbol and listing the first limit.
+	var walk func(ds []documentSymbol, indent, prefix string)
+	walk = func(ds []documentSymbol, indent, prefix string) {
 		for _, d := range ds {
-			if m, ok := member(d, prefix); ok && sym != nil {
-				sym.Members = append(sym.Members, m)
-			} else {
-				sym = nil // counted from here on, not listed
+			out.total++
+			if len(out.Symbols) < limit {
+				sel := d.SelectionRange.Start
+				entry := fmt.Sprintf("%s%d:%d %s", indent, sel.Line, sel.Character,
+					outlineSymbol{name: prefix + d.Name, kind: symbolKind(d.Kind), detail: d.Detail}.decl())
+				if in.Detailed {
+					r := d.Range
+					entry += fmt.Sprintf(" [%d:%d-%d:%d]", r.Start.Line, r.Start.Character, r.End.Line, r.End.Character)
+				}
+				out.Symbols = append(out.Symbols, entry)
 			}
-			members(sym, d.Children, prefix+d.Name+".")
+			if indent == "" {
+				walk(d.Children, "  ", "")
+			} else {
+				walk(d.Children, indent, prefix+d.Name+".")
+			}
 		}
 	}
-	for _, d := range syms {
-		m, ok := member(d, "")
-		if !ok {
-			members(nil, d.Children, "")
-			continue
-		}
-		sym := OutlineSymbol{OutlineMember: m}
-		members(&sym, d.Children, "")
-		out.Symbols = append(out.Symbols, sym)
+	walk(syms, "", "")
+	if len(out.Symbols) < out.total {
+		out.Truncated, out.Total = true, out.total
 	}
 	return out, nil
 }
-
-func intPtr(n int) *int { return &n }

@@ -23,38 +23,25 @@ type TokensInput struct {
 
 // TokensOutput is the result of go_tokens.
 type TokensOutput struct {
-	File      string  `json:"file"`
-	Total     int     `json:"total" jsonschema:"number of tokens that match"`
-	Truncated bool    `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
-	Tokens    []Token `json:"tokens" jsonschema:"the tokens in source order"`
-}
+	Total     int      `json:"total,omitempty" jsonschema:"number of tokens that match, when fewer are listed"`
+	Truncated bool     `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
+	Tokens    []string `json:"tokens" jsonschema:"the tokens in source order, as line:character type[modifiers] text, with gopls's legend's names"`
 
-// Token is one semantic token.
-type Token struct {
-	Line      int      `json:"line"`
-	Character int      `json:"character" jsonschema:"0-based UTF-16 column"`
-	Length    int      `json:"length" jsonschema:"length in UTF-16 code units"`
-	Type      string   `json:"type" jsonschema:"namespace, type, function, method, variable, parameter, keyword, ... as gopls's legend names it"`
-	Modifiers []string `json:"modifiers,omitempty" jsonschema:"definition, readonly, defaultLibrary, ..."`
-	Text      string   `json:"text"`
+	file  string // as the text names it
+	total int
 }
 
 // Render implements mcp.Renderer.
 func (o *TokensOutput) Render() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s", o.File, plural(o.Total, "token"))
+	fmt.Fprintf(&b, "%s: %s", o.file, plural(o.total, "token"))
 	if o.Truncated {
 		fmt.Fprintf(&b, " (%d listed; raise limit or narrow the lines)", len(o.Tokens))
 	}
-	b.WriteString("\n")
 	for _, t := range o.Tokens {
-		fmt.Fprintf(&b, "%d:%d %s", t.Line, t.Character, t.Type)
-		if len(t.Modifiers) > 0 {
-			b.WriteString("[" + strings.Join(t.Modifiers, ",") + "]")
-		}
-		b.WriteString(" " + t.Text + "\n")
+		b.WriteString("\n" + t)
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return b.String()
 }
 
 func (b *Bridge) addTokens(s *mcp.Server) error {
@@ -118,7 +105,7 @@ func (b *Bridge) tokens(ctx context.Context, in *TokensInput) (*TokensOutput, er
 	if err := b.client.Call(ctx, method, params, &res); err != nil {
 		return nil, goplsError(err)
 	}
-	out := &TokensOutput{File: b.displayPath(src.path), Tokens: []Token{}}
+	out := &TokensOutput{file: b.displayPath(src.path), Tokens: []string{}}
 	if res == nil {
 		return out, nil
 	}
@@ -137,22 +124,28 @@ func (b *Bridge) tokens(ctx context.Context, in *TokensInput) (*TokensOutput, er
 		if len(in.Types) > 0 && !slices.Contains(in.Types, typ) {
 			continue
 		}
-		out.Total++
+		out.total++
 		if len(out.Tokens) == limit {
 			out.Truncated = true
 			continue
 		}
-		t := Token{Line: line, Character: char, Length: int(d[2]), Type: typ}
+		var tb strings.Builder
+		fmt.Fprintf(&tb, "%d:%d %s", line, char, typ)
+		var modifiers []string
 		for bit, name := range mods {
 			if d[4]&(1<<bit) != 0 {
-				t.Modifiers = append(t.Modifiers, name)
+				modifiers = append(modifiers, name)
 			}
 		}
+		if len(modifiers) > 0 {
+			tb.WriteString("[" + strings.Join(modifiers, ",") + "]")
+		}
 		text := src.line(line)
-		from := byteOffset(text, char)
-		to := byteOffset(text, char+t.Length)
-		t.Text = text[from:to]
-		out.Tokens = append(out.Tokens, t)
+		tb.WriteString(" " + text[byteOffset(text, char):byteOffset(text, char+int(d[2]))])
+		out.Tokens = append(out.Tokens, tb.String())
+	}
+	if out.Truncated {
+		out.Total = out.total
 	}
 	return out, nil
 }

@@ -20,18 +20,19 @@ type TypeHierarchyInput struct {
 // TypeHierarchyOutput is the result of go_type_hierarchy.
 type TypeHierarchyOutput struct {
 	Note       string         `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
-	Root       HierarchyNode  `json:"root" jsonschema:"the type asked about"`
+	Root       string         `json:"root" jsonschema:"the type asked about: kind name path:line:character"`
 	Supertypes *TypeRelations `json:"supertypes,omitempty" jsonschema:"interfaces the type implements (when asked)"`
 	Subtypes   *TypeRelations `json:"subtypes,omitempty" jsonschema:"types that implement it (when asked)"`
 
-	depth int // levels followed
+	depth int           // levels followed
+	root  hierarchyNode // what Root says
 }
 
 // TypeRelations are the types found in one direction.
 type TypeRelations struct {
-	Total     int             `json:"total" jsonschema:"types found, over the levels followed"`
-	Truncated bool            `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
-	Types     []HierarchyNode `json:"types"`
+	Total     int      `json:"total,omitempty" jsonschema:"types found, over the levels followed, when fewer are listed"`
+	Truncated bool     `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
+	Types     []string `json:"types,omitempty" jsonschema:"depth first, indented two spaces a level, as path:line:character: declaring line"`
 }
 
 // Render implements mcp.Renderer.
@@ -40,7 +41,7 @@ func (o *TypeHierarchyOutput) Render() string {
 	if o.Note != "" {
 		b.WriteString(o.Note + "\n")
 	}
-	fmt.Fprintf(&b, "%s %s (%s)\n", o.Root.Kind, o.Root.Name, o.Root.loc())
+	fmt.Fprintf(&b, "%s %s (%s)\n", o.root.kind, o.root.name, o.root.loc())
 	for _, r := range []struct {
 		name string
 		rel  *TypeRelations
@@ -48,11 +49,15 @@ func (o *TypeHierarchyOutput) Render() string {
 		if r.rel == nil {
 			continue
 		}
-		if r.rel.Total == 0 {
+		total := r.rel.Total
+		if !r.rel.Truncated {
+			total = len(r.rel.Types)
+		}
+		if total == 0 {
 			fmt.Fprintf(&b, "no %s\n", r.name)
 			continue
 		}
-		b.WriteString(plural(r.rel.Total, strings.TrimSuffix(r.name, "s")))
+		b.WriteString(plural(total, strings.TrimSuffix(r.name, "s")))
 		if o.depth > 1 {
 			fmt.Fprintf(&b, " over %d levels", o.depth)
 		}
@@ -60,7 +65,9 @@ func (o *TypeHierarchyOutput) Render() string {
 			b.WriteString(" (list truncated; raise limit to see more)")
 		}
 		b.WriteString(":\n")
-		renderTree(&b, r.rel.Types, false)
+		for _, t := range r.rel.Types {
+			b.WriteString(t + "\n")
+		}
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
@@ -98,7 +105,8 @@ func (b *Bridge) typeHierarchy(ctx context.Context, in *TypeHierarchyInput) (*Ty
 	if err != nil {
 		return nil, err
 	}
-	out := &TypeHierarchyOutput{Note: t.note, depth: depth, Root: b.hierarchyNode(b.newLineCache(), b.newImportPaths(), root)}
+	rn := b.hierarchyNode(b.newLineCache(), root)
+	out := &TypeHierarchyOutput{Note: t.note, depth: depth, Root: rn.kind + " " + rn.name + " " + rn.loc(), root: rn}
 	for _, dir := range dirs {
 		method := "typeHierarchy/" + dir
 		tree, err := b.expandHierarchy(ctx, root, depth, limit, func(ctx context.Context, it hierItem) ([]hierEdge, error) {
@@ -115,7 +123,10 @@ func (b *Bridge) typeHierarchy(ctx context.Context, in *TypeHierarchyInput) (*Ty
 		if err != nil {
 			return nil, err
 		}
-		rel := &TypeRelations{Total: tree.total, Truncated: tree.truncated, Types: tree.nodes}
+		rel := &TypeRelations{Truncated: tree.truncated, Types: treeLines(tree.nodes, false)}
+		if rel.Truncated {
+			rel.Total = tree.total
+		}
 		if dir == "supertypes" {
 			out.Supertypes = rel
 		} else {

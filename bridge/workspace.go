@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,63 +22,60 @@ type WorkspaceInput struct{}
 
 // WorkspaceOutput is the result of go_workspace.
 type WorkspaceOutput struct {
-	Root         string            `json:"root" jsonschema:"the workspace root, absolute; file arguments are relative to it"`
-	GoplsVersion string            `json:"goplsVersion" jsonschema:"the version of gopls answering"`
-	GoVersion    string            `json:"goVersion,omitempty" jsonschema:"the local Go toolchain, e.g. go1.26.1"`
-	Build        string            `json:"build" jsonschema:"how packages are found: module, go.work, GOPATH, GOPACKAGESDRIVER, ad hoc, or mixed when the views differ"`
-	Views        []WorkspaceView   `json:"views,omitempty" jsonschema:"each build gopls keeps, listed when there is more than one"`
-	Modules      []WorkspaceModule `json:"modules" jsonschema:"the workspace's modules"`
-	Packages     int               `json:"packages" jsonschema:"number of packages in the workspace (test variants not counted)"`
-	Loaded       bool              `json:"loaded" jsonschema:"whether gopls has finished loading the workspace"`
-	LoadError    string            `json:"loadError,omitempty" jsonschema:"why loading the workspace failed, if it did"`
-	ActiveWork   []string          `json:"activeWork,omitempty" jsonschema:"work gopls is reporting progress on right now"`
-	OpenBuffers  int               `json:"openBuffers" jsonschema:"files and overlays open in gopls"`
-	Remote       string            `json:"remote,omitempty" jsonschema:"the shared gopls daemon answering, through a forwarder (--remote), if any"`
-	BuildContext *BuildContext     `json:"buildContext,omitempty" jsonschema:"how many build flags, environment variables and gopls settings were fixed at launch (their values are not reported)"`
-}
-
-// WorkspaceView is one build configuration gopls keeps (a gopls "view").
-type WorkspaceView struct {
-	Dir   string `json:"dir" jsonschema:"the view's directory, relative to the root"`
-	Build string `json:"build" jsonschema:"module, go.work, GOPATH, GOPACKAGESDRIVER or ad hoc"`
+	Root         string                          `json:"root" jsonschema:"the workspace root, absolute; file arguments are relative to it"`
+	Gopls        string                          `json:"gopls" jsonschema:"the version of gopls answering"`
+	Go           string                          `json:"go,omitempty" jsonschema:"the local Go toolchain, e.g. go1.26.1"`
+	Build        string                          `json:"build" jsonschema:"how packages are found: module, go.work, GOPATH, GOPACKAGESDRIVER, ad hoc, or mixed when the views differ"`
+	GoWork       string                          `json:"goWork,omitempty" jsonschema:"the go.work file, when there is one"`
+	Views        mcp.OrderedMap[string]          `json:"views,omitzero" jsonschema:"each build gopls keeps, by directory, listed when there is more than one"`
+	Modules      mcp.OrderedMap[WorkspaceModule] `json:"modules" jsonschema:"the workspace's modules, by module path"`
+	Packages     int                             `json:"packages" jsonschema:"number of packages in the workspace (test variants not counted)"`
+	Loading      bool                            `json:"loading,omitempty" jsonschema:"set while gopls has not finished loading the workspace"`
+	LoadError    string                          `json:"loadError,omitempty" jsonschema:"why loading the workspace failed, if it did"`
+	ActiveWork   []string                        `json:"activeWork,omitempty" jsonschema:"work gopls is reporting progress on right now"`
+	OpenBuffers  int                             `json:"openBuffers,omitempty" jsonschema:"files and overlays open in gopls"`
+	Remote       string                          `json:"remote,omitempty" jsonschema:"the shared gopls daemon answering, through a forwarder (--remote), if any"`
+	BuildContext *BuildContext                   `json:"buildContext,omitempty" jsonschema:"how many build flags, environment variables and gopls settings were fixed at launch (their values are not reported)"`
 }
 
 // WorkspaceModule is one module of the workspace.
 type WorkspaceModule struct {
-	Path      string `json:"path" jsonschema:"the module path"`
-	Dir       string `json:"dir" jsonschema:"its directory, relative to the root"`
-	GoVersion string `json:"goVersion,omitempty" jsonschema:"the go directive of its go.mod"`
+	GoMod string `json:"goMod" jsonschema:"its go.mod, relative to the root"`
+	Go    string `json:"go,omitempty" jsonschema:"the go directive of its go.mod"`
 }
 
 // Render implements mcp.Renderer.
 func (o *WorkspaceOutput) Render() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "root: %s\n", o.Root)
-	fmt.Fprintf(&b, "gopls %s", o.GoplsVersion)
-	if o.GoVersion != "" {
-		fmt.Fprintf(&b, " with %s", o.GoVersion)
+	fmt.Fprintf(&b, "gopls %s", o.Gopls)
+	if o.Go != "" {
+		fmt.Fprintf(&b, " with %s", o.Go)
 	}
 	fmt.Fprintf(&b, "\nbuild: %s\n", o.Build)
-	for _, v := range o.Views {
-		fmt.Fprintf(&b, "  %s: %s\n", v.Dir, v.Build)
+	if o.GoWork != "" {
+		fmt.Fprintf(&b, "workspace file: %s\n", o.GoWork)
 	}
-	if len(o.Modules) == 0 {
+	o.Views.All(func(dir, build string) {
+		fmt.Fprintf(&b, "  %s: %s\n", dir, build)
+	})
+	if o.Modules.Len() == 0 {
 		b.WriteString("modules: none\n")
 	} else {
 		b.WriteString("modules:\n")
 	}
-	for _, m := range o.Modules {
-		fmt.Fprintf(&b, "  %s (%s)", m.Path, m.Dir)
-		if m.GoVersion != "" {
-			fmt.Fprintf(&b, " go %s", m.GoVersion)
+	o.Modules.All(func(path string, m WorkspaceModule) {
+		fmt.Fprintf(&b, "  %s: %s", path, m.GoMod)
+		if m.Go != "" {
+			fmt.Fprintf(&b, ", go %s", m.Go)
 		}
 		b.WriteString("\n")
-	}
+	})
 	fmt.Fprintf(&b, "packages: %d\n", o.Packages)
 	switch {
 	case o.LoadError != "":
 		fmt.Fprintf(&b, "load failed: %s\n", o.LoadError)
-	case !o.Loaded:
+	case o.Loading:
 		b.WriteString("still loading\n")
 	}
 	if len(o.ActiveWork) > 0 {
@@ -135,10 +133,9 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 		mcp.ReportProgress(ctx, "waiting for gopls to load the workspace")
 	}
 	out := &WorkspaceOutput{
-		Root:         b.root,
-		GoplsVersion: b.client.Version(),
-		GoVersion:    b.goVersion(),
-		Modules:      []WorkspaceModule{},
+		Root:  b.root,
+		Gopls: b.client.Version(),
+		Go:    b.goVersion(),
 	}
 	if err := b.client.WaitLoaded(ctx); err != nil {
 		if ctx.Err() != nil {
@@ -146,23 +143,37 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 		}
 		out.LoadError = shortMessage(goplsError(err))
 	}
-	out.Loaded = b.client.Loaded()
+	out.Loading = !b.client.Loaded()
 
-	var views []view
-	if err := b.client.ExecuteCommand(ctx, "gopls.views", nil, &views); err != nil {
+	var found []view
+	if err := b.client.ExecuteCommand(ctx, "gopls.views", nil, &found); err != nil {
 		return nil, fmt.Errorf("listing gopls's views: %w", goplsError(err))
 	}
 	kinds := map[string]bool{}
 	pkgs := map[string]bool{}
-	mods := map[string]WorkspaceModule{}
-	for _, v := range views {
+	type module struct {
+		path string
+		WorkspaceModule
+	}
+	var mods []module
+	views := map[string]string{}
+	var viewDirs []string
+	for _, v := range found {
 		dir, err := lspclient.URIPath(v.Root)
 		if err != nil {
 			continue
 		}
 		build := buildKind(v.Type)
 		kinds[build] = true
-		out.Views = append(out.Views, WorkspaceView{Dir: b.displayPath(dir), Build: build})
+		if _, seen := views[dir]; !seen {
+			viewDirs = append(viewDirs, dir)
+		}
+		views[dir] = build
+		if v.Type == "GoWork" && out.GoWork == "" {
+			if work := filepath.Join(dir, "go.work"); within(b.root, work) {
+				out.GoWork = b.displayPath(work)
+			}
+		}
 
 		var res packagesResult
 		err = b.client.ExecuteCommand(ctx, "gopls.packages", map[string]any{
@@ -181,7 +192,9 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 			if err != nil || !within(b.root, gomod) {
 				continue
 			}
-			mods[m.Path] = WorkspaceModule{Path: m.Path, Dir: b.displayPath(filepath.Dir(gomod)), GoVersion: goDirective(gomod)}
+			if !slices.ContainsFunc(mods, func(x module) bool { return x.path == m.Path }) {
+				mods = append(mods, module{m.Path, WorkspaceModule{GoMod: b.displayPath(gomod), Go: goDirective(gomod)}})
+			}
 		}
 	}
 	switch len(kinds) {
@@ -194,13 +207,16 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 	default:
 		out.Build = "mixed"
 	}
-	if len(out.Views) < 2 {
-		out.Views = nil
+	if len(viewDirs) > 1 {
+		slices.Sort(viewDirs)
+		for _, dir := range viewDirs {
+			out.Views.Set(b.displayPath(dir), views[dir])
+		}
 	}
+	slices.SortFunc(mods, func(x, y module) int { return strings.Compare(path.Dir(x.GoMod), path.Dir(y.GoMod)) })
 	for _, m := range mods {
-		out.Modules = append(out.Modules, m)
+		out.Modules.Set(m.path, m.WorkspaceModule)
 	}
-	slices.SortFunc(out.Modules, func(x, y WorkspaceModule) int { return strings.Compare(x.Dir, y.Dir) })
 	out.Packages = len(pkgs)
 	out.ActiveWork = b.client.ActiveWork()
 	slices.Sort(out.ActiveWork)

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/goplsmcp/goplsmcp/bridge"
 )
 
 // TestFixtureUpToDate checks that testdata/bench is exactly what the
@@ -105,28 +104,26 @@ func TestSmoke(t *testing.T) {
 	}
 }
 
-// TestDiagCount checks the harness's reading of go_diagnostics answers
-// against the bridge's own rendering, so that a change of the lean text
-// cannot silently break the count the harness compares.
+// TestDiagCount checks the harness's reading of go_diagnostics answers,
+// the structured content: every file's listed diagnostics and those
+// beyond the limit.
 func TestDiagCount(t *testing.T) {
-	d := func(file, sev string) bridge.Diagnostic {
-		return bridge.Diagnostic{File: file, Line: 1, Character: 2, Severity: sev, Message: "m: 3 errors"}
-	}
 	for _, tc := range []struct {
-		name string
-		out  bridge.DiagnosticsOutput
-		want int
+		name, structured string
+		want             int
 	}{
-		{"none", bridge.DiagnosticsOutput{}, 0},
-		{"none in a buffer", bridge.DiagnosticsOutput{URI: "file:///x.go"}, 0},
-		{"one file", bridge.DiagnosticsOutput{Total: 2, Diagnostics: []bridge.Diagnostic{d("a.go", "error"), d("a.go", "warning")}}, 2},
-		{"two files", bridge.DiagnosticsOutput{URI: "file:///a.go", Total: 3, Diagnostics: []bridge.Diagnostic{d("a.go", "error"), d("b.go", "hint"), d("b.go", "info")}}, 3},
-		{"cut", bridge.DiagnosticsOutput{Total: 9, Truncated: true, Files: []bridge.FileCount{{File: "a.go", Count: 9}}, Diagnostics: []bridge.Diagnostic{d("a.go", "error")}}, 9},
+		{"none", `{"files":{}}`, 0},
+		{"none in a buffer", `{"uri":"file:///x.go","files":{}}`, 0},
+		{"one file", `{"files":{"a.go":{"at":["1:2: m","1:3: warning: m"]}}}`, 2},
+		{"two files", `{"uri":"file:///a.go","files":{"a.go":{"at":["1:2: m"]},"b.go":{"at":["1:2: hint: m","1:3: info: m"],"fixes":["1:2: f"]}}}`, 3},
+		{"cut", `{"total":9,"truncated":true,"files":{"a.go":{"at":["1:2: m"],"more":8}}}`, 9},
 	} {
-		text := tc.out.Render()
-		got, ok := diagCount(text)
+		got, ok := diagCount([]byte(tc.structured))
 		if !ok || got != tc.want {
-			t.Errorf("%s: diagCount = %d, %v; want %d, true\n%s", tc.name, got, ok, tc.want, text)
+			t.Errorf("%s: diagCount = %d, %v; want %d, true\n%s", tc.name, got, ok, tc.want, tc.structured)
 		}
+	}
+	if _, ok := diagCount([]byte(`{"files":[]}`)); ok {
+		t.Error("diagCount read files as a list")
 	}
 }

@@ -92,7 +92,7 @@ func (b *bench) coldOnce(ctx context.Context, ws *workspace, ours bool, expect i
 		if a.isError {
 			continue
 		}
-		if n, ok := refCount(a.text, ours); ok && n >= max(expect, 1) {
+		if n, ok := refCount(a, ours); ok && n >= max(expect, 1) {
 			return time.Since(start), n, nil
 		}
 	}

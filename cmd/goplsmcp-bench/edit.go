@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/goplsmcp/goplsmcp/bridge"
 )
 
 // editFile is the file the edit loop changes.
@@ -24,45 +24,17 @@ func editText(orig string, i int) (text string, broken bool) {
 	return orig + fmt.Sprintf("\n// edit %d\n", i), false
 }
 
-var (
-	// oursDiagTotal is the first line of a cut list: "120 diagnostics,
-	// 100 listed ...".
-	oursDiagTotal = regexp.MustCompile(`(?m)^(\d+) diagnostics?, \d+ listed`)
-	// oursDiagFile is a file's line: "a/a.go: 2 errors, 1 warning".
-	oursDiagFile = regexp.MustCompile(`^\S.*: (\d+ (?:error|warning|info|hint)s?(?:, \d+ (?:error|warning|info|hint)s?)*)$`)
-	// oursDiagLine is a diagnostic's line, which starts with its position.
-	oursDiagLine = regexp.MustCompile(`^\d+:\d+(-\d+:\d+)?: `)
-	oursDiagN    = regexp.MustCompile(`\d+`)
-	oursNoDiags  = regexp.MustCompile(`(?m)^no diagnostics$`)
-)
-
-// diagCount reads the number of diagnostics from a go_diagnostics answer,
-// which may start with a line naming the buffer checked: the total of a
-// cut list, or else the sum of the files' counts.
-func diagCount(text string) (int, bool) {
-	if oursNoDiags.MatchString(text) {
-		return 0, true
+// diagCount reads the number of diagnostics from a go_diagnostics
+// answer's structured content: those listed under each file, and those
+// beyond the limit.
+func diagCount(structured []byte) (int, bool) {
+	var out bridge.DiagnosticsOutput
+	if err := json.Unmarshal(structured, &out); err != nil {
+		return 0, false
 	}
-	if m := oursDiagTotal.FindStringSubmatch(text); m != nil {
-		n, err := strconv.Atoi(m[1])
-		return n, err == nil
-	}
-	total, files := 0, 0
-	for _, line := range strings.Split(text, "\n") {
-		m := oursDiagFile.FindStringSubmatch(line)
-		if m == nil || oursDiagLine.MatchString(line) {
-			continue
-		}
-		files++
-		for _, n := range oursDiagN.FindAllString(m[1], -1) {
-			k, err := strconv.Atoi(n)
-			if err != nil {
-				return 0, false
-			}
-			total += k
-		}
-	}
-	return total, files > 0
+	n := 0
+	out.Files.All(func(_ string, f bridge.FileDiagnostics) { n += len(f.At) + f.More })
+	return n, true
 }
 
 // editLoop times "change a file, get its diagnostics": gopls's own time
@@ -101,7 +73,7 @@ func (b *bench) editLoop(ctx context.Context, ws *workspace, s *servers) error {
 		if err != nil {
 			return 0, err
 		}
-		n, ok := diagCount(a.text)
+		n, ok := diagCount(a.structured)
 		if !ok {
 			return -1, nil
 		}

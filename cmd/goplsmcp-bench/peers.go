@@ -20,7 +20,7 @@ type peerQuestion struct {
 	n      int
 	// count, if set, reads the number of items (references,
 	// diagnostics) from an answer, to check that both say the same.
-	count func(text string, ours bool) (int, bool)
+	count func(a answer, ours bool) (int, bool)
 	unit  string
 	// rescan marks the questions for which gopls mcp checks the
 	// modification time of every file in the package's dependency closure
@@ -40,7 +40,8 @@ var (
 )
 
 // refCount reads the number of references from an answer's text.
-func refCount(text string, ours bool) (int, bool) {
+func refCount(a answer, ours bool) (int, bool) {
+	text := a.text
 	re := peerRefCount
 	if ours {
 		re = oursRefCount
@@ -53,11 +54,13 @@ func refCount(text string, ours bool) (int, bool) {
 	return n, err == nil
 }
 
-// diagnosticCount reads the number of diagnostics from an answer's text.
-func diagnosticCount(text string, ours bool) (int, bool) {
+// diagnosticCount reads the number of diagnostics from an answer: its
+// structured content for goplsmcp, its text for gopls mcp.
+func diagnosticCount(a answer, ours bool) (int, bool) {
 	if ours {
-		return diagCount(text)
+		return diagCount(a.structured)
 	}
+	text := a.text
 	if strings.TrimSpace(text) == "No diagnostics." {
 		return 0, true
 	}
@@ -231,8 +234,8 @@ func (b *bench) peers(ctx context.Context, ws *workspace, s *servers) error {
 		same := true
 		agree := "—"
 		if q.count != nil {
-			on, ok1 := q.count(lastOurs.text, true)
-			pn, ok2 := q.count(lastPeer.text, false)
+			on, ok1 := q.count(lastOurs, true)
+			pn, ok2 := q.count(lastPeer, false)
 			same = ok1 && ok2 && on == pn
 			agree = fmt.Sprintf("%d vs %d %s", on, pn, q.unit)
 			if !same {

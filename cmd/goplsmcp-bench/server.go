@@ -124,8 +124,11 @@ type answer struct {
 	text string
 	// wire is the size of the whole JSON result, structured content
 	// included.
-	wire    int
-	isError bool
+	wire int
+	// structured is the structured content, compact; empty for a
+	// server that sends none.
+	structured []byte
+	isError    bool
 }
 
 // call sends one tools/call and times it from before the request is
@@ -150,7 +153,13 @@ func (s *mcpServer) call(ctx context.Context, tool string, args map[string]any) 
 		return answer{}, fmt.Errorf("%s: %s: %w", s.name, tool, err)
 	}
 	dur := time.Since(start)
-	return answer{dur: dur, text: res.Text(), wire: len(raw), isError: res.IsError}, nil
+	var compact bytes.Buffer
+	if len(res.StructuredContent) > 0 {
+		if err := json.Compact(&compact, res.StructuredContent); err != nil {
+			return answer{}, fmt.Errorf("%s: %s: structured content: %w", s.name, tool, err)
+		}
+	}
+	return answer{dur: dur, text: res.Text(), wire: len(raw), structured: compact.Bytes(), isError: res.IsError}, nil
 }
 
 // mustCall is call, with a tool error turned into an error.

@@ -60,8 +60,7 @@ func TestCall(t *testing.T) {
 		{name: "flags before call", args: []string{"--root", root, "--gopls", gopls, "call", "go_definition", `{"file":"main.go","line":12,"character":22}`},
 			wantStdout: "report/report.go:10:5: func Summary(list []shapes.Shape) string {\n"},
 		{name: "json", args: []string{"--gopls", gopls, "call", "--root", root, "--json", "go_definition", `{"file":"main.go","symbol":"report.Summary"}`},
-			wantJSON: map[string]any{"definitions": []any{map[string]any{
-				"file": "report/report.go", "line": 10.0, "character": 5.0, "text": "func Summary(list []shapes.Shape) string {"}}}},
+			wantJSON: map[string]any{"at": []any{"report/report.go:10:5: func Summary(list []shapes.Shape) string {"}}},
 		{name: "arguments from stdin", stdin: `{"file":"shapes/shapes.go","symbol":"Rect.Area"}`,
 			args:       []string{"call", "--root", root, "--gopls", gopls, "go_describe", "-"},
 			wantStdout: "func (r Rect) Area() float64\nArea returns the rectangle's area.\n"},

@@ -251,7 +251,7 @@ func TestEndToEnd(t *testing.T) {
 		{"go_describe", `{"file":"shapes/shapes.go","symbol":"Rect.Area"}`,
 			"func (r Rect) Area() float64\nArea returns the rectangle's area."},
 		{"go_symbol_references", `{"file":"shapes/shapes.go","symbol":"Shape"}`,
-			"6 references to Shape in 3 files\n" +
+			"7 references to Shape in 3 files, the declaration at shapes/shapes.go:6:5 included\n" +
 				"main.go\n" +
 				"11:18: list := []shapes.Shape{shapes.Rect{W: 3, H: 4}, shapes.Circle{R: 1}}\n" +
 				"report/report.go\n" +
@@ -260,24 +260,26 @@ func TestEndToEnd(t *testing.T) {
 				"15:41: func Largest(list []shapes.Shape) shapes.Shape {\n" +
 				"16:17: var best shapes.Shape\n" +
 				"shapes/shapes.go\n" +
+				"6:5: type Shape interface {\n" +
 				"36:25: func TotalArea(shapes ...Shape) float64 {"},
 		{"go_symbol_references", `{"file":"main.go","symbol":"shapes.Circle.Area"}`,
-			"4 references to Area in 3 files\n" +
+			"5 references to Area in 3 files, the declaration at shapes/shapes.go:30:16 included\n" +
 				"main.go\n" +
 				"13:34: fmt.Println(report.Largest(list).Area())\n" +
 				"report/report.go\n" +
 				"18:22: if best == nil || s.Area() > best.Area() {\n" +
 				"18:36: if best == nil || s.Area() > best.Area() {\n" +
 				"shapes/shapes.go\n" +
+				"30:16: func (c Circle) Area() float64 { return math.Pi * c.R * c.R }\n" +
 				"39:11: sum += s.Area()"},
 		{"go_symbol_references", `{"file":"report/report.go","line":18,"character":37,"limit":2}`,
-			"4 references to Area in 3 files (list truncated; raise limit to see more)\n" +
+			"5 references to Area in 3 files, the declaration at shapes/shapes.go:8:1 included (list truncated; raise limit to see more)\n" +
 				"main.go\n" +
 				"13:34: fmt.Println(report.Largest(list).Area())\n" +
 				"report/report.go\n" +
 				"18:22: if best == nil || s.Area() > best.Area() {\n" +
 				"report/report.go: 1 more\n" +
-				"shapes/shapes.go: 1 more"},
+				"shapes/shapes.go: 2 more"},
 	}
 	for i, tt := range tests {
 		text, structured, isError := p.call(10+i, tt.tool, tt.args)
