@@ -66,7 +66,7 @@ func (b *Bridge) addCallHierarchy(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_call_hierarchy",
 		Title:       "Call hierarchy",
-		Description: "Callers (incoming, with call sites) or callees (outgoing) of a function or method, up to 3 levels deep.",
+		Description: "Call hierarchy: who calls this function or method (callers, incoming, with each call site) and what it calls (callees, outgoing), up to 3 levels deep.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass a smaller depth or limit",
 	}, b.callHierarchy)

@@ -51,7 +51,7 @@ func (b *Bridge) addComplete(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_complete",
 		Title:       "Complete Go code",
-		Description: "Completion candidates at a position, best first (e.g. fields and methods after \"x.\"), with types or signatures.",
+		Description: "Code completion at a position: candidates best first (fields and methods after \"x.\"), with types or signatures.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass a smaller limit, and leave detailed out",
 	}, b.complete)

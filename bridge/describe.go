@@ -48,7 +48,7 @@ func (b *Bridge) addDescribe(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_describe",
 		Title:       "Describe a Go identifier",
-		Description: "Type, signature and documentation of the identifier at a position, or of a named symbol (hover).",
+		Description: "Hover: the type, signature and doc comment of the identifier at a position, or of a symbol. What is this?",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: leave detailed out",
 	}, b.describe)

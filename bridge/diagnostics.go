@@ -187,7 +187,7 @@ func (b *Bridge) addDiagnostics(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_diagnostics",
 		Title:       "Go diagnostics",
-		Description: "Parse, type and analyzer errors and warnings with quick fixes, for files on disk, one file with unsaved text (file + text: check an edit before saving it), a snippet (text alone) or the whole workspace. Waits for gopls to finish.",
+		Description: "Compile errors, type errors and vet warnings (analyzers), with quick fixes. After an edit, pass the files you changed: errors the edit causes in other packages are listed too. file + text checks an unsaved edit; text alone checks a snippet. Waits for gopls.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass a smaller limit, fewer files, or one file, and leave detailed out",
 	}, b.diagnostics)

@@ -28,7 +28,7 @@ func (b *Bridge) addFormat(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_format",
 		Title:       "Format Go code",
-		Description: "The edits gofmt would make, with a unified diff." + b.writeNote(),
+		Description: "Format a Go file with gofmt: the changes as a unified diff." + b.writeNote(),
 		Annotations: b.editing(),
 		Narrow:      "the file needs more formatting than fits; run gofmt on it instead, or pass file with text holding part of it",
 	}, b.format)

@@ -1,10 +1,70 @@
 package bridge
 
-// Instructions is the guidance goplsmcp gives agents at initialize, and
-// prints for AGENTS.md or CLAUDE.md.
-const Instructions = `goplsmcp answers questions about Go code from gopls, the Go language server, without running the code.
-- Prefer these tools to grep and to reading whole files: go_symbol_references finds every use of a symbol, go_definition finds its declaration, go_describe gives its type and documentation, go_diagnostics lists compile and vet errors.
-- Never build, run or test code to learn about it; ask these tools.
-- Positions are 0-based lines and 0-based UTF-16 characters, as in the tools' answers (path:line:character; lists name each file once, its places below it as line:character). When unsure of a position, pass symbol (e.g. "pkg.Type.Method") with the file instead, or add name to anchor the position.
-- To check an edit before saving it, pass file with the new text to go_diagnostics; text alone is a snippet checked in a scratch package. go_rename_symbol, go_format, go_organize_imports and go_code_actions return edits and a unified diff; they write nothing unless the call says apply: true and the server allows writes.
-- Answers are lean by default; pass detailed: true for documentation and ranges, and limit to bound long lists.`
+import (
+	"strings"
+)
+
+// Clients that load tools lazily show the model little more than the
+// instructions: Codex shows their first line as the description of the
+// tool namespace, Claude Code the instructions and the bare tool names,
+// and both find a tool by keyword search over names and descriptions. So
+// the first line says what goplsmcp answers and when to use it, and the
+// rest names each tool by the question it answers, in an agent's words.
+
+// instructionsHead is the first line: at most 120 characters.
+const instructionsHead = "Go code answers from gopls: prefer these tools to grep, reading whole files or running code to find and check Go code."
+
+// toolQuestions are the lines naming the tools, each by the question it
+// answers. A line is shown when at least one of its tools is offered.
+var toolQuestions = []struct {
+	tools []string
+	text  string // after the tool names
+}{
+	{[]string{"go_workspace"}, "modules, Go and gopls versions, load state; a good first call."},
+	{[]string{"go_search"}, "where is a symbol declared? Find it by (fuzzy) name."},
+	{[]string{"go_definition"}, "go to definition of the identifier at a position, or of a symbol."},
+	{[]string{"go_symbol_references"}, "find usages: who uses this function, type, field or variable?"},
+	{[]string{"go_call_hierarchy"}, "who calls this function (callers), and what does it call (callees)?"},
+	{[]string{"go_implementations"}, "what implements this interface; which interfaces does this type implement?"},
+	{[]string{"go_type_hierarchy"}, "supertypes and subtypes of a type."},
+	{[]string{"go_describe"}, "type, signature and doc comment of an identifier (hover)."},
+	{[]string{"go_signature"}, "the parameters of the call at a position."},
+	{[]string{"go_symbols"}, "outline of a file."},
+	{[]string{"go_file_context"}, "what a file uses from other files; read it before editing the file."},
+	{[]string{"go_package_api"}, "the exported API of a package: workspace, standard library or dependency."},
+	{[]string{"go_diagnostics"}, "compile errors and vet warnings with quick fixes. After an edit, pass the files you changed: errors it causes in other packages are listed too. file + text checks an edit before saving it."},
+	{[]string{"go_complete"}, "completions at a position."},
+	{[]string{"go_tokens"}, "semantic token types of a file."},
+	{[]string{"go_rename_symbol", "go_format", "go_organize_imports", "go_code_actions"}, "rename everywhere, gofmt, fix imports, quick fixes and refactorings (fill struct, extract, inline): edits as a unified diff, written only when the call says apply: true and the server allows writes."},
+	{[]string{"go_close"}, "forget unsaved text or a snippet."},
+}
+
+// instructionsTail is the guidance every session gets after the tools.
+const instructionsTail = `Never build, run or test code to learn about it; ask these tools.
+Positions are 0-based lines and 0-based UTF-16 characters, as in the answers (path:line:character; a list names each file once, then line:character). Unsure of a position? Pass symbol (e.g. "pkg.Type.Method") with the file, or add name to anchor it. text alone is a snippet checked in a scratch package.
+Answers are lean; detailed: true adds docs and ranges, limit bounds lists.`
+
+// InstructionsFor is the guidance for a session offered the tools that
+// offered reports true for.
+func InstructionsFor(offered func(tool string) bool) string {
+	var b strings.Builder
+	b.WriteString(instructionsHead + "\n")
+	for _, q := range toolQuestions {
+		var names []string
+		for _, t := range q.tools {
+			if offered(t) {
+				names = append(names, t)
+			}
+		}
+		if len(names) > 0 {
+			b.WriteString("- " + strings.Join(names, ", ") + ": " + q.text + "\n")
+		}
+	}
+	b.WriteString(instructionsTail)
+	return b.String()
+}
+
+// Instructions is the guidance for a session offered every tool: what
+// goplsmcp gives agents at initialize, and prints for AGENTS.md or
+// CLAUDE.md.
+var Instructions = InstructionsFor(func(string) bool { return true })

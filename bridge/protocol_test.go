@@ -412,24 +412,42 @@ func TestProgressRelay(t *testing.T) {
 }
 
 // TestInstructions checks DESIGN §3's instructions: initialize returns
-// short guidance that steers the agent to the tools instead of grep and
-// whole files, away from running the code, and explains positions and the
-// symbol alternative.
+// guidance whose first line (all Codex shows) says in at most 120
+// characters what goplsmcp is for, whose rest (at most 2 KiB) names every
+// tool offered and no other, and which steers the agent to the tools
+// instead of grep and whole files, away from running the code, and
+// explains positions and the symbol alternative.
 func TestInstructions(t *testing.T) {
 	st := startStackWith(t, exampleRoot(t), "2025-11-25", bridge.Limits{})
 	text := bridge.Instructions
-	if n := len(strings.Fields(text)); n > 200 {
-		t.Errorf("instructions are %d words; keep them short", n)
+	head, rest, _ := strings.Cut(text, "\n")
+	if len(head) > 120 {
+		t.Errorf("the first line is %d characters, over 120: %s", len(head), head)
+	}
+	if len(rest) > 2048 {
+		t.Errorf("the instructions after the first line are %d bytes, over 2048", len(rest))
 	}
 	for _, want := range []string{"grep", "whole files", "Never build, run or test", "0-based", "UTF-16", "symbol"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("instructions lack %q:\n%s", want, text)
 		}
 	}
-	// Every tool the guidance names exists.
-	for _, word := range strings.FieldsFunc(text, func(r rune) bool { return r != '_' && (r < 'a' || r > 'z') }) {
-		if strings.HasPrefix(word, "go_") && !st.server.HasTool(word) {
-			t.Errorf("instructions name %s, which is not registered", word)
+	named := func(text string) []string {
+		var tools []string
+		for _, word := range strings.FieldsFunc(text, func(r rune) bool { return r != '_' && (r < 'a' || r > 'z') }) {
+			if strings.HasPrefix(word, "go_") && !slices.Contains(tools, word) {
+				tools = append(tools, word)
+			}
 		}
+		slices.Sort(tools)
+		return tools
+	}
+	if diff := cmp.Diff(slices.Sorted(slices.Values(st.server.ToolNames())), named(text)); diff != "" {
+		t.Errorf("the tools the instructions name (-registered +named):\n%s", diff)
+	}
+	// With fewer tools offered, only those are named.
+	few := []string{"go_diagnostics", "go_format", "go_search"}
+	if diff := cmp.Diff(few, named(bridge.InstructionsFor(func(tool string) bool { return slices.Contains(few, tool) }))); diff != "" {
+		t.Errorf("instructions for %v name (-want +got):\n%s", few, diff)
 	}
 }

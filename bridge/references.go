@@ -62,7 +62,7 @@ func (b *Bridge) addSymbolReferences(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_symbol_references",
 		Title:       "Find references",
-		Description: "Every reference to a symbol across the workspace, grouped by file, with source lines.",
+		Description: "Find usages: every reference to a symbol (function, type, method, field, variable) across the workspace, grouped by file with source lines, the declaration included. Who uses this?",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass a smaller limit (every file keeps its count)",
 	}, b.references)

@@ -42,7 +42,7 @@ func (b *Bridge) addRename(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_rename_symbol",
 		Title:       "Rename a symbol",
-		Description: "The edits and unified diff that rename a symbol everywhere (new_name)." + b.writeNote(),
+		Description: "Rename a symbol everywhere it is used, across packages (a safe refactor, not search and replace): the edits as a unified diff." + b.writeNote(),
 		Annotations: b.editing(),
 		Narrow:      "the rename touches too much to show at once; see where the symbol is used with go_symbol_references, and rename a symbol with fewer uses",
 	}, b.rename)

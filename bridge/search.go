@@ -48,7 +48,7 @@ func (b *Bridge) addSearch(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_search",
 		Title:       "Search Go symbols",
-		Description: "Find declarations by fuzzy name in the workspace and its dependencies, with kind and position. Use it instead of grep.",
+		Description: "Find a symbol by name: fuzzy search for declarations (functions, types, methods, fields, constants) in the workspace, with file and line. Use it instead of grep to locate code.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass a smaller limit or a more specific query, and leave detailed out",
 	}, b.search)

@@ -47,7 +47,7 @@ func (b *Bridge) addSignature(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_signature",
 		Title:       "Signature at a call",
-		Description: "The signature of the call around a position, and which parameter the position is at.",
+		Description: "Signature help: the signature of the call around a position, and the parameter the position is at.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: leave detailed out",
 	}, b.signature)

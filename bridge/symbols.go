@@ -79,7 +79,7 @@ func (b *Bridge) addSymbols(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_symbols",
 		Title:       "Outline a Go file",
-		Description: "Outline of one file in source order: declarations at line:character, with types' fields and methods nested.",
+		Description: "Outline of a Go file (document symbols): its declarations in source order, with types' fields and methods.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass a smaller limit, and leave detailed out",
 	}, b.symbols)

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"time"
 
@@ -229,7 +230,7 @@ func startStack(ctx context.Context, cfg *config, stderr io.Writer, oneShot bool
 	// the start can reach the clients (at the level each one set).
 	st.srv = mcp.NewServer("goplsmcp", version(), &mcp.Options{
 		Title:           "Go language server (gopls) for agents",
-		Instructions:    bridge.Instructions,
+		Instructions:    instructions(cfg.tools),
 		Logger:          st.log.With("component", "mcp"),
 		MaxMessageBytes: limits.MessageBytes,
 		MaxResultBytes:  limits.ResultBytes,
@@ -353,6 +354,15 @@ func version() string {
 		return "devel-" + rev
 	}
 	return "devel"
+}
+
+// instructions is the guidance for a server offering tools, or every
+// tool when tools is nil: it names only the tools offered.
+func instructions(tools []string) string {
+	if tools == nil {
+		return bridge.Instructions
+	}
+	return bridge.InstructionsFor(func(tool string) bool { return slices.Contains(tools, tool) })
 }
 
 // goplsVersion asks a gopls binary for its version.
