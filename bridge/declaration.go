@@ -1,0 +1,272 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"strings"
+
+	"github.com/goplsmcp/goplsmcp/lspclient"
+	"github.com/goplsmcp/goplsmcp/mcp"
+	"go.lsp.dev/protocol"
+)
+
+// defaultSourceLines bounds the lines of source go_source shows.
+const defaultSourceLines = 200
+
+// SourceInput is the input of go_source.
+type SourceInput struct {
+	At
+	Limit int `json:"limit,omitempty" jsonschema:"most lines to show, default 200"`
+}
+
+// SourceOutput is the result of go_source.
+type SourceOutput struct {
+	URI    string `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer the call named, for later calls"`
+	Note   string `json:"note,omitempty" jsonschema:"how the target was found, when not as given"`
+	File   string `json:"file" jsonschema:"the declaring file: relative to the root, or $GOROOT/... or $GOMODCACHE/module@version/..."`
+	Range  string `json:"range" jsonschema:"the declaration's range, doc comment included, as line:character-line:character (end exclusive)"`
+	Within string `json:"within,omitempty" jsonschema:"the declaration it is part of, and its range: a const, var or type group, or the type of a field or method"`
+	Source string `json:"source" jsonschema:"the exact source of the range"`
+	More   int    `json:"more,omitempty" jsonschema:"lines beyond limit, not shown"`
+}
+
+// Render implements mcp.Renderer: path:range (and what the declaration
+// is part of), then the source, then how many lines were left out.
+func (o *SourceOutput) Render() string {
+	var b strings.Builder
+	if o.URI != "" {
+		b.WriteString("buffer " + o.URI + "\n")
+	}
+	if o.Note != "" {
+		b.WriteString(o.Note + "\n")
+	}
+	b.WriteString(o.File + ":" + o.Range)
+	if o.Within != "" {
+		b.WriteString(", in " + o.Within)
+	}
+	b.WriteString("\n")
+	b.WriteString(strings.TrimSuffix(o.Source, "\n"))
+	if o.More > 0 {
+		noun := "lines"
+		if o.More == 1 {
+			noun = "line"
+		}
+		fmt.Fprintf(&b, "\n… %d more %s (raise limit to see them)", o.More, noun)
+	}
+	return b.String()
+}
+
+func (b *Bridge) addSource(s *mcp.Server) error {
+	return mcp.AddTool(s, mcp.Tool{
+		Name:        "go_source",
+		Title:       "Declaration source",
+		Description: "Show the code of a function, method, type, const or var: the exact source of its declaration with its doc comment and range, by symbol (e.g. \"(*Server).Serve\") or at a use. Read this instead of the whole file.",
+		Annotations: readOnly(),
+		Narrow:      "narrow the call: pass a smaller limit",
+	}, b.source)
+}
+
+func (b *Bridge) source(ctx context.Context, in *SourceInput) (*SourceOutput, error) {
+	limit, err := limitOr(in.Limit, defaultSourceLines)
+	if err != nil {
+		return nil, err
+	}
+	t, err := b.resolve(ctx, in.At)
+	if err != nil {
+		return nil, err
+	}
+	defer t.release()
+	path, text := t.src.path, t.src.text
+	line, char := t.line, t.character
+	if in.Symbol == "" {
+		// At a use, the declaration it refers to; at a declaration,
+		// the declaration itself.
+		var locs []protocol.Location
+		if err := b.client.Call(ctx, "textDocument/definition", t.position(), &locs); err != nil {
+			return nil, goplsError(err)
+		}
+		if len(locs) == 0 {
+			return nil, fmt.Errorf("no declaration for what is at %d:%d; point at an identifier, or pass symbol", t.line, t.character)
+		}
+		p, err := lspclient.URIPath(string(locs[0].URI))
+		if err != nil {
+			return nil, err
+		}
+		if p != path {
+			var ok bool
+			if text, ok = b.currentText(p); !ok {
+				return nil, fmt.Errorf("cannot read %s, where the declaration is", b.displayPath(p))
+			}
+			path = p
+		}
+		line, char = int(locs[0].Range.Start.Line), int(locs[0].Range.Start.Character)
+	}
+	fset, f, _ := b.parsed.parse(path, text, parser.ParseComments|parser.SkipObjectResolution)
+	if f == nil {
+		return nil, fmt.Errorf("cannot parse %s, where the declaration is", b.displayPath(path))
+	}
+	g := &goFile{fset: fset, file: f, tf: fset.File(f.FileStart), lines: b.lines.lines(path, text)}
+	sp, err := declSpan(g, g.pos(line, char))
+	if err != nil {
+		return nil, err
+	}
+	out := &SourceOutput{URI: t.buffer, Note: joinNotes(t.note, sp.note), File: b.displayPath(path), Range: g.rangeOf(sp.start, sp.end)}
+	if sp.within != nil {
+		out.Within = sp.withinWhat + " at " + g.rangeOf(sp.within.Pos(), sp.within.End())
+	}
+	src := text[g.tf.Offset(sp.start):g.tf.Offset(sp.end)]
+	lines := strings.SplitAfter(src, "\n")
+	if len(lines) > limit {
+		out.More = len(lines) - limit
+		src = strings.Join(lines[:limit], "")
+	}
+	out.Source = src
+	return out, nil
+}
+
+func joinNotes(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + "; " + b
+}
+
+// rangeOf renders the range from start to end as line:character-line:character.
+func (g *goFile) rangeOf(start, end token.Pos) string {
+	sl, sc := g.where(start)
+	el, ec := g.where(end)
+	return fmt.Sprintf("%d:%d-%d:%d", sl, sc, el, ec)
+}
+
+// A span is the text of a declaration in its file.
+type span struct {
+	start, end token.Pos
+	// within is the declaration it is part of, if any: a group, or the
+	// type of a field; withinWhat says which.
+	within     ast.Node
+	withinWhat string
+	note       string
+}
+
+// declSpan finds the declaration whose name is at p, and the text it
+// spans: its doc comment, the declaration, and a comment that ends its
+// last line. A name declared inside a function spans the function.
+func declSpan(g *goFile, p token.Pos) (span, error) {
+	if !p.IsValid() {
+		return span{}, errors.New("the declaration's position is past the end of its file; the file changed, retry the call")
+	}
+	if f := g.file; f.Name != nil && p >= f.Package && p <= f.Name.End() {
+		return span{}, fmt.Errorf("that is package %s; ask go_package_api for its API", f.Name.Name)
+	}
+	for _, d := range g.file.Decls {
+		if p < docStart(d) || p > d.End() {
+			continue
+		}
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			sp := span{start: docStart(d), end: d.End()}
+			if d.Name.Pos() != p {
+				sp.note = fmt.Sprintf("%s is declared inside %s; this is %s's source", identNear(g, p), funcName(d), funcName(d))
+			}
+			return sp, nil
+		case *ast.GenDecl:
+			if d.Tok == token.IMPORT {
+				return span{}, errors.New("that is an imported package; ask go_package_api for its API")
+			}
+			for _, spec := range d.Specs {
+				if p < spec.Pos() || p > spec.End() {
+					continue
+				}
+				var doc, comment *ast.CommentGroup
+				switch s := spec.(type) {
+				case *ast.TypeSpec:
+					if sp, ok := memberSpan(g, s, p); ok {
+						return sp, nil
+					}
+					doc, comment = s.Doc, s.Comment
+				case *ast.ValueSpec:
+					doc, comment = s.Doc, s.Comment
+				}
+				if !d.Lparen.IsValid() {
+					// The declaration is the spec: its doc is d's.
+					return span{start: docStart(d), end: lineEnd(d.End(), comment)}, nil
+				}
+				sp := span{start: spec.Pos(), end: lineEnd(spec.End(), comment), within: d, withinWhat: d.Tok.String() + " group"}
+				if doc != nil {
+					sp.start = doc.Pos()
+				}
+				return sp, nil
+			}
+			// Between the specs: the group itself.
+			return span{start: docStart(d), end: d.End()}, nil
+		}
+	}
+	return span{}, errors.New("no declaration there; point at a declared name or a use of one, or pass symbol")
+}
+
+// memberSpan is the span of the struct field or interface method of s
+// named at p, if p names one.
+func memberSpan(g *goFile, s *ast.TypeSpec, p token.Pos) (span, bool) {
+	list := memberList(s.Type)
+	if list == nil || p < list.Opening {
+		return span{}, false
+	}
+	for _, f := range list.List {
+		if p < f.Pos() || p > f.End() {
+			continue
+		}
+		sp := span{start: f.Pos(), end: lineEnd(f.End(), f.Comment), within: s, withinWhat: "type " + s.Name.Name}
+		if f.Doc != nil {
+			sp.start = f.Doc.Pos()
+		}
+		return sp, true
+	}
+	return span{}, false
+}
+
+// docStart is where a declaration starts, its doc comment included.
+func docStart(d ast.Decl) token.Pos {
+	switch d := d.(type) {
+	case *ast.FuncDecl:
+		if d.Doc != nil {
+			return d.Doc.Pos()
+		}
+	case *ast.GenDecl:
+		if d.Doc != nil {
+			return d.Doc.Pos()
+		}
+	}
+	return d.Pos()
+}
+
+// lineEnd extends end over comment, the line comment of what ends there.
+func lineEnd(end token.Pos, comment *ast.CommentGroup) token.Pos {
+	if comment != nil && comment.End() > end {
+		return comment.End()
+	}
+	return end
+}
+
+// funcName names a function or method as go_source's notes do.
+func funcName(d *ast.FuncDecl) string {
+	if recv := receiverType(d); recv != "" {
+		return "method " + recv + "." + d.Name.Name
+	}
+	return "func " + d.Name.Name
+}
+
+// identNear is the identifier at p, for a note.
+func identNear(g *goFile, p token.Pos) string {
+	line, char := g.where(p)
+	if line < 0 || line >= len(g.lines) {
+		return "it"
+	}
+	if id := identAt(g.lines[line], char); id != "" {
+		return id
+	}
+	return "it"
+}
