@@ -285,7 +285,9 @@ func (b *Bridge) packageDir(ctx context.Context, path string, workspace map[stri
 	}
 	cmd := exec.CommandContext(ctx, "go", "list", "-find", "-e", "-f", "{{.Dir}}", "--", path)
 	cmd.Dir = b.root
-	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=readonly")
+	// As gopls's go command would look (--env GOMODCACHE=... included),
+	// and never downloading.
+	cmd.Env = append(b.client.GoEnviron(), "GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=readonly")
 	if outb, err := cmd.Output(); err == nil {
 		if dir := strings.TrimSpace(string(outb)); dir != "" && isDir(dir) {
 			return dir, nil
