@@ -457,6 +457,9 @@ type goEnv struct {
 	once     sync.Once
 	goroot   string
 	modcache string
+	// lookup, if set, returns a variable as gopls's go command sees it
+	// (--env GOMODCACHE=... moves the module cache).
+	lookup func(key string) string
 }
 
 func (e *goEnv) load() {
@@ -474,6 +477,11 @@ func (e *goEnv) load() {
 		if len(lines) == 2 {
 			e.goroot = evalOrSelf(lines[0])
 			e.modcache = evalOrSelf(lines[1])
+		}
+		if e.lookup != nil {
+			if v := e.lookup("GOMODCACHE"); v != "" && filepath.IsAbs(v) {
+				e.modcache = evalOrSelf(v)
+			}
 		}
 	})
 }

@@ -1,0 +1,431 @@
+package bridge
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/goplsmcp/goplsmcp/lspclient"
+	"github.com/goplsmcp/goplsmcp/mcp"
+	"golang.org/x/mod/module"
+)
+
+// vulncheckBound bounds a scan: govulncheck builds the call graph of the
+// whole pattern, which takes minutes on a large module, far past a bound
+// made for answers in milliseconds.
+const vulncheckBound = 10 * time.Minute
+
+// VulncheckInput is the input of go_vulncheck, with gopls mcp's
+// parameters.
+type VulncheckInput struct {
+	Dir     string `json:"dir,omitempty" jsonschema:"directory to check in, relative to the root (default: the root)"`
+	Pattern string `json:"pattern,omitempty" jsonschema:"package pattern to check (default ./...)"`
+}
+
+// VulncheckOutput is the result of go_vulncheck.
+type VulncheckOutput struct {
+	Findings mcp.OrderedMap[VulnFinding] `json:"findings" jsonschema:"known vulnerabilities by ID, those the code calls first"`
+}
+
+// VulnFinding is one known vulnerability of a dependency.
+type VulnFinding struct {
+	Module  string   `json:"module" jsonschema:"the affected module at the version in use, module@version (stdlib for the standard library)"`
+	Fixed   string   `json:"fixed,omitempty" jsonschema:"the version that fixes it; left out when none does"`
+	Status  string   `json:"status" jsonschema:"called (the code calls a vulnerable symbol), imported (a vulnerable package is imported, no vulnerable symbol called) or required (the module is required, the package not imported)"`
+	Summary string   `json:"summary,omitempty" jsonschema:"what the vulnerability is"`
+	Path    []string `json:"path,omitempty" jsonschema:"when called, one call path from the code to the vulnerable symbol: path:line:character: F calls G, each where it calls the next, then the symbol where it is declared"`
+}
+
+// Render implements mcp.Renderer: a count line, then each vulnerability
+// on a line (ID, module, fix, status, summary) with its call path below.
+func (o *VulncheckOutput) Render() string {
+	n := o.Findings.Len()
+	if n == 0 {
+		return "no known vulnerabilities"
+	}
+	called := 0
+	o.Findings.All(func(_ string, f VulnFinding) {
+		if f.Status == "called" {
+			called++
+		}
+	})
+	var b strings.Builder
+	noun := "known vulnerabilities"
+	if n == 1 {
+		noun = "known vulnerability"
+	}
+	fmt.Fprintf(&b, "%d %s, %d called by the code\n", n, noun, called)
+	o.Findings.All(func(id string, f VulnFinding) {
+		b.WriteString(id + " " + f.Module)
+		if f.Fixed != "" {
+			b.WriteString(" (fixed in " + f.Fixed + ")")
+		} else {
+			b.WriteString(" (no fix)")
+		}
+		b.WriteString(" " + f.Status)
+		if f.Summary != "" {
+			b.WriteString(": " + f.Summary)
+		}
+		b.WriteString("\n")
+		for _, p := range f.Path {
+			b.WriteString("  " + p + "\n")
+		}
+	})
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func (b *Bridge) addVulncheck(s *mcp.Server) error {
+	return mcp.AddTool(s, mcp.Tool{
+		Name:        "go_vulncheck",
+		Title:       "Vulnerability check",
+		Description: "Security: known vulnerabilities (CVE, GO-IDs) in the module's dependencies and the standard library, and whether the code calls the vulnerable function (govulncheck). Needs a local vulnerability database (GOVULNDB) or --allow-network.",
+		Annotations: readOnly(),
+		Narrow:      "narrow the call: pass a narrower pattern",
+	}, b.vulncheck)
+}
+
+// vulncheckSeq numbers the progress tokens of scans.
+var vulncheckSeq atomic.Int64
+
+func (b *Bridge) vulncheck(ctx context.Context, in *VulncheckInput) (*VulncheckOutput, error) {
+	if err := b.vulnDBReady(); err != nil {
+		return nil, err
+	}
+	dir := b.root
+	if in.Dir != "" {
+		d, err := b.resolveDir(in.Dir)
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+	}
+	pattern := strings.TrimSpace(in.Pattern)
+	if pattern == "" {
+		pattern = "./..."
+	}
+	if err := checkPattern(pattern); err != nil {
+		return nil, err
+	}
+	anchor := filepath.Join(dir, "go.mod")
+	if _, err := os.Stat(anchor); err != nil {
+		anchor = ""
+		if entries, err := os.ReadDir(dir); err == nil {
+			for _, e := range entries {
+				if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".go") {
+					anchor = filepath.Join(dir, e.Name())
+					break
+				}
+			}
+		}
+		if anchor == "" {
+			return nil, fmt.Errorf("dir %s has neither a go.mod nor a Go file; pass the directory of a module", quote(b.displayPath(dir)))
+		}
+	}
+	mcp.ReportProgress(ctx, fmt.Sprintf("govulncheck: checking %s in %s", pattern, b.displayPath(dir)))
+
+	// gopls runs the scan detached from the request: cancelling the
+	// request does not stop it, cancelling its progress does.
+	token := fmt.Sprintf("goplsmcp-vulncheck-%d", vulncheckSeq.Add(1))
+	stop := context.AfterFunc(ctx, func() {
+		notify, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := b.client.Notify(notify, "window/workDoneProgress/cancel", map[string]any{"token": token}); err != nil {
+			b.log.Debug("cancelling govulncheck", "error", err)
+		}
+	})
+	defer stop()
+	var res struct {
+		Result *vulnResult
+	}
+	params := map[string]any{
+		"command":       "gopls.vulncheck",
+		"arguments":     []any{map[string]any{"URI": lspclient.FileURI(anchor), "Pattern": pattern}},
+		"workDoneToken": token,
+	}
+	long := lspclient.WithBound(ctx, max(vulncheckBound, b.client.Timeout()))
+	if err := b.client.Call(long, "workspace/executeCommand", params, &res); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		var re *lspclient.ResponseError
+		if errors.As(err, &re) && strings.Contains(re.Message, "must be saved first") {
+			return nil, errors.New("govulncheck reads the files on disk and gopls holds unsaved text or snippets; forget them with go_close (or save the files), then call again")
+		}
+		if errors.As(err, &re) {
+			if first, ok := b.loadError(re.Message); ok {
+				return nil, fmt.Errorf("govulncheck loads only packages that compile, and one in %s does not (%s); fix it (see go_diagnostics) or pass a pattern that leaves it out", quote(pattern), clipN(first, goplsMessageChars))
+			}
+		}
+		if errors.Is(err, lspclient.ErrTimeout) {
+			return nil, fmt.Errorf("govulncheck did not finish within %s; pass a narrower pattern", max(vulncheckBound, b.client.Timeout()))
+		}
+		return nil, goplsError(err)
+	}
+	out := &VulncheckOutput{}
+	if res.Result == nil {
+		return out, nil
+	}
+	mods, err := b.moduleDirs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b.shapeVulns(out, res.Result, mods, dir)
+	return out, nil
+}
+
+// loadError finds in gopls's report of a failed scan the first error of
+// the packages govulncheck could not load, with paths relative to the
+// root.
+func (b *Bridge) loadError(msg string) (string, bool) {
+	_, after, ok := strings.Cut(msg, "errors with the provided package patterns:")
+	if !ok {
+		return "", false
+	}
+	for _, line := range strings.Split(after, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			return strings.ReplaceAll(line, b.root+string(filepath.Separator), ""), true
+		}
+	}
+	return "", false
+}
+
+// vulnResult is the part of gopls's vulncheck.Result go_vulncheck reads.
+type vulnResult struct {
+	Entries map[string]struct {
+		Summary string `json:"summary"`
+		Details string `json:"details"`
+	}
+	Findings []struct {
+		OSV   string `json:"osv"`
+		Fixed string `json:"fixed_version"`
+		Trace []vulnFrame
+	}
+}
+
+// vulnFrame is one frame of a finding's trace: the vulnerable symbol
+// first, the code's entry point last.
+type vulnFrame struct {
+	Module   string `json:"module"`
+	Version  string `json:"version"`
+	Package  string `json:"package"`
+	Function string `json:"function"`
+	Receiver string `json:"receiver"`
+	Position *struct {
+		Filename string `json:"filename"`
+		Line     int    `json:"line"`
+		Column   int    `json:"column"`
+	} `json:"position"`
+}
+
+// statusRank orders the statuses, the most urgent first.
+var statusRank = map[string]int{"called": 0, "imported": 1, "required": 2}
+
+// shapeVulns groups the findings of a scan by vulnerability.
+func (b *Bridge) shapeVulns(out *VulncheckOutput, r *vulnResult, mods map[string]string, dir string) {
+	type vuln struct {
+		id string
+		f  VulnFinding
+	}
+	byID := map[string]*vuln{}
+	var list []*vuln
+	for _, fd := range r.Findings {
+		if len(fd.Trace) == 0 {
+			continue
+		}
+		v := byID[fd.OSV]
+		if v == nil {
+			sink := fd.Trace[0]
+			v = &vuln{id: fd.OSV, f: VulnFinding{Module: moduleAt(sink.Module, sink.Version), Fixed: fd.Fixed, Status: "required"}}
+			e := r.Entries[fd.OSV]
+			v.f.Summary = cmp.Or(strings.TrimSpace(e.Summary), firstSentence(strings.Join(strings.Fields(e.Details), " ")))
+			byID[fd.OSV] = v
+			list = append(list, v)
+		}
+		status := "required"
+		switch {
+		case fd.Trace[0].Function != "":
+			status = "called"
+		case fd.Trace[0].Package != "":
+			status = "imported"
+		}
+		if statusRank[status] < statusRank[v.f.Status] {
+			v.f.Status = status
+		}
+		if status == "called" && v.f.Path == nil {
+			v.f.Path = b.callPath(fd.Trace, mods, dir)
+		}
+	}
+	slices.SortFunc(list, func(x, y *vuln) int {
+		return cmp.Or(cmp.Compare(statusRank[x.f.Status], statusRank[y.f.Status]), cmp.Compare(x.id, y.id))
+	})
+	for _, v := range list {
+		out.Findings.Set(v.id, v.f)
+	}
+}
+
+// moduleAt names a module at a version.
+func moduleAt(mod, version string) string {
+	if version == "" {
+		return mod
+	}
+	return mod + "@" + version
+}
+
+// callPath renders a trace from the entry point to the vulnerable symbol:
+// each frame as the place it calls the next from, and the symbol as its
+// declaration.
+func (b *Bridge) callPath(trace []vulnFrame, mods map[string]string, dir string) []string {
+	lines := b.newLineCache()
+	names := make([]string, len(trace))
+	for i, f := range trace {
+		name := f.Function
+		switch {
+		case strings.HasPrefix(f.Receiver, "*"):
+			name = "(" + f.Receiver + ")." + name
+		case f.Receiver != "":
+			name = f.Receiver + "." + name
+		}
+		names[i] = path.Base(f.Package) + "." + name
+	}
+	var out []string
+	for i := len(trace) - 1; i >= 0; i-- {
+		step := names[i]
+		if i > 0 {
+			step += " calls " + names[i-1]
+		}
+		if at := b.framePlace(trace[i], mods, dir, lines); at != "" {
+			step = at + ": " + step
+		}
+		out = append(out, step)
+	}
+	return out
+}
+
+// framePlace renders where a frame is, as path:line:character, or "".
+// govulncheck names files relative to their module's directory, with
+// 1-based lines and byte columns.
+func (b *Bridge) framePlace(f vulnFrame, mods map[string]string, dir string, lines *lineCache) string {
+	if f.Position == nil || f.Position.Line <= 0 {
+		return ""
+	}
+	modDir := mods[f.Module]
+	switch {
+	case modDir != "":
+	case f.Module == "stdlib":
+		b.env.load()
+		modDir = filepath.Join(b.env.goroot, "src")
+	case f.Version != "":
+		b.env.load()
+		esc, err := module.EscapePath(f.Module)
+		if err != nil || b.env.modcache == "" {
+			return ""
+		}
+		modDir = filepath.Join(b.env.modcache, esc+"@"+f.Version)
+	default:
+		modDir = dir
+	}
+	file := filepath.Join(modDir, filepath.FromSlash(f.Position.Filename))
+	line := f.Position.Line - 1
+	char := f.Position.Column - 1
+	uri := lspclient.FileURI(file)
+	if _, ok := lines.files[uri]; !ok {
+		lines.line(uri, 0)
+	}
+	if text := lines.files[uri]; line < len(text) {
+		char = utf16Col(text[line], char)
+	}
+	return fmt.Sprintf("%s:%d:%d", b.displayPath(file), line, char)
+}
+
+// moduleDirs maps the workspace's modules to their directories, from
+// gopls.
+func (b *Bridge) moduleDirs(ctx context.Context) (map[string]string, error) {
+	var res struct {
+		Module map[string]struct{ GoMod string }
+	}
+	args := map[string]any{"Files": []string{lspclient.FileURI(b.root)}, "Recursive": true}
+	if err := b.client.ExecuteCommand(ctx, "gopls.packages", args, &res); err != nil {
+		return nil, goplsError(err)
+	}
+	dirs := map[string]string{}
+	for mod, m := range res.Module {
+		if p, err := lspclient.URIPath(m.GoMod); err == nil && m.GoMod != "" {
+			dirs[mod] = filepath.Dir(p)
+		}
+	}
+	return dirs, nil
+}
+
+// vulnDBReady says what to pass when there is no vulnerability database
+// govulncheck could read: goplsmcp is offline unless told otherwise, and
+// the default database is on the network.
+func (b *Bridge) vulnDBReady() error {
+	db := b.client.GoEnv("GOVULNDB")
+	network := b.client.AllowsNetwork()
+	switch {
+	case db == "" && !network:
+		return errors.New("go_vulncheck needs a vulnerability database and goplsmcp is offline: start it with --env GOVULNDB=file:///path/to/vulndb (a copy of the Go vulnerability database in its file layout), or with --allow-network to use https://vuln.go.dev")
+	case db == "":
+		return nil
+	case strings.HasPrefix(db, "file:"):
+		u, err := url.Parse(db)
+		if err != nil || u.Path == "" {
+			return fmt.Errorf("GOVULNDB %s is not a valid file:// URL; start goplsmcp with --env GOVULNDB=file:///absolute/path/to/vulndb", quote(db))
+		}
+		if _, err := os.Stat(filepath.Join(filepath.FromSlash(u.Path), "index", "modules.json")); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("GOVULNDB %s holds no vulnerability database (no index/modules.json); point --env GOVULNDB at a copy of the Go vulnerability database in its file layout", quote(db))
+			}
+			return fmt.Errorf("GOVULNDB %s cannot be read: %v", quote(db), pathErrText(err))
+		}
+		return nil
+	case !network:
+		return fmt.Errorf("GOVULNDB is %s, which is on the network, and goplsmcp is offline: start it with --allow-network, or with --env GOVULNDB=file:///path/to/vulndb", quote(db))
+	}
+	return nil
+}
+
+// resolveDir turns a dir argument into the absolute path of a directory
+// inside the root, through its symbolic links.
+func (b *Bridge) resolveDir(dir string) (string, error) {
+	p, err := b.lexicalPath(dir)
+	if err != nil {
+		return "", errors.New(strings.Replace(err.Error(), "file ", "dir ", 1))
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", fmt.Errorf("dir %s does not exist; paths are relative to the workspace root %s", quote(dir), b.root)
+	}
+	if !within(b.root, real) {
+		return "", fmt.Errorf("dir %s leads outside the workspace root through a symbolic link; pass a directory inside the root", quote(dir))
+	}
+	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("dir %s is not a directory; pass the directory of a module", quote(dir))
+	}
+	return real, nil
+}
+
+// checkPattern accepts a package pattern as the go command reads one:
+// import path characters, dots and slashes, never a flag.
+func checkPattern(p string) error {
+	bad := fmt.Errorf("pattern %s is not a package pattern; pass one such as \"./...\" or \"example.com/m/...\"", quote(p))
+	if strings.HasPrefix(p, "-") || len(p) > 512 {
+		return bad
+	}
+	for _, r := range p {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-._~+/", r)) {
+			return bad
+		}
+	}
+	return nil
+}

@@ -1,0 +1,3 @@
+module example.com/vulndep
+
+go 1.22
