@@ -3,41 +3,67 @@ package bridge
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
 )
 
 const defaultSearchLimit = 30
 
+// maxWorkspaceSymbols is the most symbols gopls answers a search with.
+const maxWorkspaceSymbols = 100
+
 // SearchInput is the input of go_search.
 type SearchInput struct {
 	Query    string `json:"query" jsonschema:"fuzzy name, e.g. Handler or http.Serve"`
+	Scope    string `json:"scope,omitempty" jsonschema:"workspace (default): the workspace's packages; all: dependencies and the standard library too"`
 	Limit    int    `json:"limit,omitempty" jsonschema:"default 30"`
 	Detailed bool   `json:"detailed,omitempty" jsonschema:"add source lines"`
 }
 
 // SearchOutput is the result of go_search.
 type SearchOutput struct {
-	Total     int    `json:"total,omitempty" jsonschema:"number of symbols gopls found (it stops at 100), when fewer are listed"`
+	Total     int    `json:"total,omitempty" jsonschema:"number of symbols found in the scope, when fewer are listed"`
 	Truncated bool   `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
+	Outside   int    `json:"outside,omitempty" jsonschema:"symbols in dependencies and the standard library that scope all would add"`
+	Capped    bool   `json:"capped,omitempty" jsonschema:"set when gopls stopped at its 100 matches: a more specific query may find more"`
 	Symbols   Places `json:"symbols" jsonschema:"by file, as line:character: kind name; the workspace's best matches first, then those of dependencies"`
 	More      Counts `json:"more,omitzero" jsonschema:"by file, how many are beyond the limit, not listed"`
 
-	found int // what Total says, listed or not
+	found int  // what Total says, listed or not
+	all   bool // the scope is all
 }
 
 // Render implements mcp.Renderer: a count line, then each file's path
 // followed by its symbols as line:character: kind name.
 func (o *SearchOutput) Render() string {
-	if o.found == 0 {
-		return "no symbols found"
-	}
 	var b strings.Builder
-	b.WriteString(plural(o.found, "symbol"))
+	switch {
+	case o.found == 0 && o.all:
+		b.WriteString("no symbols found")
+	case o.found == 0:
+		b.WriteString("no symbols in the workspace")
+	default:
+		b.WriteString(plural(o.found, "symbol"))
+		if !o.all {
+			b.WriteString(" in the workspace")
+		}
+	}
+	var notes []string
+	if o.Outside > 0 {
+		notes = append(notes, fmt.Sprintf("scope: \"all\" adds %d from dependencies and the standard library", o.Outside))
+	}
 	if o.Truncated {
-		b.WriteString(" (list truncated; raise limit to see more)")
+		notes = append(notes, "list truncated; raise limit to see more")
+	}
+	if o.Capped {
+		notes = append(notes, "gopls stops at 100 matches, so a more specific query may find more")
+	}
+	if len(notes) > 0 {
+		b.WriteString(" (" + strings.Join(notes, "; ") + ")")
 	}
 	b.WriteString("\n")
 	renderPlaces(&b, &o.Symbols, &o.More)
@@ -48,7 +74,7 @@ func (b *Bridge) addSearch(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_search",
 		Title:       "Search Go symbols",
-		Description: "Find a symbol by name: fuzzy search for declarations (functions, types, methods, fields, constants) in the workspace, with file and line. Use it instead of grep to locate code.",
+		Description: "Find a symbol by name: fuzzy search for declarations (functions, types, methods, fields, constants) in the workspace, with file and line; scope \"all\" adds dependencies and the standard library. Use it instead of grep to locate code.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass a smaller limit or a more specific query, and leave detailed out",
 	}, b.search)
@@ -71,6 +97,14 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 	if err != nil {
 		return nil, err
 	}
+	all := false
+	switch in.Scope {
+	case "", "workspace":
+	case "all":
+		all = true
+	default:
+		return nil, errors.New(`scope must be "workspace" (the default) or "all" (dependencies and the standard library too)`)
+	}
 	gen := b.client.Generation()
 	found, ok := b.searches.get(gen, query)
 	if !ok {
@@ -79,14 +113,27 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 		}
 		b.searches.put(gen, b.client.Changed(gen), query, found)
 	}
-	// found is shared with later calls: filtered into a new slice.
+	// found is shared with later calls: filtered into a new slice. The
+	// workspace is the root, with the session's own snippets and no
+	// other's; gopls's own scope setting is fixed at launch, so the scope
+	// is applied here, and what the other scope would add is counted
+	// exactly from the same answer.
 	syms := make([]symbolInfo, 0, len(found))
+	outside := 0
 	for _, s := range found {
-		if !b.foreign(ctx, string(s.Location.URI)) {
-			syms = append(syms, s)
+		uri := string(s.Location.URI)
+		if b.foreign(ctx, uri) {
+			continue
 		}
+		if !all {
+			if p, err := lspclient.URIPath(uri); err != nil || !within(b.root, p) {
+				outside++
+				continue
+			}
+		}
+		syms = append(syms, s)
 	}
-	out := &SearchOutput{found: len(syms)}
+	out := &SearchOutput{found: len(syms), Outside: outside, Capped: len(found) >= maxWorkspaceSymbols, all: all}
 	lines := b.newLineCache()
 	list := newPlaceList(limit)
 	for _, s := range syms {
