@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -29,7 +30,17 @@ type Config struct {
 	// BuildContext says how much of the build context was set at launch,
 	// for go_workspace and goplsmcp://limits to report.
 	BuildContext BuildContext
+	// Tools are the tools --tools names, if it was given: those of
+	// OptionalTools among them are registered too. Other names are for
+	// mcp.Server.KeepTools to check.
+	Tools []string
 }
+
+// OptionalTools are gopls mcp's tools that it offers only when its
+// mcpTools setting names them: goplsmcp offers them, under their names
+// and with their parameters, only when --tools names them, so that the
+// default tools/list stays lean.
+var OptionalTools = []string{"go_context", "go_file_diagnostics", "go_file_metadata", "go_references"}
 
 // BuildContext counts what the command line fixed of gopls's build
 // context. Only the counts are reported, never the values, which may
@@ -50,7 +61,9 @@ type Bridge struct {
 	limits Limits
 	// allowWrite lets the edit tools write (see Config.AllowWrite).
 	allowWrite bool
-	buildCtx   BuildContext
+	// tools are the tools --tools names (see Config.Tools).
+	tools    []string
+	buildCtx BuildContext
 	// beforeWrite, if set, runs after the edits to write are prepared
 	// and before the files are checked; tests change a file there.
 	beforeWrite func()
@@ -93,7 +106,8 @@ func New(cfg Config) (*Bridge, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	b := &Bridge{root: cfg.Root, client: cfg.Client, log: log, limits: cfg.Limits,
-		allowWrite: cfg.AllowWrite, buildCtx: cfg.BuildContext, sessions: map[string]*sessionState{}}
+		allowWrite: cfg.AllowWrite, buildCtx: cfg.BuildContext, sessions: map[string]*sessionState{}, tools: cfg.Tools}
+	b.env.lookup = cfg.Client.GoEnv
 	b.gate.init()
 	b.diags.files.max, b.diags.fixes.max = maxCachedDiagFiles, maxCachedFixes
 	b.apis.max = maxCachedPackages
@@ -111,11 +125,13 @@ func (b *Bridge) Register(s *mcp.Server) error {
 		b.addSearch,
 		b.addFileContext,
 		b.addPackageAPI,
+		b.addPackageGraph,
 		b.addSymbolReferences,
 		b.addRename,
 		b.addDiagnostics,
 		b.addDescribe,
 		b.addDefinition,
+		b.addSource,
 		b.addImplementations,
 		b.addSymbols,
 		b.addComplete,
@@ -126,7 +142,9 @@ func (b *Bridge) Register(s *mcp.Server) error {
 		b.addCodeActions,
 		b.addCallHierarchy,
 		b.addTypeHierarchy,
+		b.addVulncheck,
 		b.addClose,
+		b.addOptional,
 		b.addResources,
 		b.addPrompts,
 		b.addSessions,
@@ -135,6 +153,24 @@ func (b *Bridge) Register(s *mcp.Server) error {
 	} {
 		if err := add(s); err != nil {
 			return fmt.Errorf("registering tools: %w", err)
+		}
+	}
+	return nil
+}
+
+// addOptional registers the optional tools Config.Tools names.
+func (b *Bridge) addOptional(s *mcp.Server) error {
+	adds := map[string]func(*mcp.Server) error{
+		"go_context":          b.addContext,
+		"go_file_diagnostics": b.addFileDiagnostics,
+		"go_file_metadata":    b.addFileMetadata,
+		"go_references":       b.addLocationReferences,
+	}
+	for _, name := range OptionalTools {
+		if slices.Contains(b.tools, name) {
+			if err := adds[name](s); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/goplsmcp/goplsmcp/bridge"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"golang.org/x/tools/txtar"
 )
@@ -68,6 +69,13 @@ func TestGolden(t *testing.T) {
 	// The archives' answers, all together, by tool (see lean_test.go).
 	checkLeanTools(t)
 }
+
+// goldenSetups prepare the stack of the archives (by name) that need more
+// than a root, such as an environment for gopls built for the run, and
+// name what else answers must show normalized (old, new pairs for a
+// strings.Replacer). The stack they return must offer every tool the
+// archive calls.
+var goldenSetups = map[string]func(t *testing.T, root string) (sc stackConfig, normalize []string){}
 
 // step is one call of an archive's script, or a change on disk.
 type step struct {
@@ -125,12 +133,18 @@ func runGolden(t *testing.T, path string) {
 		t.Fatalf("%s has no @NAME.call sections", path)
 	}
 
-	c := startStack(t, root)
+	// Every archive may call gopls mcp's optional tools.
+	sc := stackConfig{bridge: bridge.Config{Tools: bridge.OptionalTools}}
+	var extra []string
+	if setup := goldenSetups[strings.TrimSuffix(filepath.Base(path), ".txtar")]; setup != nil {
+		sc, extra = setup(t, root)
+	}
+	c := startStackOf(t, root, sc).client
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	schemas := outputSchemas(t, ctx, c)
 	var rewritten []txtar.File
-	normalize := strings.NewReplacer(root, "$ROOT", runtime.Version(), "$GOVERSION").Replace
+	normalize := strings.NewReplacer(append([]string{root, "$ROOT", runtime.Version(), "$GOVERSION"}, extra...)...).Replace
 	for _, s := range steps {
 		if s.write || s.delete {
 			if s.write {

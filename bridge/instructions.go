@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -23,25 +24,29 @@ var toolQuestions = []struct {
 	{[]string{"go_workspace"}, "modules, Go and gopls versions, load state; a good first call."},
 	{[]string{"go_search"}, "where is a symbol declared? Find it by (fuzzy) name."},
 	{[]string{"go_definition"}, "go to definition of the identifier at a position, or of a symbol."},
+	{[]string{"go_source"}, "show me the code: one function, method or type's source, not the whole file."},
 	{[]string{"go_symbol_references"}, "find usages: who uses this function, type, field or variable?"},
-	{[]string{"go_call_hierarchy"}, "who calls this function (callers), and what does it call (callees)?"},
-	{[]string{"go_implementations"}, "what implements this interface; which interfaces does this type implement?"},
+	{[]string{"go_call_hierarchy"}, "who calls this function, and what does it call?"},
+	{[]string{"go_implementations"}, "implementations of an interface; the interfaces a type implements."},
 	{[]string{"go_type_hierarchy"}, "supertypes and subtypes of a type."},
 	{[]string{"go_describe"}, "type, signature and doc comment of an identifier (hover)."},
 	{[]string{"go_signature"}, "the parameters of the call at a position."},
 	{[]string{"go_symbols"}, "outline of a file."},
-	{[]string{"go_file_context"}, "what a file uses from other files; read it before editing the file."},
-	{[]string{"go_package_api"}, "the exported API of a package: workspace, standard library or dependency."},
-	{[]string{"go_diagnostics"}, "compile errors and vet warnings with quick fixes. After an edit, pass the files you changed: errors it causes in other packages are listed too. file + text checks an edit before saving it."},
+	{[]string{"go_file_context"}, "what a file uses from other files; read it before editing."},
+	{[]string{"go_package_api"}, "a package's exported API: workspace, standard library or dependency."},
+	{[]string{"go_package_graph"}, "a package's imports, and who imports it."},
+	{[]string{"go_diagnostics"}, "compile errors and vet warnings with quick fixes. After an edit, pass the changed files: errors in other packages are listed too. file + text checks an unsaved edit."},
 	{[]string{"go_complete"}, "completions at a position."},
 	{[]string{"go_tokens"}, "semantic token types of a file."},
-	{[]string{"go_rename_symbol", "go_format", "go_organize_imports", "go_code_actions"}, "rename everywhere, gofmt, fix imports, quick fixes and refactorings (fill struct, extract, inline): edits as a unified diff, written only when the call says apply: true and the server allows writes."},
+	{[]string{"go_rename_symbol", "go_format", "go_organize_imports", "go_code_actions"}, "rename, gofmt, fix imports, quick fixes, refactorings (fill struct, extract, inline): a unified diff, written only with apply: true if the server allows writes."},
+	{[]string{"go_vulncheck"}, "known vulnerabilities of the dependencies."},
 	{[]string{"go_close"}, "forget unsaved text or a snippet."},
+	{[]string{"go_context", "go_file_diagnostics", "go_file_metadata", "go_references"}, "gopls mcp's optional tools, under its names and parameters."},
 }
 
 // instructionsTail is the guidance every session gets after the tools.
 const instructionsTail = `Never build, run or test code to learn about it; ask these tools.
-Positions are 0-based lines and 0-based UTF-16 characters, as in the answers (path:line:character; a list names each file once, then line:character). Unsure of a position? Pass symbol (e.g. "pkg.Type.Method") with the file, or add name to anchor it. text alone is a snippet checked in a scratch package.
+Positions are 0-based lines and 0-based UTF-16 characters, as in the answers (path:line:character, or a file once, then line:character). Unsure of a position? Pass symbol (e.g. "pkg.Type.Method") with the file, or add name to anchor it. text alone is a snippet checked in a scratch package.
 Answers are lean; detailed: true adds docs and ranges, limit bounds lists.`
 
 // InstructionsFor is the guidance for a session offered the tools that
@@ -64,7 +69,7 @@ func InstructionsFor(offered func(tool string) bool) string {
 	return b.String()
 }
 
-// Instructions is the guidance for a session offered every tool: what
-// goplsmcp gives agents at initialize, and prints for AGENTS.md or
-// CLAUDE.md.
-var Instructions = InstructionsFor(func(string) bool { return true })
+// Instructions is the guidance for a session offered the default tools
+// (gopls mcp's optional ones left out): what goplsmcp gives agents at
+// initialize, and prints for AGENTS.md or CLAUDE.md.
+var Instructions = InstructionsFor(func(tool string) bool { return !slices.Contains(OptionalTools, tool) })

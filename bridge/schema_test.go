@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/goplsmcp/goplsmcp/bridge"
+	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -38,6 +40,13 @@ var schemaSamples = []struct {
 	{"go_call_hierarchy", `{"file": "shapes/shapes.go", "symbol": "TotalArea", "depth": 2}`},
 	{"go_type_hierarchy", `{"file": "shapes/shapes.go", "symbol": "Shape"}`},
 	{"go_close", `{"file": "shapes/shapes.go"}`},
+	{"go_source", `{"file": "main.go", "symbol": "report.Summary"}`},
+	{"go_package_graph", `{"packagePaths": ["example.com/shapes/shapes"], "depth": 2}`},
+	{"go_vulncheck", `{"pattern": "./shapes/..."}`},
+	{"go_context", `{"file": "main.go"}`},
+	{"go_file_diagnostics", `{"file": "broken/broken.go"}`},
+	{"go_file_metadata", `{"file": "main.go"}`},
+	{"go_references", `{"location": {"uri": "file://$ROOT/shapes/shapes.go", "range": {"start": {"line": 36, "character": 5}, "end": {"line": 36, "character": 14}}}}`},
 }
 
 // TestOutputSchemas checks DESIGN §3's schema rules on every registered
@@ -47,7 +56,13 @@ var schemaSamples = []struct {
 // tool has a title, a description and annotations, and a live
 // structuredContent validates against the tool's outputSchema.
 func TestOutputSchemas(t *testing.T) {
-	st := startStackWith(t, exampleRoot(t), "2025-11-25", bridge.Limits{})
+	// Every tool, gopls mcp's optional ones included, and a
+	// vulnerability database for go_vulncheck.
+	root := exampleRoot(t)
+	st := startStackOf(t, root, stackConfig{
+		bridge: bridge.Config{Tools: bridge.OptionalTools},
+		lsp:    lspclient.Options{Env: []string{"GOVULNDB=" + vulndbURL(t)}},
+	})
 	ctx := testCtx(t)
 	var list struct {
 		Tools []struct {
@@ -88,7 +103,7 @@ func TestOutputSchemas(t *testing.T) {
 				}
 				n++
 				sampled[s.tool] = true
-				args := decode(t, json.RawMessage(s.args))
+				args := decode(t, json.RawMessage(strings.ReplaceAll(s.args, "$ROOT", root)))
 				if err := in.Validate(args); err != nil {
 					t.Errorf("sample arguments %s do not validate against the inputSchema: %v", s.args, err)
 				}
@@ -197,8 +212,9 @@ const toolsListBudget = 32 << 10
 
 // TestToolsListSize measures the live tools/list result at 2025-11-25 (the
 // largest: titles, output schemas and annotations included), with writes
-// allowed and not (the edit tools' descriptions differ): all twenty tools
-// must fit in 32 KiB.
+// allowed and not (the edit tools' descriptions differ): all twenty-three
+// default tools must fit in 32 KiB, and gopls mcp's optional tools are
+// not among them.
 func TestToolsListSize(t *testing.T) {
 	for _, allowWrite := range []bool{false, true} {
 		t.Run(fmt.Sprintf("allowWrite=%v", allowWrite), func(t *testing.T) {
@@ -219,11 +235,14 @@ func TestToolsListSize(t *testing.T) {
 			if err := json.Unmarshal(raw, &list); err != nil {
 				t.Fatal(err)
 			}
-			if len(list.Tools) != 20 || list.NextCursor != "" {
-				t.Fatalf("tools/list has %d tools and cursor %q; want all twenty on one page", len(list.Tools), list.NextCursor)
+			if len(list.Tools) != 23 || list.NextCursor != "" {
+				t.Fatalf("tools/list has %d tools and cursor %q; want all twenty-three on one page", len(list.Tools), list.NextCursor)
 			}
 			in, out, desc := 0, 0, 0
 			for _, tool := range list.Tools {
+				if slices.Contains(bridge.OptionalTools, tool.Name) {
+					t.Errorf("%s is listed by default; gopls mcp's optional tools are offered only when --tools names them", tool.Name)
+				}
 				if len(tool.OutputSchema) == 0 {
 					t.Errorf("%s has no outputSchema: the measure would be short", tool.Name)
 				}

@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+
+	"github.com/goplsmcp/goplsmcp/bridge"
 )
 
 // maxCallArgs bounds the arguments of goplsmcp call read from stdin, like
@@ -57,6 +60,9 @@ func runCall(ctx context.Context, cfg *config, rest []string, stdin io.Reader, s
 	}
 	defer st.close()
 	if !st.srv.HasTool(tool) {
+		if slices.Contains(bridge.OptionalTools, tool) {
+			return usageError("call: %s is one of gopls mcp's optional tools, offered only when --tools names it: goplsmcp call --tools %s %s ...", tool, tool, tool)
+		}
 		return usageError("call: unknown tool %q; the tools are %s", tool, strings.Join(st.srv.ToolNames(), ", "))
 	}
 	res, err := st.srv.CallTool(ctx, tool, json.RawMessage(args))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -190,6 +191,14 @@ func TestToolsFlag(t *testing.T) {
 	}
 	if text, _, isError := p.call(4, "go_definition", `{"file":"main.go","symbol":"report.Summary"}`); isError {
 		t.Errorf("a tool kept: %s", text)
+	}
+
+	// gopls mcp's optional tools are offered only when named.
+	if _, names, _ := list("--tools", "go_references,go_workspace"); !slices.Equal(names, []string{"go_workspace", "go_references"}) {
+		t.Errorf("tools listed with --tools go_references,go_workspace: %v", names)
+	}
+	if slices.Contains(all, "go_references") {
+		t.Errorf("go_references is listed by default: %v", all)
 	}
 
 	_, stderr, code := runOnce(t, "", "--root", root, "--gopls", goplsPath(t), "--tools", "go_definition,go_nope,go_never")

@@ -261,7 +261,7 @@ func startStack(ctx context.Context, cfg *config, stderr io.Writer, oneShot bool
 
 	br, err := bridge.New(bridge.Config{
 		Root: root, Client: st.client, Logger: st.log.With("component", "bridge"), Limits: limits,
-		AllowWrite: cfg.allowWrite, BuildContext: cfg.buildContext(),
+		AllowWrite: cfg.allowWrite, BuildContext: cfg.buildContext(), Tools: cfg.tools,
 	})
 	if err != nil {
 		return nil, err
@@ -271,7 +271,7 @@ func startStack(ctx context.Context, cfg *config, stderr io.Writer, oneShot bool
 	}
 	if cfg.tools != nil {
 		if err := st.srv.KeepTools(cfg.tools); err != nil {
-			return nil, usageError("--tools: %v; the tools are %s", err, strings.Join(st.srv.ToolNames(), ", "))
+			return nil, usageError("--tools: %v; the tools are %s, and gopls mcp's optional %s", err, strings.Join(st.srv.ToolNames(), ", "), strings.Join(bridge.OptionalTools, ", "))
 		}
 	}
 	return st, nil

@@ -1,0 +1,131 @@
+package bridge
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/goplsmcp/goplsmcp/mcp"
+	"go.lsp.dev/protocol"
+)
+
+// FileDiagnosticsInput is the input of go_file_diagnostics, gopls mcp's
+// optional tool.
+type FileDiagnosticsInput struct {
+	File string `json:"file" jsonschema:"the Go file to diagnose (root-relative or absolute)"`
+}
+
+// FileDiagnosticsOutput is the result of go_file_diagnostics.
+type FileDiagnosticsOutput struct {
+	Diagnostics []FileDiagnostic `json:"diagnostics" jsonschema:"the file's diagnostics by position"`
+}
+
+// FileDiagnostic is one diagnostic of the file and its preferred quick
+// fix.
+type FileDiagnostic struct {
+	At   string `json:"at" jsonschema:"line:character-line:character: severity: message (analyzer)"`
+	Fix  string `json:"fix,omitempty" jsonschema:"the title of its quick fix"`
+	Diff string `json:"diff,omitempty" jsonschema:"the fix's edits as a unified diff"`
+}
+
+// Render implements mcp.Renderer: each diagnostic on a line, its fix's
+// title and diff below it.
+func (o *FileDiagnosticsOutput) Render() string {
+	if len(o.Diagnostics) == 0 {
+		return "no diagnostics"
+	}
+	var b strings.Builder
+	for _, d := range o.Diagnostics {
+		b.WriteString(d.At + "\n")
+		if d.Fix != "" {
+			b.WriteString("fix: " + d.Fix + "\n")
+			b.WriteString(d.Diff)
+		}
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func (b *Bridge) addFileDiagnostics(s *mcp.Server) error {
+	return mcp.AddTool(s, mcp.Tool{
+		Name:        "go_file_diagnostics",
+		Title:       "File diagnostics",
+		Description: "Diagnostics of one Go file (parse, type and analyzer), each with its quick fix as a diff (gopls mcp's go_file_diagnostics; go_diagnostics also finds what a change breaks elsewhere).",
+		Annotations: readOnly(),
+	}, b.fileDiagnostics)
+}
+
+func (b *Bridge) fileDiagnostics(ctx context.Context, in *FileDiagnosticsInput) (*FileDiagnosticsOutput, error) {
+	src, err := b.openFile(ctx, in.File)
+	if err != nil {
+		return nil, err
+	}
+	defer src.release()
+	diags, err := b.client.DiagnoseFile(ctx, src.uri)
+	if err != nil {
+		return nil, goplsError(err)
+	}
+	out := &FileDiagnosticsOutput{Diagnostics: []FileDiagnostic{}}
+	if len(diags) == 0 {
+		return out, nil
+	}
+	slices.SortStableFunc(diags, func(x, y protocol.Diagnostic) int {
+		return cmp.Or(comparePos(x.Range.Start, y.Range.Start), cmp.Compare(x.Message, y.Message))
+	})
+	// gopls offers an analyzer's fixes only for diagnostics it computed
+	// and stored in a full diagnosis of the text it holds.
+	if err := b.client.DiagnoseFiles(ctx, []string{src.uri}); err != nil {
+		return nil, goplsError(err)
+	}
+	fixes, err := b.quickFixes(ctx, src, diags)
+	if err != nil {
+		return nil, err
+	}
+	for i, d := range diags {
+		var at strings.Builder
+		fmt.Fprintf(&at, "%d:%d-%d:%d: %s: %s", d.Range.Start.Line, d.Range.Start.Character, d.Range.End.Line, d.Range.End.Character, severityName(d.Severity), d.Message)
+		if d.Source != "" && d.Source != "compiler" {
+			fmt.Fprintf(&at, " (%s)", d.Source)
+		}
+		fd := FileDiagnostic{At: at.String()}
+		if len(fixes[i]) > 0 {
+			fix := fixes[i][0]
+			if diff, err := b.fixDiff(fix); err == nil && diff != "" {
+				fd.Fix, fd.Diff = fix.Title, diff
+			}
+		}
+		out.Diagnostics = append(out.Diagnostics, fd)
+	}
+	return out, nil
+}
+
+// fixDiff renders a fix's edits as a unified diff of the files they
+// change, as they are now.
+func (b *Bridge) fixDiff(fix Fix) (string, error) {
+	es := &editSet{}
+	byFile := map[string]*fileEdit{}
+	for _, e := range fix.Edits {
+		fe := byFile[e.File]
+		if fe == nil {
+			path := filepath.Join(b.root, filepath.FromSlash(e.File))
+			text, ok := b.currentText(path)
+			if !ok {
+				return "", fmt.Errorf("cannot read %s", e.File)
+			}
+			fe = &fileEdit{path: path, before: text}
+			byFile[e.File] = fe
+			es.files = append(es.files, fe)
+		}
+		fe.edits = append(fe.edits, protocol.TextEdit{NewText: e.NewText, Range: protocol.Range{
+			Start: protocol.Position{Line: uint32(e.Range.Start.Line), Character: uint32(e.Range.Start.Character)},
+			End:   protocol.Position{Line: uint32(e.Range.End.Line), Character: uint32(e.Range.End.Character)},
+		}})
+	}
+	ch, err := b.changes(es)
+	if err != nil {
+		return "", err
+	}
+	return ch.Diff, nil
+}
