@@ -62,8 +62,9 @@ type ResourceLink struct {
 }
 
 // A ToolHandler answers one call of a tool. A returned error becomes a
-// result with isError set and the error's text as its message, so it should
-// be one sentence the model can act on. A panic becomes -32603.
+// result with isError set and the error's text as its only content (no
+// structuredContent), so it should be one sentence the model can act on. A
+// panic becomes -32603.
 type ToolHandler[In, Out any] func(ctx context.Context, in *In) (*Out, error)
 
 // serverTool is a registered tool with its resolved schemas.
@@ -384,27 +385,17 @@ type ToolResult struct {
 	IsError           bool      `json:"isError,omitempty"`
 }
 
-// errorResultWith is errorResult with the debug information of a call
-// made with debug: true, if dbg is not nil.
-func errorResultWith(msg string, structured bool, dbg *DebugInfo) *ToolResult {
-	r := errorResult(msg, structured)
-	if dbg == nil {
-		return r
+// errorResult is the result of a failed call: isError and the message as
+// text, never structuredContent, whatever the protocol version. A client
+// that validates structuredContent against the output schema even on an
+// error (the TypeScript SDK's callTool does) would otherwise replace our
+// sentence with its own complaint about the schema. With debug: true (dbg
+// not nil), the debug information follows the message in the text.
+func errorResult(msg string, dbg *DebugInfo) *ToolResult {
+	if dbg != nil {
+		msg += "\n" + dbg.render()
 	}
-	r.Content[0].Text += "\n" + dbg.render()
-	if structured {
-		r.StructuredContent = map[string]any{"error": msg, debugArg: dbg}
-	}
-	return r
-}
-
-// errorResult is the result of a failed call.
-func errorResult(msg string, structured bool) *ToolResult {
-	r := &ToolResult{Content: []Content{{Type: "text", Text: msg}}, IsError: true}
-	if structured {
-		r.StructuredContent = map[string]string{"error": msg}
-	}
-	return r
+	return &ToolResult{Content: []Content{{Type: "text", Text: msg}}, IsError: true}
 }
 
 // shorten cuts s to at most n runes, marking the cut, and replaces control
