@@ -27,7 +27,7 @@ type CodeActionsOutput struct {
 	Note    string       `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
 	File    string       `json:"file"`
 	Range   Range        `json:"range" jsonschema:"the range the actions apply to"`
-	Actions []ActionInfo `json:"actions" jsonschema:"the actions available, when none was chosen"`
+	Actions []ActionInfo `json:"actions,omitempty" jsonschema:"the actions available, when none was chosen"`
 	Omitted int          `json:"omitted,omitempty" jsonschema:"actions left out because they run gopls commands (browse docs, add a test file, ...) rather than propose edits"`
 	Chosen  *ChosenEdit  `json:"chosen,omitempty" jsonschema:"the chosen action and its edits"`
 }

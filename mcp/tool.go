@@ -83,7 +83,10 @@ type serverTool struct {
 // generated from the types. The input schema takes its field descriptions
 // from `jsonschema` tags; the output schema is sent without descriptions
 // (tags on Out document the Go type only), with repeated objects defined
-// once: see compactOutput.
+// once: see compactOutput. Every schema node has a single type (AddTool
+// fails for a type whose schema would not, such as a field of type any): a
+// field of Out without omitempty is required and never null, so the handler
+// fills each such slice or map (with [] or {} when empty) and pointer.
 func AddTool[In, Out any](s *Server, t Tool, h ToolHandler[In, Out]) error {
 	if !validToolName(t.Name) {
 		return fmt.Errorf("tool %q: the name must be 1 to 128 letters, digits, '_', '-' or '.'", t.Name)
@@ -102,8 +105,14 @@ func AddTool[In, Out any](s *Server, t Tool, h ToolHandler[In, Out]) error {
 	if err := addDebugSchemas(in, out); err != nil {
 		return fmt.Errorf("tool %s: %w", t.Name, err)
 	}
-	plainInputTypes(in)
+	plainTypes(in)
 	compactOutput(out, reflect.TypeFor[Out]())
+	if err := unportable(in, false); err != nil {
+		return fmt.Errorf("tool %s: input schema: %w", t.Name, err)
+	}
+	if err := unportable(out, true); err != nil {
+		return fmt.Errorf("tool %s: output schema: %w", t.Name, err)
+	}
 	resolved, err := in.Resolve(nil)
 	if err != nil {
 		return fmt.Errorf("tool %s: resolving input schema: %w", t.Name, err)
