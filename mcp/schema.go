@@ -42,11 +42,11 @@ func plainTypes(s *jsonschema.Schema) {
 	})
 }
 
-// unportable returns the first node of s, by its path, that breaks the
-// portability rule: a node without exactly one type (a list of types, or
-// none, which accepts anything), or, where refs is false, a $ref. An output
-// node may be a $ref to its $defs instead of typed; additionalProperties
-// may be the false schema.
+// unportable reports, as an error naming its path, the first node of s
+// that breaks the portability rule: a node without exactly one type (a
+// list of types, or none, which accepts anything), a combinator, or, where
+// refs is false, a $ref. With refs, a node may be a bare $ref to the
+// schema's $defs instead; additionalProperties may be the false schema.
 func unportable(s *jsonschema.Schema, refs bool) error {
 	var check func(s *jsonschema.Schema, path string) error
 	check = func(s *jsonschema.Schema, path string) error {
