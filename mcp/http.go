@@ -307,23 +307,19 @@ func accepts(header string) (jsonOK, sseOK bool) {
 }
 
 // checkVersion validates the MCP-Protocol-Version header: it must be a
-// version this server speaks and, once a session has negotiated one, that
-// version. Without the header the session's version is assumed.
-func checkVersion(w http.ResponseWriter, r *http.Request, negotiated string) bool {
+// version this server speaks. Any of them is accepted on any session, not
+// only the one it negotiated: clients (the conformance suite among them)
+// head requests with a version of their own, and what a session sends
+// still follows the version it negotiated. Without the header the
+// session's version is assumed.
+func checkVersion(w http.ResponseWriter, r *http.Request) bool {
 	v := r.Header.Get("MCP-Protocol-Version")
-	if v == "" {
+	if v == "" || slices.Contains(supportedVersions, v) {
 		return true
 	}
-	if !slices.Contains(supportedVersions, v) {
-		httpError(w, http.StatusBadRequest, fmt.Sprintf("Bad Request: unsupported MCP-Protocol-Version %s; this server speaks %s",
-			quoteHeader(v), strings.Join(supportedVersions, ", ")))
-		return false
-	}
-	if negotiated != "" && v != negotiated {
-		httpError(w, http.StatusBadRequest, fmt.Sprintf("Bad Request: MCP-Protocol-Version %s is not the version this session negotiated, %s", v, negotiated))
-		return false
-	}
-	return true
+	httpError(w, http.StatusBadRequest, fmt.Sprintf("Bad Request: unsupported MCP-Protocol-Version %s; this server speaks %s",
+		quoteHeader(v), strings.Join(supportedVersions, ", ")))
+	return false
 }
 
 // session finds the session a request names, or answers 400 (no session
@@ -365,7 +361,7 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Header.Get("Mcp-Session-Id") == "" {
-		if !checkVersion(w, r, "") {
+		if !checkVersion(w, r) {
 			return
 		}
 		if !isInitialize(body) {
@@ -434,7 +430,7 @@ func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, body []
 // error and returns nil. The caller releases a session it gets.
 func (h *HTTPHandler) enter(w http.ResponseWriter, r *http.Request) *httpSession {
 	hs := h.session(w, r)
-	if hs == nil || !checkVersion(w, r, hs.ss.negotiated()) {
+	if hs == nil || !checkVersion(w, r) {
 		return nil
 	}
 	if !hs.acquire() {
@@ -492,7 +488,7 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 
 func (h *HTTPHandler) delete(w http.ResponseWriter, r *http.Request) {
 	hs := h.session(w, r)
-	if hs == nil || !checkVersion(w, r, hs.ss.negotiated()) {
+	if hs == nil || !checkVersion(w, r) {
 		return
 	}
 	h.end(hs, "deleted by the client")

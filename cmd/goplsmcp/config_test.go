@@ -57,6 +57,28 @@ func TestConfigSnippets(t *testing.T) {
 	}
 }
 
+// TestInstructionsMatchInitialize checks that goplsmcp instructions prints
+// exactly the instructions the server sends at initialize, byte for byte
+// (plus the line end a terminal wants), as the binary does both: a user
+// who pastes them into AGENTS.md gives the agent what an MCP client
+// would.
+func TestInstructionsMatchInitialize(t *testing.T) {
+	printed, stderr, code := runOnce(t, "", "instructions")
+	if code != 0 || stderr != "" {
+		t.Fatalf("goplsmcp instructions: exit %d, stderr %q", code, stderr)
+	}
+	p := startBinary(t, "--root", exampleRoot(t), "--gopls", goplsPath(t))
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
+	res, _ := p.recv()["result"].(map[string]any)
+	sent, _ := res["instructions"].(string)
+	if sent == "" {
+		t.Fatalf("initialize sent no instructions: %v", res)
+	}
+	if diff := cmp.Diff(sent+"\n", printed); diff != "" {
+		t.Errorf("goplsmcp instructions differs from initialize's instructions (-initialize +printed):\n%s", diff)
+	}
+}
+
 func TestInstructionsSubcommand(t *testing.T) {
 	var stdout bytes.Buffer
 	if err := run(t.Context(), []string{"instructions"}, strings.NewReader(""), &stdout, &bytes.Buffer{}); err != nil {
