@@ -175,6 +175,16 @@ func flagError(err error) error {
 	return usageError("%s (see goplsmcp --help)", msg)
 }
 
+// drainTimeout is how long, after SIGTERM or SIGINT, the calls in flight
+// may take to be answered while new ones are refused. The whole stop must
+// fit in drainBound: the drain, then cancelling what is left and closing
+// the HTTP server (well under half a second once the calls have ended),
+// then stopping gopls (at most 1.6 s, when gopls ignores shutdown).
+const (
+	drainBound   = 5 * time.Second
+	drainTimeout = 2500 * time.Millisecond
+)
+
 // A stack is goplsmcp's running parts: gopls (through the client), the
 // bridge's tools and the MCP server. Serving and goplsmcp call build it
 // the same way.
@@ -233,6 +243,7 @@ func startStack(ctx context.Context, cfg *config, stderr io.Writer, oneShot bool
 		Logger:          st.log.With("component", "mcp"),
 		MaxMessageBytes: limits.MessageBytes,
 		MaxResultBytes:  limits.ResultBytes,
+		DrainTimeout:    drainTimeout,
 	})
 	onMessage := func(level slog.Level, text string) { st.srv.Log(mcpLevel(level), "gopls", text) }
 	if oneShot {
