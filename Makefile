@@ -45,11 +45,14 @@ test: build vet
 # in .interop/package-lock.json and installed there with the machine's npm
 # (npm ci, only when the lock file changes), drives bin/goplsmcp over stdio
 # and over Streamable HTTP: every tool, resource and prompt, each result
-# checked against its output schema. Needs Node.js 18 or later.
+# checked against its output schema; then config-http.mjs connects it as
+# each client's HTTP snippet (goplsmcp config CLIENT --url) says, token
+# included. Needs Node.js 18 or later.
 NPM ?= npm
 NODE ?= node
 interop: build .interop/node_modules/.package-lock.json
 	$(NODE) .interop/interop.mjs --server bin/goplsmcp --gopls bin/gopls --fixture testdata/example
+	$(NODE) .interop/config-http.mjs --server bin/goplsmcp --gopls bin/gopls --fixture testdata/example
 
 .interop/node_modules/.package-lock.json: .interop/package.json .interop/package-lock.json
 	@command -v $(NODE) >/dev/null || { echo "make interop needs Node.js 18 or later (node) and npm"; exit 1; }

@@ -38,6 +38,7 @@ Usage:
   goplsmcp --http ADDR [flags]               serve MCP over Streamable HTTP at http://ADDR/mcp
   goplsmcp [flags] call [flags] TOOL [ARGS]  make one tool call and print its answer
   goplsmcp config CLIENT [--root DIR]        print the configuration snippet for claude, cursor, vscode, codex or gemini
+  goplsmcp config CLIENT --url URL           ... the snippet that connects to a goplsmcp serving --http at URL
   goplsmcp instructions                      print the agent guidance, for AGENTS.md or CLAUDE.md
 
 It speaks MCP over stdin and stdout, one JSON-RPC message per line, and
