@@ -457,6 +457,9 @@ type goEnv struct {
 	once     sync.Once
 	goroot   string
 	modcache string
+	// extra is what gopls adds to the go command's environment (--env):
+	// a GOMODCACHE there is the module cache gopls uses.
+	extra []string
 }
 
 func (e *goEnv) load() {
@@ -465,7 +468,7 @@ func (e *goEnv) load() {
 		// a go.mod asking for a newer Go must not make it download one.
 		cmd := exec.Command("go", "env", "GOROOT", "GOMODCACHE")
 		cmd.Dir = os.TempDir()
-		cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=")
+		cmd.Env = append(append(os.Environ(), e.extra...), "GOTOOLCHAIN=local", "GOFLAGS=")
 		out, err := cmd.Output()
 		if err != nil {
 			return
