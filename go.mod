@@ -13,6 +13,7 @@ require (
 	golang.org/x/mod v0.38.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/tools v0.47.1-0.20260707181000-a299dadba899
+	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (

@@ -5,40 +5,30 @@
 // module, each run lists the tools first (the client validates each
 // structuredContent against its tool's outputSchema only once it has seen
 // the list), calls every tool, reads every resource, gets every prompt,
-// completes a prompt argument and sets the log level. Any error, tool
-// error or schema violation fails the run with exit status 1.
+// completes a prompt argument and sets the log level. Then it calls every
+// tool once more with a bad argument: each must answer a tool error
+// (isError, our one-sentence message, no structuredContent), never an
+// McpError such as the -32602 the client throws when an error's
+// structuredContent does not match the output schema. Any error, tool
+// error where none is due, or schema violation fails the run with exit
+// status 1.
 //
 // Usage: node interop.mjs --server bin/goplsmcp --gopls bin/gopls --fixture testdata/example
 
-import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-const { values: opts } = parseArgs({
-  options: {
-    server: { type: 'string' },
-    gopls: { type: 'string' },
-    fixture: { type: 'string' },
-  },
-});
-for (const k of ['server', 'gopls', 'fixture']) {
-  if (!opts[k]) {
-    console.error(`interop: --${k} is required`);
-    process.exit(2);
-  }
-}
+import { Failures, fixture as copyFixture, options, serveHTTP } from './lib.mjs';
+
+const opts = options();
 const sdkVersion = JSON.parse(
   readFileSync(new URL('./node_modules/@modelcontextprotocol/sdk/package.json', import.meta.url), 'utf8'),
 ).version;
-const server = resolve(opts.server);
-const gopls = resolve(opts.gopls);
+const { server, gopls } = opts;
 
 // The arguments of each tool's call on testdata/example. Every tool the
 // server lists must have an entry: a new tool without one fails the run.
@@ -74,6 +64,42 @@ const extraCalls = [
   ['go_code_actions', { file: 'broken/broken.go', line: 7, character: 9 }],
 ];
 
+// A bad call of each tool, on testdata/example, and a pattern its message
+// must match: a file that does not exist or is outside the root, an
+// unknown symbol, a position past the end, a value out of range, gopls
+// refusing. Every tool the server lists must have an entry.
+const badCalls = {
+  go_workspace: [{ root: '/etc' }, /^invalid arguments: unknown arguments \["root"\]; the tool takes no arguments$/],
+  go_search: [{ query: '' }, /^query is empty; /],
+  go_file_context: [{ file: 'nope.go' }, /^file "nope\.go" does not exist; /],
+  go_package_api: [{ packagePaths: ['example.com/nope'] }, /^example\.com\/nope: no such package /],
+  go_symbol_references: [{ file: 'shapes/shapes.go', symbol: 'NoSuchSymbol' }, /^symbol "NoSuchSymbol" is not declared /],
+  go_rename_symbol: [{ file: 'shapes/shapes.go', symbol: 'TotalArea', new_name: '1bad' }, /^new_name "1bad" is not a Go identifier/],
+  go_diagnostics: [{ files: ['../outside.go'] }, /^file "\.\.\/outside\.go" is outside the workspace root/],
+  go_describe: [{ file: 'main.go', line: 999, character: 0 }, /^line 999 is past the end of the file/],
+  go_definition: [{ file: 'main.go', symbol: 'report.Nope' }, /^symbol "report\.Nope" is not declared /],
+  go_implementations: [{ file: 'shapes/shapes.go', line: 0, character: 500 }, /^character 500 is past the end of line 0/],
+  go_symbols: [{ file: 'missing.go' }, /^file "missing\.go" does not exist; /],
+  go_complete: [{ file: 'main.go', line: -1, character: 0 }, /must not be negative/],
+  go_signature: [{ file: 'main.go', uri: 'file:///x.go', line: 0, character: 0 }, /^pass file or uri, not both/],
+  go_tokens: [{ file: 'main.go', startLine: 10, endLine: 2 }, /^endLine 2 is before startLine 10/],
+  go_format: [{ text: 'package p\nfunc {' }, /^gopls: .*expected 'IDENT'/],
+  go_organize_imports: [{ uri: 'file:///etc/passwd' }, /^uri "file:\/\/\/etc\/passwd" is outside the workspace root/],
+  go_code_actions: [{ text: 'package scratch\n\ntype P struct{ X, Y int }\n\nvar p = P{}\n', line: 4, character: 8, title: 'No such action' },
+    /^no action here has a title like "No such action"/],
+  go_call_hierarchy: [{ file: 'shapes/shapes.go', symbol: 'TotalArea', direction: 'sideways' }, /^direction must be "incoming" or "outgoing"/],
+  go_type_hierarchy: [{ file: 'shapes/shapes.go', symbol: 'Rect', depth: 99 }, /^depth must be 1, 2 or 3/],
+  go_close: [{ uri: 'file:///etc/passwd' }, /^uri "file:\/\/\/etc\/passwd" is outside the workspace root/],
+};
+// More bad calls: gopls itself refusing, a tool that does not exist, and
+// an error with debug: true (the trace follows the message in the text).
+const extraBadCalls = [
+  ['go_rename_symbol', { text: 'package p\n\nfunc f() {\n\tx := 1\n\ty := 2\n\t_, _ = x, y\n}\n', line: 3, character: 1, new_name: 'y' },
+    /^gopls: .*conflicts with var in same block/],
+  ['go_nope', {}, /^unknown tool$/],
+  ['go_describe', { file: 'main.go', symbol: 'Nope', debug: true }, /^symbol "Nope" is not declared .*\ndebug: [0-9.]+ ms, [0-9]+ requests?\n  workspace\/symbol /s],
+];
+
 // wrongTypes returns an object whose every member declared by schema has
 // a value of the wrong type: a schema that checks anything rejects it.
 // (Output schemas allow undeclared members, such as debug.)
@@ -86,11 +112,8 @@ function wrongTypes(schema) {
   return value;
 }
 
-let failures = 0;
-function fail(transport, what, detail) {
-  failures++;
-  console.error(`FAIL ${transport}: ${what}${detail ? ': ' + detail : ''}`);
-}
+const failures = new Failures();
+const fail = (...a) => failures.fail(...a);
 
 // exercise runs the whole script against one connected client.
 async function exercise(name, client) {
@@ -110,8 +133,9 @@ async function exercise(name, client) {
       fail(name, `${t.name}'s outputSchema accepts anything`);
     }
     if (!(t.name in calls)) fail(name, `${t.name} is listed but interop.mjs has no call for it; add one to the table`);
+    if (!(t.name in badCalls)) fail(name, `${t.name} is listed but interop.mjs has no bad call for it; add one to badCalls`);
   }
-  for (const t of Object.keys(calls)) {
+  for (const t of [...Object.keys(calls), ...Object.keys(badCalls)]) {
     if (!listed.includes(t)) fail(name, `${t} is not listed`);
   }
 
@@ -137,6 +161,36 @@ async function exercise(name, client) {
     }
     console.log(`  ${name} ${tool} ok (${Date.now() - start} ms): ${text.split('\n')[0].slice(0, 70)}`);
   }
+
+  // Bad calls: a tool error reaches the client as our sentence. The
+  // client throws an McpError when it finds fault with the result (such
+  // as a structuredContent that does not match the output schema); that
+  // is a failure too.
+  const bad = [...listed.filter((t) => t in badCalls).map((t) => [t, ...badCalls[t]]), ...extraBadCalls];
+  for (const [tool, args, want] of bad) {
+    const where = `${tool} ${JSON.stringify(args)}`;
+    let res;
+    try {
+      res = await client.callTool({ name: tool, arguments: args });
+    } catch (err) {
+      fail(name, `${where} threw instead of answering a tool error`, err.message);
+      continue;
+    }
+    const texts = (res.content ?? []).filter((c) => c.type === 'text');
+    const text = texts[0]?.text ?? '';
+    if (res.isError !== true) {
+      fail(name, `${where} did not answer a tool error`, text.slice(0, 200));
+    } else if (res.structuredContent !== undefined) {
+      fail(name, `${where}: a tool error with structuredContent`, JSON.stringify(res.structuredContent).slice(0, 200));
+    } else if (res.content.length !== 1 || texts.length !== 1) {
+      fail(name, `${where}: a tool error is one text block`, JSON.stringify(res.content).slice(0, 200));
+    } else if (!want.test(text)) {
+      fail(name, `${where}: message ${JSON.stringify(text)}`, `want ${want}`);
+    } else if (!want.flags.includes('s') && text.includes('\n')) {
+      fail(name, `${where}: the message is more than one line`, JSON.stringify(text));
+    }
+  }
+  console.log(`  ${name} ${bad.length} bad calls answered tool errors with their messages`);
 
   const { resources } = await client.listResources();
   if (resources.length === 0) fail(name, 'no resources listed');
@@ -172,12 +226,8 @@ async function exercise(name, client) {
   await client.ping();
 }
 
-// fixture copies the example module to a fresh directory: no run writes
-// to the repository.
 function fixture() {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'goplsmcp-interop-')));
-  cpSync(opts.fixture, dir, { recursive: true });
-  return dir;
+  return copyFixture(opts.fixture);
 }
 
 function newClient() {
@@ -210,33 +260,12 @@ async function overStdio() {
 // and the generated token from its stderr, and connects with the token.
 async function overHTTP() {
   const root = fixture();
-  const child = spawn(server, ['--root', root, '--gopls', gopls, '--http', '127.0.0.1:0'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const exited = new Promise((res) => child.on('exit', (code, signal) => res({ code, signal })));
-  const logs = [];
-  const lines = createInterface({ input: child.stderr });
-  const endpoint = new Promise((res, rej) => {
-    let url;
-    const timer = setTimeout(() => rej(new Error('no URL and token on stderr within 30 s')), 30000);
-    lines.on('line', (line) => {
-      logs.push(line);
-      const u = line.match(/serving MCP at (http:\/\/\S+);/);
-      if (u) url = u[1];
-      const t = line.match(/Authorization: Bearer (\S+)/);
-      if (t && url) {
-        clearTimeout(timer);
-        res({ url, token: t[1] });
-      }
-    });
-    child.on('exit', () => rej(new Error('goplsmcp exited before serving')));
-  });
   const client = newClient();
-  let transport;
+  let web;
   try {
-    const { url, token } = await endpoint;
-    transport = new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    web = await serveHTTP(server, gopls, root);
+    const transport = new StreamableHTTPClientTransport(new URL(web.url), {
+      requestInit: { headers: { Authorization: `Bearer ${web.token}` } },
     });
     await client.connect(transport);
     if (!transport.sessionId) fail('http', 'no Mcp-Session-Id after initialize');
@@ -244,12 +273,13 @@ async function overHTTP() {
     await transport.terminateSession();
   } catch (err) {
     fail('http', 'session', err.stack);
-    console.error(logs.join('\n'));
+    if (web) console.error(web.logs.join('\n'));
   } finally {
     await client.close();
-    child.kill('SIGTERM');
-    const { code, signal } = await exited;
-    if (code !== 0) fail('http', `goplsmcp exited with ${code ?? signal} after SIGTERM`);
+    if (web) {
+      const { code, signal } = await web.stop();
+      if (code !== 0) fail('http', `goplsmcp exited with ${code ?? signal} after SIGTERM`);
+    }
     rmSync(root, { recursive: true, force: true });
   }
 }
@@ -324,8 +354,8 @@ const start = Date.now();
 await overStdio();
 await overHTTP();
 await overConfigs();
-if (failures > 0) {
-  console.error(`interop: ${failures} failure(s) with @modelcontextprotocol/sdk ${sdkVersion}`);
+if (failures.count > 0) {
+  console.error(`interop: ${failures.count} failure(s) with @modelcontextprotocol/sdk ${sdkVersion}`);
   process.exit(1);
 }
-console.log(`interop: every tool, resource and prompt passed over stdio and HTTP, and each client configuration started a working server, with @modelcontextprotocol/sdk ${sdkVersion} (${Date.now() - start} ms)`);
+console.log(`interop: every tool, resource and prompt passed over stdio and HTTP, every bad call answered its tool error, and each client configuration started a working server, with @modelcontextprotocol/sdk ${sdkVersion} (${Date.now() - start} ms)`);

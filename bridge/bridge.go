@@ -79,6 +79,11 @@ type Bridge struct {
 	apis genCache[apiKey, apiEntry]
 	// searches are go_search's answers from gopls since its last change.
 	searches genCache[string, []symbolInfo]
+	// build is how gopls chooses a package's files.
+	build buildContext
+	// modules are the modules under the root, at a disk epoch (see
+	// diskModules).
+	modules genCache[string, []diskModule]
 	// resolved are files named lately, known to be regular files inside
 	// the root with no symbolic link on the way, at a disk epoch (see
 	// resolveFile).
@@ -107,11 +112,12 @@ func New(cfg Config) (*Bridge, error) {
 	}
 	b := &Bridge{root: cfg.Root, client: cfg.Client, log: log, limits: cfg.Limits,
 		allowWrite: cfg.AllowWrite, buildCtx: cfg.BuildContext, sessions: map[string]*sessionState{}, tools: cfg.Tools}
-	b.env.lookup = cfg.Client.GoEnv
+	b.env.extra = cfg.Client.GoEnv()
 	b.gate.init()
 	b.diags.files.max, b.diags.fixes.max = maxCachedDiagFiles, maxCachedFixes
 	b.apis.max = maxCachedPackages
 	b.resolved.max = maxResolved
+	b.modules.max = 1
 	// A few queries: an agent repeats its searches within a task.
 	b.searches.max = 16
 	return b, nil
@@ -148,6 +154,7 @@ func (b *Bridge) Register(s *mcp.Server) error {
 		b.addResources,
 		b.addPrompts,
 		b.addSessions,
+		b.addMissingHints,
 		b.addProgressRelay,
 		b.addDebugTrace,
 	} {

@@ -60,7 +60,7 @@ func (o *ContextOutput) Render() string {
 				b.WriteString(d + "\n")
 			}
 			if n, ok := o.More.Get(file); ok {
-				fmt.Fprintf(&b, "… %d more (raise limit to see them)\n", n)
+				fmt.Fprintf(&b, "… %d more declarations (raise limit to see them)\n", n)
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -67,6 +68,13 @@ func (b *Bridge) definition(ctx context.Context, in *DefinitionInput) (*Definiti
 	var locs []protocol.Location
 	if err := b.client.Call(ctx, method, t.position(), &locs); err != nil {
 		return nil, goplsError(err)
+	}
+	if hint := b.missingImportAt(t.src, t.line, t.character); hint != "" {
+		if len(locs) == 0 {
+			return nil, fmt.Errorf("no definition found at %s:%d:%d, since gopls cannot load the package: %s", b.displayPath(t.src.path), t.line, t.character, hint)
+		}
+		// The import is found, and nothing beyond it.
+		t.note = strings.TrimSpace(t.note + "\ngopls cannot load the package: " + hint)
 	}
 	lines := b.newLineCache()
 	out := &DefinitionOutput{URI: t.buffer, Note: t.note, At: []string{}}

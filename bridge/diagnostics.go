@@ -59,6 +59,7 @@ type diagnostic struct {
 	severity         string
 	source, message  string
 	text             string // the source line, detailed only
+	hint             string // how to get a missing module the message names
 	fixes            []Fix
 }
 
@@ -104,6 +105,9 @@ func (d *diagnostic) entry(detailed bool) string {
 	b.WriteString(d.message)
 	if d.source != "" && d.source != "compiler" {
 		fmt.Fprintf(&b, " (%s)", d.source)
+	}
+	if d.hint != "" {
+		b.WriteString("; " + d.hint)
 	}
 	if detailed && d.text != "" {
 		b.WriteString("\n\t" + d.text)
@@ -194,12 +198,9 @@ func (b *Bridge) addDiagnostics(s *mcp.Server) error {
 }
 
 func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*DiagnosticsOutput, error) {
-	limit := in.Limit
-	if limit < 0 {
-		return nil, errors.New("limit must be positive")
-	}
-	if limit == 0 {
-		limit = defaultDiagnosticLimit
+	limit, err := limitOr(in.Limit, defaultDiagnosticLimit)
+	if err != nil {
+		return nil, err
 	}
 	if len(in.Files) > 0 && in.given() {
 		return nil, errors.New("pass files (files as on disk), or one file with text, uri or text alone, not both")
@@ -210,10 +211,12 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 			s.release()
 		}
 	}()
-	byURI := map[string][]protocol.Diagnostic{}
+	// first are the files the call names, which the answer lists first,
+	// in the order named.
+	var first []string
 	var bufferURI string
-	// gen is gopls's generation the answer belongs to, for the cache.
-	var gen uint64
+	// A snippet is checked alone: it is no part of the workspace.
+	workspace := true
 	switch {
 	case in.given():
 		src, err := b.openDoc(ctx, in.Doc)
@@ -222,10 +225,8 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 		}
 		srcs = append(srcs, src)
 		bufferURI = src.bufferURI()
-		if err := b.diagnoseSources(ctx, srcs, byURI); err != nil {
-			return nil, err
-		}
-		gen = b.client.Generation()
+		first = append(first, src.uri)
+		workspace = src.kind != fromSnippet
 	case len(in.Files) > 0:
 		paths := make([]string, 0, len(in.Files))
 		for _, f := range in.Files {
@@ -233,47 +234,82 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 			if err != nil {
 				return nil, err
 			}
-			paths = append(paths, p)
+			if uri := lspclient.FileURI(p); !slices.Contains(first, uri) {
+				first = append(first, uri)
+				paths = append(paths, p)
+			}
 		}
 		// Held in a fixed order, so that calls holding several files
 		// never wait on each other in a cycle.
 		slices.Sort(paths)
-		for _, p := range slices.Compact(paths) {
+		for _, p := range paths {
 			src, err := b.open(ctx, p)
 			if err != nil {
 				return nil, err
 			}
 			srcs = append(srcs, src)
 		}
-		if err := b.diagnoseSources(ctx, srcs, byURI); err != nil {
+	}
+	byURI := map[string][]protocol.Diagnostic{}
+	if err := b.diagnoseSources(ctx, srcs, byURI); err != nil {
+		return nil, err
+	}
+	if workspace {
+		// An edit breaks other packages: the whole workspace's parse and
+		// type errors, as gopls finds them with the text it holds now,
+		// the named files' unsaved text included.
+		if err := b.workspaceErrors(ctx, byURI); err != nil {
 			return nil, err
-		}
-		gen = b.client.Generation()
-	default:
-		anyGo, err := b.anyGoFile()
-		if err != nil {
-			return nil, err
-		}
-		published, err := b.client.WorkspaceDiagnostics(ctx, lspclient.FileURI(anyGo))
-		if err != nil {
-			return nil, goplsError(err)
-		}
-		gen = b.client.Generation()
-		scratch := filepath.Join(b.root, filepath.FromSlash(scratchDir))
-		for uri, diags := range published {
-			if p, err := lspclient.URIPath(uri); err == nil && within(b.root, p) && !within(scratch, p) {
-				byURI[uri] = diags
-			}
 		}
 	}
-	out := b.shapeDiagnostics(byURI, limit, in.Detailed)
+	gen := b.client.Generation()
+	out := b.shapeDiagnostics(byURI, limit, in.Detailed, first)
 	out.URI = bufferURI
-	if err := b.addFixes(ctx, out, byURI, srcs, gen); err != nil {
+	if err := b.addFixes(ctx, out, byURI, srcs, gen, workspace); err != nil {
 		return nil, err
 	}
 	out.finish()
 	return out, nil
 }
+
+// workspaceErrors adds to byURI the parse and type errors gopls finds in
+// every build of the workspace (see workspaceFiles), in the files that
+// byURI does not have yet: analyzers' findings are for the files a call
+// names. It returns when gopls has published them.
+func (b *Bridge) workspaceErrors(ctx context.Context, byURI map[string][]protocol.Diagnostic) error {
+	files, err := b.workspaceFiles(ctx)
+	if err != nil {
+		return err
+	}
+	published, err := b.client.WorkspaceDiagnostics(ctx, files...)
+	if err != nil {
+		return goplsError(err)
+	}
+	scratch := filepath.Join(b.root, filepath.FromSlash(scratchDir))
+	for uri, diags := range published {
+		if _, named := byURI[uri]; named {
+			continue
+		}
+		p, err := lspclient.URIPath(uri)
+		if err != nil || !within(b.root, p) || within(scratch, p) || b.foreign(ctx, uri) {
+			continue
+		}
+		var errs []protocol.Diagnostic
+		for _, d := range diags {
+			if d.Severity == protocol.DiagnosticSeverityError && buildSources[d.Source] {
+				errs = append(errs, d)
+			}
+		}
+		if len(errs) > 0 {
+			byURI[uri] = errs
+		}
+	}
+	return nil
+}
+
+// buildSources are the sources of the diagnostics that come from loading,
+// parsing and type-checking (gopls's own names), as opposed to analyzers'.
+var buildSources = map[string]bool{"go list": true, "syntax": true, "compiler": true, "go mod tidy": true, "go.work file": true, "template": true, "": true}
 
 // diagnoseSources asks gopls for the diagnostics of each source, all at
 // once, unless it was asked since the last change (see diagCache).
@@ -315,11 +351,11 @@ func (b *Bridge) diagnoseSources(ctx context.Context, srcs []*source, into map[s
 // addFixes attaches to each listed diagnostic the quick fixes gopls
 // offers for it, found at generation gen (those asked for since the last
 // change are kept; see diagCache).
-func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map[string][]protocol.Diagnostic, held []*source, gen uint64) error {
+// diagnosed says whether gopls has diagnosed the workspace in full already.
+func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map[string][]protocol.Diagnostic, held []*source, gen uint64, diagnosed bool) error {
 	if len(out.items) == 0 {
 		return nil
 	}
-	diagnosed := len(held) == 0
 	computed := map[fixKey][]Fix{}
 	// The LSP diagnostics behind each listed one, by file.
 	type listed struct {
@@ -332,7 +368,7 @@ func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map
 		for _, d := range diags {
 			for i := range out.items {
 				x := &out.items[i]
-				if x.file == file && x.line == int(d.Range.Start.Line) && x.char == int(d.Range.Start.Character) && x.message == d.Message {
+				if x.file == file && x.line == int(d.Range.Start.Line) && x.char == int(d.Range.Start.Character) && x.message == oneLine(d.Message) {
 					byFile[uri] = append(byFile[uri], listed{i, d})
 					break
 				}
@@ -404,13 +440,20 @@ func findSource(srcs []*source, uri string) *source {
 	return nil
 }
 
-// shapeDiagnostics sorts the diagnostics by file and position and lists
-// the first limit; every file is counted.
-func (b *Bridge) shapeDiagnostics(byURI map[string][]protocol.Diagnostic, limit int, detailed bool) *DiagnosticsOutput {
+// shapeDiagnostics sorts the diagnostics by file, the files of first
+// (URIs) first in that order, then by path, and by position in each file;
+// it lists the first limit, and counts every file.
+func (b *Bridge) shapeDiagnostics(byURI map[string][]protocol.Diagnostic, limit int, detailed bool, first []string) *DiagnosticsOutput {
 	lines := b.newLineCache()
+	rank := map[string]int{}
 	var all []diagnostic
+	missing := len(b.missingModules()) > 0
 	for uri, diags := range byURI {
 		file := b.displayURI(uri)
+		rank[file] = len(first)
+		if i := slices.Index(first, uri); i >= 0 {
+			rank[file] = i
+		}
 		for _, d := range diags {
 			x := diagnostic{
 				file:     file,
@@ -418,7 +461,13 @@ func (b *Bridge) shapeDiagnostics(byURI map[string][]protocol.Diagnostic, limit 
 				char:     int(d.Range.Start.Character),
 				severity: severityName(d.Severity),
 				source:   d.Source,
-				message:  d.Message,
+				// One line: a diagnostic is a line of the answer.
+				message: oneLine(d.Message),
+			}
+			if missing {
+				// A missing module is not the code's fault: say so, and
+				// how to get it.
+				x.hint = b.missingFor(d.Message)
 			}
 			if detailed {
 				x.endLine, x.endChar = int(d.Range.End.Line), int(d.Range.End.Character)
@@ -428,7 +477,7 @@ func (b *Bridge) shapeDiagnostics(byURI map[string][]protocol.Diagnostic, limit 
 		}
 	}
 	slices.SortFunc(all, func(a, b diagnostic) int {
-		return cmp.Or(cmp.Compare(a.file, b.file), cmp.Compare(a.line, b.line),
+		return cmp.Or(cmp.Compare(rank[a.file], rank[b.file]), cmp.Compare(a.file, b.file), cmp.Compare(a.line, b.line),
 			cmp.Compare(a.char, b.char), cmp.Compare(a.message, b.message))
 	})
 	out := &DiagnosticsOutput{items: all, detailed: detailed}
@@ -440,6 +489,15 @@ func (b *Bridge) shapeDiagnostics(byURI map[string][]protocol.Diagnostic, limit 
 		out.items = all[:limit]
 	}
 	return out
+}
+
+// oneLine joins the lines of a message with "; ".
+func oneLine(msg string) string {
+	lines := strings.Split(strings.TrimSpace(msg), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSpace(l)
+	}
+	return strings.Join(lines, "; ")
 }
 
 func severityName(s protocol.DiagnosticSeverity) string {

@@ -33,7 +33,7 @@ var update = flag.Bool("update", false, "rewrite the golden sections of testdata
 //	-- @NAME.text --
 //	the lean text answer; a tool error is "ERROR: " + its message
 //	-- @NAME.json --
-//	the structuredContent, indented
+//	the structuredContent, indented (none for a tool error, which has none)
 //
 // Between calls, the script may change the workspace on disk, as another
 // program would:
@@ -162,6 +162,9 @@ func runGolden(t *testing.T, path string) {
 		text := res.Text()
 		if res.IsError {
 			text = "ERROR: " + text
+			if len(res.StructuredContent) > 0 {
+				t.Errorf("%s: %s: a tool error has structuredContent %s; it must be the message alone", s.name, s.Tool, res.StructuredContent)
+			}
 		} else {
 			if err := validateOutput(schemas[s.Tool], res.StructuredContent); err != nil {
 				t.Errorf("%s: %s: structuredContent does not match the output schema: %v", s.name, s.Tool, err)
@@ -179,13 +182,20 @@ func runGolden(t *testing.T, path string) {
 		rewritten = append(rewritten, *s.section)
 		for _, suffix := range []string{".text", ".json"} {
 			key := "@" + s.name + suffix
-			if g, ok := got[suffix]; ok {
+			g, ok := got[suffix]
+			if ok {
 				rewritten = append(rewritten, txtar.File{Name: key, Data: []byte(g)})
 			}
 			if *update {
 				continue
 			}
 			sec := sections[key]
+			if !ok {
+				if sec != nil {
+					t.Errorf("%s: %s answered no structuredContent, but the archive has a %s section; run go test ./bridge -run TestGolden -update and review the diff", s.name, s.Tool, key)
+				}
+				continue
+			}
 			if sec == nil {
 				t.Errorf("%s: no %s section; run go test ./bridge -run TestGolden -update and review the diff", s.name, key)
 				continue

@@ -287,7 +287,7 @@ func (b *Bridge) packageDir(ctx context.Context, path string, workspace map[stri
 	cmd.Dir = b.root
 	// As gopls's go command would look (--env GOMODCACHE=... included),
 	// and never downloading.
-	cmd.Env = append(b.client.GoEnviron(), "GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=readonly")
+	cmd.Env = append(append(os.Environ(), b.client.GoEnv()...), "GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=readonly")
 	if outb, err := cmd.Output(); err == nil {
 		if dir := strings.TrimSpace(string(outb)); dir != "" && isDir(dir) {
 			return dir, nil

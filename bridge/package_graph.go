@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"go/build"
 	"go/parser"
 	"go/token"
 	"os"
@@ -31,11 +30,11 @@ type PackageGraphInput struct {
 // PackageGraphOutput is the result of go_package_graph.
 type PackageGraphOutput struct {
 	Packages mcp.OrderedMap[PackageGraph] `json:"packages" jsonschema:"by import path"`
+	Errors   mcp.OrderedMap[string]       `json:"errors,omitzero" jsonschema:"packages that could not be placed, by import path, with why"`
 }
 
 // PackageGraph is one package's place in the import graph.
 type PackageGraph struct {
-	Error string `json:"error,omitempty" jsonschema:"why the package could not be placed"`
 	// Imports are the packages it imports directly, by group.
 	Imports mcp.OrderedMap[[]string] `json:"imports" jsonschema:"direct imports by group: workspace, std (the standard library), external (dependencies)"`
 	// Importers are the workspace packages that import it: those that
@@ -52,10 +51,6 @@ func (o *PackageGraphOutput) Render() string {
 		p, _ := o.Packages.Get(path)
 		if i > 0 {
 			b.WriteString("\n")
-		}
-		if p.Error != "" {
-			fmt.Fprintf(&b, "%s: %s\n", path, p.Error)
-			continue
 		}
 		b.WriteString(path + "\n")
 		list := func(name string, paths []string) {
@@ -80,6 +75,12 @@ func (o *PackageGraphOutput) Render() string {
 			list(importersName(d), paths)
 		}
 	}
+	o.Errors.All(func(path, why string) {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "%s: %s\n", path, why)
+	})
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
@@ -133,21 +134,21 @@ func (b *Bridge) packageGraph(ctx context.Context, in *PackageGraphInput) (*Pack
 		g.byDir[dir] = path
 	}
 	out := &PackageGraphOutput{}
-	var failed []string
 	for _, path := range paths {
 		p, err := g.place(path, depth)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			p = PackageGraph{Error: err.Error()}
-			failed = append(failed, path)
+			out.Errors.Set(path, err.Error())
+			continue
 		}
 		out.Packages.Set(path, p)
 	}
-	if len(failed) == 1 && out.Packages.Len() == 1 {
-		p, _ := out.Packages.Get(failed[0])
-		return nil, fmt.Errorf("%s: %s", failed[0], p.Error)
+	if out.Packages.Len() == 0 && out.Errors.Len() == 1 {
+		path := out.Errors.Keys()[0]
+		why, _ := out.Errors.Get(path)
+		return nil, fmt.Errorf("%s: %s", path, why)
 	}
 	return out, nil
 }
@@ -247,7 +248,7 @@ func (g *graphWalk) imports(dir string) (string, []string, error) {
 		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
 			continue
 		}
-		if ok, err := build.Default.MatchFile(dir, name); err != nil || !ok {
+		if !g.b.inBuild(dir, name) {
 			continue
 		}
 		file := filepath.Join(dir, name)

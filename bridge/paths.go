@@ -457,9 +457,9 @@ type goEnv struct {
 	once     sync.Once
 	goroot   string
 	modcache string
-	// lookup, if set, returns a variable as gopls's go command sees it
-	// (--env GOMODCACHE=... moves the module cache).
-	lookup func(key string) string
+	// extra is what gopls adds to the go command's environment (--env):
+	// a GOMODCACHE there is the module cache gopls uses.
+	extra []string
 }
 
 func (e *goEnv) load() {
@@ -468,7 +468,7 @@ func (e *goEnv) load() {
 		// a go.mod asking for a newer Go must not make it download one.
 		cmd := exec.Command("go", "env", "GOROOT", "GOMODCACHE")
 		cmd.Dir = os.TempDir()
-		cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=")
+		cmd.Env = append(append(os.Environ(), e.extra...), "GOTOOLCHAIN=local", "GOFLAGS=")
 		out, err := cmd.Output()
 		if err != nil {
 			return
@@ -477,11 +477,6 @@ func (e *goEnv) load() {
 		if len(lines) == 2 {
 			e.goroot = evalOrSelf(lines[0])
 			e.modcache = evalOrSelf(lines[1])
-		}
-		if e.lookup != nil {
-			if v := e.lookup("GOMODCACHE"); v != "" && filepath.IsAbs(v) {
-				e.modcache = evalOrSelf(v)
-			}
 		}
 	})
 }

@@ -52,7 +52,8 @@ var schemaSamples = []struct {
 // TestOutputSchemas checks DESIGN §3's schema rules on every registered
 // tool, with a validator independent of the one that generated the
 // schemas: input and output schemas are valid JSON Schema 2020-12, every
-// object schema has properties, inputs forbid unknown properties, every
+// object schema has properties, every schema node has one type (inputs
+// without $ref), inputs forbid unknown properties, every
 // tool has a title, a description and annotations, and a live
 // structuredContent validates against the tool's outputSchema.
 func TestOutputSchemas(t *testing.T) {
@@ -61,7 +62,7 @@ func TestOutputSchemas(t *testing.T) {
 	root := exampleRoot(t)
 	st := startStackOf(t, root, stackConfig{
 		bridge: bridge.Config{Tools: bridge.OptionalTools},
-		lsp:    lspclient.Options{Env: []string{"GOVULNDB=" + vulndbURL(t)}},
+		lsp:    lspclient.Options{Settings: map[string]any{"env": map[string]any{"GOVULNDB": vulndbURL(t)}}},
 	})
 	ctx := testCtx(t)
 	var list struct {
@@ -95,6 +96,8 @@ func TestOutputSchemas(t *testing.T) {
 			out := compileSchema(t, tool.Name+"/output", tool.OutputSchema)
 			checkObjects(t, "inputSchema", decode(t, tool.InputSchema), true)
 			checkObjects(t, "outputSchema", decode(t, tool.OutputSchema), false)
+			checkPortable(t, "inputSchema", decode(t, tool.InputSchema), true)
+			checkPortable(t, "outputSchema", decode(t, tool.OutputSchema), false)
 
 			n := 0
 			for _, s := range schemaSamples {
@@ -186,6 +189,60 @@ func checkObjects(t *testing.T, where string, schema any, input bool) {
 		case []any:
 			for i, v := range s {
 				walk(fmt.Sprintf("%s/%d", path, i), v)
+			}
+		}
+	}
+	walk("", schema)
+}
+
+// checkPortable walks the schema positions of a schema (properties,
+// $defs, items, additionalProperties): every node has a single "type", as
+// a string, or (outside an input schema) is a "$ref" and nothing else. A
+// list of types, a node with no type (it accepts anything) and schema
+// combinators are what single-type dialects such as Gemini's function
+// declarations reject, and what the MCP Inspector's --strict reports.
+func checkPortable(t *testing.T, where string, schema any, input bool) {
+	t.Helper()
+	var walk func(path string, s any)
+	walk = func(path string, node any) {
+		s, ok := node.(map[string]any)
+		if !ok {
+			if b, isBool := node.(bool); path != "" && isBool && !b && strings.HasSuffix(path, "/additionalProperties") {
+				return
+			}
+			t.Errorf("%s%s: %v is not a schema object", where, path, node)
+			return
+		}
+		ref, hasRef := s["$ref"]
+		typ, hasType := s["type"]
+		switch {
+		case hasRef && input:
+			t.Errorf("%s%s: $ref %v in an input schema; inputs are self-contained", where, path, ref)
+		case hasRef && hasType:
+			t.Errorf("%s%s: a $ref with a type beside it", where, path)
+		case hasRef:
+		case !hasType:
+			t.Errorf("%s%s: no type, so it accepts anything", where, path)
+		default:
+			if _, ok := typ.(string); !ok {
+				t.Errorf("%s%s: type %v is not one type", where, path, typ)
+			}
+		}
+		for _, k := range []string{"anyOf", "oneOf", "allOf", "prefixItems", "not", "if"} {
+			if _, ok := s[k]; ok {
+				t.Errorf("%s%s: %s; give it one plain type", where, path, k)
+			}
+		}
+		for _, k := range []string{"properties", "$defs"} {
+			if m, ok := s[k].(map[string]any); ok {
+				for name, sub := range m {
+					walk(path+"/"+k+"/"+name, sub)
+				}
+			}
+		}
+		for _, k := range []string{"items", "additionalProperties"} {
+			if sub, ok := s[k]; ok {
+				walk(path+"/"+k, sub)
 			}
 		}
 	}

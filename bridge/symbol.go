@@ -500,8 +500,12 @@ func (r *symbolResolver) load(dir, name string, from *source) *pkgFiles {
 	var paths []string
 	if entries, err := os.ReadDir(dir); err == nil {
 		for _, e := range entries {
-			if !e.IsDir() && strings.HasSuffix(e.Name(), ".go") {
-				paths = append(paths, filepath.Join(dir, e.Name()))
+			path := filepath.Join(dir, e.Name())
+			// Files of another build are in no package gopls knows; the
+			// file in scope counts, whatever its constraints.
+			inScope := r.scope != nil && r.scope.path == path
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ".go") && (inScope || r.b.inBuild(dir, e.Name())) {
+				paths = append(paths, path)
 			}
 		}
 	}

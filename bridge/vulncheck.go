@@ -370,7 +370,7 @@ func (b *Bridge) moduleDirs(ctx context.Context) (map[string]string, error) {
 // govulncheck could read: goplsmcp is offline unless told otherwise, and
 // the default database is on the network.
 func (b *Bridge) vulnDBReady() error {
-	db := b.client.GoEnv("GOVULNDB")
+	db := b.client.LookupGoEnv("GOVULNDB")
 	network := b.client.AllowsNetwork()
 	switch {
 	case db == "" && !network:

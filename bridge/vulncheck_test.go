@@ -28,7 +28,7 @@ func init() {
 	goldenSetups["go_package_graph"] = vulncheckStack
 	goldenSetups["go_vulncheck_offline"] = func(t *testing.T, root string) (stackConfig, []string) {
 		// Not even one from the environment the tests run in.
-		return stackConfig{lsp: lspclient.Options{Env: []string{"GOVULNDB="}}}, nil
+		return stackConfig{lsp: lspclient.Options{Settings: map[string]any{"env": map[string]any{"GOVULNDB": ""}}}}, nil
 	}
 }
 
@@ -46,11 +46,11 @@ func vulndbURL(t testing.TB) string {
 // module cache holding the vulnerable dependency.
 func vulncheckStack(t *testing.T, root string) (stackConfig, []string) {
 	cache := vulnModCache(t)
-	return stackConfig{lsp: lspclient.Options{Env: []string{
-		"GOVULNDB=" + vulndbURL(t),
-		"GOMODCACHE=" + cache,
-		"GOFLAGS=-modcacherw",
-	}}}, []string{cache, "$TESTMODCACHE"}
+	// As --env gives them.
+	return stackConfig{lsp: lspclient.Options{Settings: map[string]any{"env": map[string]any{
+		"GOVULNDB":   vulndbURL(t),
+		"GOMODCACHE": cache,
+	}}}}, []string{cache, "$TESTMODCACHE"}
 }
 
 // vulnModCache builds, offline, a module cache holding example.com/vulndep

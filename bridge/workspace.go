@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -42,6 +41,11 @@ type WorkspaceOutput struct {
 type WorkspaceModule struct {
 	GoMod string `json:"goMod" jsonschema:"its go.mod, relative to the root"`
 	Go    string `json:"go,omitempty" jsonschema:"the go directive of its go.mod"`
+	// NotLoaded marks a nested module gopls has no build for yet: it
+	// makes one once a call names one of its files.
+	NotLoaded bool     `json:"notLoaded,omitempty" jsonschema:"gopls has not loaded it yet; it does once a call names one of its files"`
+	Missing   []string `json:"missing,omitempty" jsonschema:"its requirements missing from the module cache, as path@version: offline, their packages cannot be imported"`
+	Fix       string   `json:"fix,omitempty" jsonschema:"the one command that gets the missing requirements"`
 }
 
 // Render implements mcp.Renderer.
@@ -69,7 +73,13 @@ func (o *WorkspaceOutput) Render() string {
 		if m.Go != "" {
 			fmt.Fprintf(&b, ", go %s", m.Go)
 		}
+		if m.NotLoaded {
+			b.WriteString(" (not loaded yet: gopls loads it once a call names one of its files)")
+		}
 		b.WriteString("\n")
+		if len(m.Missing) > 0 {
+			fmt.Fprintf(&b, "    missing from the module cache: %s; %s\n", strings.Join(m.Missing, ", "), m.Fix)
+		}
 	})
 	fmt.Fprintf(&b, "packages: %d\n", o.Packages)
 	switch {
@@ -144,6 +154,11 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 		out.LoadError = shortMessage(goplsError(err))
 	}
 	out.Loading = !b.client.Loaded()
+	// Nested modules that build with another of the tree get a build of
+	// their own first, as for the workspace's diagnostics.
+	if _, err := b.workspaceFiles(ctx); err != nil {
+		return nil, err
+	}
 
 	var found []view
 	if err := b.client.ExecuteCommand(ctx, "gopls.views", nil, &found); err != nil {
@@ -151,11 +166,7 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 	}
 	kinds := map[string]bool{}
 	pkgs := map[string]bool{}
-	type module struct {
-		path string
-		WorkspaceModule
-	}
-	var mods []module
+	known := map[string]bool{} // go.mod files gopls builds
 	views := map[string]string{}
 	var viewDirs []string
 	for _, v := range found {
@@ -188,12 +199,8 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 			}
 		}
 		for _, m := range res.Module {
-			gomod, err := lspclient.URIPath(m.GoMod)
-			if err != nil || !within(b.root, gomod) {
-				continue
-			}
-			if !slices.ContainsFunc(mods, func(x module) bool { return x.path == m.Path }) {
-				mods = append(mods, module{m.Path, WorkspaceModule{GoMod: b.displayPath(gomod), Go: goDirective(gomod)}})
+			if gomod, err := lspclient.URIPath(m.GoMod); err == nil {
+				known[gomod] = true
 			}
 		}
 	}
@@ -213,9 +220,15 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 			out.Views.Set(b.displayPath(dir), views[dir])
 		}
 	}
-	slices.SortFunc(mods, func(x, y module) int { return strings.Compare(path.Dir(x.GoMod), path.Dir(y.GoMod)) })
-	for _, m := range mods {
-		out.Modules.Set(m.path, m.WorkspaceModule)
+	// Every go.mod under the root, whether gopls builds it yet or not.
+	for _, m := range b.diskModules() {
+		wm := WorkspaceModule{GoMod: b.displayPath(m.gomod), Go: m.goVersion, NotLoaded: !known[m.gomod] && views[m.dir] == ""}
+		if len(m.missing) > 0 {
+			wm.Missing, wm.Fix = m.missing, b.missingHint(b.displayPath(m.dir))
+		}
+		if _, dup := out.Modules.Get(m.path); !dup {
+			out.Modules.Set(m.path, wm)
+		}
 	}
 	out.Packages = len(pkgs)
 	out.ActiveWork = b.client.ActiveWork()

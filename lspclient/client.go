@@ -174,6 +174,10 @@ func (c *Client) Version() string {
 // forwards to, or "" when gopls is not shared.
 func (c *Client) Remote() string { return c.opts.Remote }
 
+// AllowsNetwork reports whether gopls's go command may download modules
+// and toolchains (Options.AllowNetwork).
+func (c *Client) AllowsNetwork() bool { return c.opts.AllowNetwork }
+
 // Root returns the workspace root gopls was started on.
 func (c *Client) Root() string { return c.opts.Root }
 

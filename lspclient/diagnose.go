@@ -26,11 +26,12 @@ func (c *Client) DiagnoseFile(ctx context.Context, uri string) ([]protocol.Diagn
 	return report.Items, nil
 }
 
-// DiagnoseWorkspace has gopls diagnose the whole workspace view that
-// contains the Go file anyGoFile, and returns when gopls has published the
-// results, so that [Client.PublishedDiagnostics] is current. Waiting for the
-// workspace to load is bounded by the client's timeout, like a request.
-func (c *Client) DiagnoseWorkspace(ctx context.Context, anyGoFile string) error {
+// DiagnoseWorkspace has gopls diagnose the whole workspace views that
+// contain the Go files goFiles (URIs), and returns when gopls has
+// published the results, so that [Client.PublishedDiagnostics] is current.
+// Waiting for the workspace to load is bounded by the client's timeout,
+// like a request.
+func (c *Client) DiagnoseWorkspace(ctx context.Context, goFiles ...string) error {
 	waitCtx, cancel := context.WithTimeoutCause(ctx, c.opts.Timeout, ErrTimeout)
 	err := c.WaitLoaded(waitCtx)
 	timedOut := errors.Is(context.Cause(waitCtx), ErrTimeout)
@@ -43,7 +44,7 @@ func (c *Client) DiagnoseWorkspace(ctx context.Context, anyGoFile string) error 
 		}
 		return fmt.Errorf("waiting for the workspace to load: %w", err)
 	}
-	return c.DiagnoseFiles(ctx, []string{anyGoFile})
+	return c.DiagnoseFiles(ctx, goFiles)
 }
 
 // DiagnoseFiles has gopls diagnose in full (parse, type check and every
@@ -129,10 +130,10 @@ func (c *Client) diagnoseFiles(ctx context.Context, uris []string) error {
 // [Client.PublishedDiagnostics], with the guarantee that the diagnostics
 // come from the gopls that diagnosed: if gopls is replaced in between, the
 // new one is asked once more.
-func (c *Client) WorkspaceDiagnostics(ctx context.Context, anyGoFile string) (map[string][]protocol.Diagnostic, error) {
+func (c *Client) WorkspaceDiagnostics(ctx context.Context, goFiles ...string) (map[string][]protocol.Diagnostic, error) {
 	for attempt := 0; ; attempt++ {
 		gen := c.diags.generation()
-		if err := c.DiagnoseWorkspace(ctx, anyGoFile); err != nil {
+		if err := c.DiagnoseWorkspace(ctx, goFiles...); err != nil {
 			return nil, err
 		}
 		diags, now := c.diags.snapshot()

@@ -114,3 +114,42 @@ func offlineSettings(given map[string]any, goflags string) map[string]any {
 func FixedSettings() []string {
 	return slices.Sorted(maps.Keys(defaultSettings()))
 }
+
+// GoEnv returns the variables gopls gives the go command it runs beyond
+// its own environment (the env setting, --env's), as KEY=VALUE, sorted, so
+// that a go command goplsmcp runs sees what gopls's does (GOMODCACHE,
+// GOFLAGS, GOOS, ...).
+func (c *Client) GoEnv() []string {
+	var env []string
+	switch given := c.opts.Settings["env"].(type) {
+	case map[string]any:
+		for k, v := range given {
+			if s, ok := v.(string); ok {
+				env = append(env, k+"="+s)
+			}
+		}
+	case map[string]string:
+		for k, v := range given {
+			env = append(env, k+"="+v)
+		}
+	}
+	slices.Sort(env)
+	return env
+}
+
+// BuildFlags returns the build flags gopls runs the go command with (the
+// buildFlags setting, --build-flags's).
+func (c *Client) BuildFlags() []string {
+	var flags []string
+	switch given := c.opts.Settings["buildFlags"].(type) {
+	case []any:
+		for _, f := range given {
+			if s, ok := f.(string); ok {
+				flags = append(flags, s)
+			}
+		}
+	case []string:
+		flags = append(flags, given...)
+	}
+	return flags
+}

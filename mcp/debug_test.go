@@ -57,7 +57,8 @@ func addTracedTool(t *testing.T, s *Server) {
 // TestDebugArgument checks DESIGN §4's debug: true: every tool accepts
 // it, and the result then carries the backend requests under "debug" in
 // structuredContent (valid against the output schema) and at the end of
-// the text, for a failed call too; without it, the result is unchanged.
+// the text; a failed call has it in the text only, since it has no
+// structuredContent; without it, the result is unchanged.
 func TestDebugArgument(t *testing.T) {
 	s := testServer(t, nil)
 	addTracedTool(t, s)
@@ -135,16 +136,19 @@ func TestDebugArgument(t *testing.T) {
 		t.Errorf("a call without debug reports: %v", res)
 	}
 
+	// A failed call carries no structuredContent: the debug lines follow
+	// the message in the text.
 	res = result("4", `{"debug":true,"fail":true}`)
-	sc = res["structuredContent"].(map[string]any)
-	if res["isError"] != true || sc["error"] != "it failed as asked" {
+	if res["isError"] != true {
 		t.Fatalf("failed call: %v", res)
 	}
-	if diff := cmp.Diff(wantRequests, sc["debug"].(map[string]any)["requests"]); diff != "" {
-		t.Errorf("failed call's debug.requests (-want +got):\n%s", diff)
+	if sc, ok := res["structuredContent"]; ok {
+		t.Errorf("failed call has structuredContent %v", sc)
 	}
-	if !strings.HasPrefix(text(res), "it failed as asked\ndebug: ") {
-		t.Errorf("failed call's text: %q", text(res))
+	lines = strings.Split(text(res), "\n")
+	if len(lines) != 4 || lines[0] != "it failed as asked" || !strings.HasPrefix(lines[1], "debug: ") ||
+		lines[2] != "  a/first 1.5 ms" || lines[3] != "  a/second 2 ms timeout" {
+		t.Errorf("failed call's text with debug:\n%s", text(res))
 	}
 
 	res = result("5", `{"debug":"yes"}`)
@@ -218,7 +222,7 @@ func TestKeepTools(t *testing.T) {
 		t.Errorf("tools/list is %d bytes with two tools, %d with all", size, fullSize)
 	}
 	got := runLines(t, s, "2025-11-25", []string{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"linked","arguments":{}}}`})
-	want := []string{`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"unknown tool"}],"structuredContent":{"error":"unknown tool"},"isError":true}}`}
+	want := []string{`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"unknown tool"}],"isError":true}}`}
 	if diff := sameMessages(t, want, got); diff != "" {
 		t.Errorf("calling a tool left out (-want +got):\n%s", diff)
 	}

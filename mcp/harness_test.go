@@ -149,11 +149,19 @@ type pipeSession struct {
 
 func startSession(t *testing.T, s *Server) *pipeSession {
 	t.Helper()
+	return startSessionContext(t, s, context.Background())
+}
+
+// startSessionContext is startSession serving until ctx is done too.
+func startSessionContext(t *testing.T, s *Server, ctx context.Context) *pipeSession {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ps := &pipeSession{t: t, in: inW, lines: make(chan string, 100), done: make(chan error, 1)}
 	go func() {
-		ps.done <- s.ServeStdio(context.Background(), inR, outW)
+		ps.done <- s.ServeStdio(ctx, inR, outW)
+		// Writes to a session that has ended fail rather than block.
+		inR.CloseWithError(io.ErrClosedPipe)
 		outW.Close()
 	}()
 	go func() {

@@ -21,6 +21,19 @@ import (
 // HTTPPath is the path of the MCP endpoint served over HTTP.
 const HTTPPath = "/mcp"
 
+// Probe paths, answered to a GET without a token and saying nothing but
+// the status: HealthPath is 200 while the handler serves; ReadyPath is
+// 200 while it takes new work and [HTTPOptions.Ready] says so, else 503.
+const (
+	HealthPath = "/healthz"
+	ReadyPath  = "/readyz"
+)
+
+// retryAfter is the Retry-After, in seconds, of the 503 answered while
+// draining: long enough for an orchestrator to have started a
+// replacement and routed to it.
+const retryAfter = "5"
+
 // Defaults for [HTTPOptions] fields left zero.
 const (
 	DefaultIdleTimeout     = 30 * time.Minute
@@ -58,6 +71,10 @@ type HTTPOptions struct {
 	KeepAlive time.Duration
 	// MaxSessions bounds the sessions open at once (default 64).
 	MaxSessions int
+	// Ready, if set, says whether the server can answer calls now; while
+	// it says no, ReadyPath answers 503. It must be quick and safe for
+	// concurrent use.
+	Ready func() bool
 }
 
 // An HTTPHandler serves MCP's Streamable HTTP transport at [HTTPPath]: a
@@ -77,6 +94,9 @@ type HTTPHandler struct {
 	mu       sync.Mutex
 	sessions map[string]*httpSession
 	closed   bool
+	draining bool          // new work is refused (see Drain)
+	posts    int           // POSTs being served
+	idle     chan struct{} // closed when posts falls to zero while draining
 
 	stopJanitor chan struct{}
 	janitor     sync.WaitGroup
@@ -115,10 +135,12 @@ func (s *Server) NewHTTPHandler(opts *HTTPOptions) (*HTTPHandler, error) {
 	return h, nil
 }
 
-// ServeStreamableHTTP serves MCP over HTTP on ln until ctx is done, then
-// ends every session (cancelling their calls), shuts the HTTP server down
-// within the shutdown timeout and returns once every goroutine it started
-// has ended.
+// ServeStreamableHTTP serves MCP over HTTP on ln until ctx is done. Then
+// it drains: new requests are answered 503, with Retry-After, while the
+// calls in flight go on to their answers for at most
+// [Options.DrainTimeout]. Then it ends every session (cancelling the calls
+// still running), shuts the HTTP server down within the shutdown timeout
+// and returns once every goroutine it started has ended.
 func (s *Server) ServeStreamableHTTP(ctx context.Context, ln net.Listener, opts *HTTPOptions) error {
 	h, err := s.NewHTTPHandler(opts)
 	if err != nil {
@@ -139,6 +161,11 @@ func (s *Server) ServeStreamableHTTP(ctx context.Context, ln net.Listener, opts 
 		return fmt.Errorf("serving HTTP: %w", err)
 	case <-ctx.Done():
 	}
+	dctx, stopDrain := context.WithTimeout(context.Background(), s.opts.DrainTimeout)
+	if err := h.Drain(dctx); err != nil && s.opts.DrainTimeout > 0 {
+		s.log.Warn("calls still in flight at the end of the drain; cancelling them", "drain", s.opts.DrainTimeout)
+	}
+	stopDrain()
 	sctx, cancel := context.WithTimeout(context.Background(), h.opts.ShutdownTimeout)
 	defer cancel()
 	// The sessions end first: their calls are cancelled and answered and
@@ -183,8 +210,109 @@ func (h *HTTPHandler) Close() {
 	h.cancel()
 }
 
+// Drain stops the handler taking new work: from now on an initialize, a
+// request or a new event stream is answered 503 with Retry-After, and
+// ReadyPath answers 503, while notifications (cancellations among them),
+// responses and DELETEs are still served. It returns nil once no POST is
+// being served, which is when every call in flight has been answered (or
+// its client has gone), or ctx's error if ctx ends first. Close ends the
+// sessions afterwards.
+func (h *HTTPHandler) Drain(ctx context.Context) error {
+	h.mu.Lock()
+	if !h.draining {
+		h.draining = true
+		h.idle = make(chan struct{})
+		if h.posts == 0 {
+			close(h.idle)
+		}
+		h.srv.log.Info("draining: new requests are refused; waiting for the calls in flight", "posts", h.posts)
+	}
+	idle := h.idle
+	h.mu.Unlock()
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// admit counts a POST being served, or reports false when the handler is
+// draining and body is a request, which would start new work.
+func (h *HTTPHandler) admit(body []byte) bool {
+	h.mu.Lock()
+	draining := h.draining
+	if !draining {
+		h.posts++
+	}
+	h.mu.Unlock()
+	if !draining {
+		return true
+	}
+	if isRequest(body) {
+		return false
+	}
+	h.mu.Lock()
+	h.posts++
+	h.mu.Unlock()
+	return true
+}
+
+// done ends a POST that admit counted.
+func (h *HTTPHandler) done() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.posts--
+	if h.posts == 0 && h.draining {
+		select {
+		case <-h.idle:
+		default:
+			close(h.idle)
+		}
+	}
+}
+
+func (h *HTTPHandler) isDraining() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.draining || h.closed
+}
+
+// unavailable answers a request refused while draining.
+func unavailable(w http.ResponseWriter) {
+	w.Header().Set("Retry-After", retryAfter)
+	httpError(w, http.StatusServiceUnavailable, "Service Unavailable: the server is shutting down; retry in a few seconds")
+}
+
+// probe answers an orchestrator's health or readiness probe: the status
+// and one word, nothing about the server.
+func (h *HTTPHandler) probe(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		w.Header().Set("Allow", http.MethodGet)
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	ok := true
+	if r.URL.Path == ReadyPath {
+		ok = !h.isDraining() && (h.opts.Ready == nil || h.opts.Ready())
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	if ok {
+		http.Error(w, "ok", http.StatusOK)
+	} else {
+		http.Error(w, "not ready", http.StatusServiceUnavailable)
+	}
+}
+
 // ServeHTTP implements [http.Handler].
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case HealthPath, ReadyPath:
+		// Before the checks of Host, Origin and token: a probe carries
+		// none, and its answer reveals nothing.
+		h.probe(w, r)
+		return
+	}
 	if r.URL.Path != HTTPPath {
 		httpError(w, http.StatusNotFound, "Not Found: the MCP endpoint is "+HTTPPath)
 		return
@@ -307,23 +435,19 @@ func accepts(header string) (jsonOK, sseOK bool) {
 }
 
 // checkVersion validates the MCP-Protocol-Version header: it must be a
-// version this server speaks and, once a session has negotiated one, that
-// version. Without the header the session's version is assumed.
-func checkVersion(w http.ResponseWriter, r *http.Request, negotiated string) bool {
+// version this server speaks. Any of them is accepted on any session, not
+// only the one it negotiated: clients (the conformance suite among them)
+// head requests with a version of their own, and what a session sends
+// still follows the version it negotiated. Without the header the
+// session's version is assumed.
+func checkVersion(w http.ResponseWriter, r *http.Request) bool {
 	v := r.Header.Get("MCP-Protocol-Version")
-	if v == "" {
+	if v == "" || slices.Contains(supportedVersions, v) {
 		return true
 	}
-	if !slices.Contains(supportedVersions, v) {
-		httpError(w, http.StatusBadRequest, fmt.Sprintf("Bad Request: unsupported MCP-Protocol-Version %s; this server speaks %s",
-			quoteHeader(v), strings.Join(supportedVersions, ", ")))
-		return false
-	}
-	if negotiated != "" && v != negotiated {
-		httpError(w, http.StatusBadRequest, fmt.Sprintf("Bad Request: MCP-Protocol-Version %s is not the version this session negotiated, %s", v, negotiated))
-		return false
-	}
-	return true
+	httpError(w, http.StatusBadRequest, fmt.Sprintf("Bad Request: unsupported MCP-Protocol-Version %s; this server speaks %s",
+		quoteHeader(v), strings.Join(supportedVersions, ", ")))
+	return false
 }
 
 // session finds the session a request names, or answers 400 (no session
@@ -364,8 +488,13 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("Invalid Request: message exceeds %d bytes", max))
 		return
 	}
+	if !h.admit(body) {
+		unavailable(w)
+		return
+	}
+	defer h.done()
 	if r.Header.Get("Mcp-Session-Id") == "" {
-		if !checkVersion(w, r, "") {
+		if !checkVersion(w, r) {
 			return
 		}
 		if !isInitialize(body) {
@@ -384,6 +513,16 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 	ex := newExchange(w, jsonOK, sseOK)
 	started := hs.ss.handleLine(hs.ctx, body, ex)
 	ex.finish(r.Context(), started)
+}
+
+// isRequest reports whether body is a request (a message with an id and a
+// method), as opposed to a notification or a response.
+func isRequest(body []byte) bool {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method json.RawMessage `json:"method"`
+	}
+	return json.Unmarshal(body, &m) == nil && len(m.ID) > 0 && string(m.ID) != "null" && len(m.Method) > 0 && string(m.Method) != "null"
 }
 
 // isInitialize reports whether body is an initialize request, the only
@@ -417,7 +556,7 @@ func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, body []
 	switch {
 	case closed:
 		hs.close()
-		httpError(w, http.StatusServiceUnavailable, "Service Unavailable: the server is shutting down")
+		unavailable(w)
 		return
 	case full:
 		hs.close()
@@ -434,7 +573,7 @@ func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, body []
 // error and returns nil. The caller releases a session it gets.
 func (h *HTTPHandler) enter(w http.ResponseWriter, r *http.Request) *httpSession {
 	hs := h.session(w, r)
-	if hs == nil || !checkVersion(w, r, hs.ss.negotiated()) {
+	if hs == nil || !checkVersion(w, r) {
 		return nil
 	}
 	if !hs.acquire() {
@@ -449,6 +588,10 @@ func (h *HTTPHandler) enter(w http.ResponseWriter, r *http.Request) *httpSession
 func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 	if _, sseOK := accepts(r.Header.Get("Accept")); !sseOK {
 		httpError(w, http.StatusNotAcceptable, "Not Acceptable: the GET stream is text/event-stream")
+		return
+	}
+	if h.isDraining() {
+		unavailable(w)
 		return
 	}
 	hs := h.enter(w, r)
@@ -492,7 +635,7 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request) {
 
 func (h *HTTPHandler) delete(w http.ResponseWriter, r *http.Request) {
 	hs := h.session(w, r)
-	if hs == nil || !checkVersion(w, r, hs.ss.negotiated()) {
+	if hs == nil || !checkVersion(w, r) {
 		return
 	}
 	h.end(hs, "deleted by the client")

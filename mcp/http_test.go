@@ -235,7 +235,7 @@ func TestHTTPRules(t *testing.T) {
 		{name: "unsupported version header", method: "POST", body: ping, hdr: map[string]string{"MCP-Protocol-Version": "2099-01-01"}, wantStatus: 400, wantInBody: "unsupported MCP-Protocol-Version"},
 		{name: "malformed version header", method: "POST", body: ping, hdr: map[string]string{"MCP-Protocol-Version": "not-a-version"}, wantStatus: 400},
 		{name: "unsupported version header, no session", noSession: true, method: "POST", body: ping, hdr: map[string]string{"MCP-Protocol-Version": "2000-01-01"}, wantStatus: 400, wantInBody: "unsupported"},
-		{name: "another supported version than negotiated", method: "POST", body: ping, hdr: map[string]string{"MCP-Protocol-Version": "2025-06-18"}, wantStatus: 400, wantInBody: "negotiated"},
+		{name: "another supported version than negotiated", method: "POST", body: ping, hdr: map[string]string{"MCP-Protocol-Version": "2025-06-18"}, wantStatus: 200, wantMsg: pong},
 		{name: "no version header", method: "POST", body: ping, hdr: map[string]string{"MCP-Protocol-Version": ""}, wantStatus: 200, wantMsg: pong},
 		{name: "notification", method: "POST", body: `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`, wantStatus: 202},
 		{name: "response from the client", method: "POST", body: `{"jsonrpc":"2.0","id":"s1","result":{}}`, wantStatus: 202},
@@ -295,6 +295,87 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// TestHTTPVersionHeader checks DESIGN §7's MCP-Protocol-Version rule: on
+// a session, any supported version is accepted (a session negotiated at
+// 2025-11-25 takes a request headed 2025-03-26, and the other way round),
+// on POST, GET and DELETE alike, and the session goes on answering as the
+// version it negotiated; an unsupported version is 400, before anything
+// else happens.
+func TestHTTPVersionHeader(t *testing.T) {
+	list := `{"jsonrpc":"2.0","id":"list","method":"tools/list"}`
+	for _, tc := range []struct{ negotiated, header string }{
+		{"2025-11-25", "2025-03-26"},
+		{"2025-11-25", "2024-11-05"},
+		{"2025-03-26", "2025-11-25"},
+	} {
+		t.Run(tc.negotiated+" headed "+tc.header, func(t *testing.T) {
+			s := testServer(t, nil)
+			_, url := startHTTP(t, s, nil)
+			p := &peer{t: t, url: url}
+			p.initialize(tc.negotiated)
+			hdr := map[string]string{"MCP-Protocol-Version": tc.header}
+
+			a := p.do(context.Background(), http.MethodPost, list, hdr)
+			if a.status != http.StatusOK || len(a.msgs) != 1 {
+				t.Fatalf("tools/list headed %s: status %d, body %s", tc.header, a.status, a.body)
+			}
+			// Version-gated fields follow the negotiated version, not
+			// the header.
+			hasSchema := strings.Contains(a.msgs[0], `"outputSchema"`)
+			if want := tc.negotiated >= "2025-06-18"; hasSchema != want {
+				t.Errorf("tools/list on a session at %s headed %s: outputSchema sent %v, want %v", tc.negotiated, tc.header, hasSchema, want)
+			}
+
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+			req.Header.Set("Authorization", "Bearer "+testToken)
+			req.Header.Set("Accept", "text/event-stream")
+			req.Header.Set("Mcp-Session-Id", p.session)
+			req.Header.Set("MCP-Protocol-Version", tc.header)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != http.StatusOK {
+				t.Errorf("GET headed %s: status %d", tc.header, resp.StatusCode)
+			}
+			cancel()
+			resp.Body.Close()
+
+			if a := p.do(context.Background(), http.MethodDelete, "", hdr); a.status != http.StatusOK {
+				t.Errorf("DELETE headed %s: status %d, body %s", tc.header, a.status, a.body)
+			}
+		})
+	}
+
+	t.Run("unsupported", func(t *testing.T) {
+		s := testServer(t, nil)
+		_, url := startHTTP(t, s, nil)
+		p := &peer{t: t, url: url}
+		p.initialize("2025-11-25")
+		for _, v := range []string{"2099-01-01", "2025-11-24", "1.0", "2025-11-25,2025-03-26"} {
+			for _, method := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
+				body := ""
+				if method == http.MethodPost {
+					body = list
+				}
+				// A GET wrongly accepted would stream until the deadline.
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				a := p.do(ctx, method, body, map[string]string{"MCP-Protocol-Version": v})
+				cancel()
+				if a.status != http.StatusBadRequest || !strings.Contains(a.body, "unsupported MCP-Protocol-Version") {
+					t.Errorf("%s headed %q: status %d, body %s; want 400 naming the version", method, v, a.status, a.body)
+				}
+			}
+		}
+		// The refused DELETEs ended nothing: the session still answers.
+		if a := p.post(list); a.status != http.StatusOK || len(a.msgs) != 1 {
+			t.Errorf("tools/list after the refused requests: status %d, body %s", a.status, a.body)
+		}
+	})
 }
 
 // TestHTTPSessionLifecycle checks sessions (§7): initialize issues an

@@ -15,6 +15,9 @@ const (
 	// CodeNotInitialized answers anything but ping before the session is
 	// initialized.
 	CodeNotInitialized = -32002
+	// CodeShuttingDown answers a request that arrives while the server is
+	// draining before it stops (see [Options.DrainTimeout]).
+	CodeShuttingDown = -32000
 )
 
 // An Error is a JSON-RPC error object. A handler returns one to choose the

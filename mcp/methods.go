@@ -139,14 +139,14 @@ func callTool(ctx context.Context, ss *session, params json.RawMessage) (any, er
 func (s *Server) call(ctx context.Context, name string, args json.RawMessage, structured bool) (any, error) {
 	t := s.tool(name)
 	if t == nil {
-		return errorResult("unknown tool", structured), nil
+		return errorResult("unknown tool", nil), nil
 	}
 	if err := t.validate(args); err != nil {
-		return errorResult(err.Error(), structured), nil
+		return errorResult(err.Error(), nil), nil
 	}
 	debug, args, err := takeDebug(args)
 	if err != nil {
-		return errorResult(err.Error(), structured), nil
+		return errorResult(err.Error(), nil), nil
 	}
 	var finish func() []TraceEntry
 	if tracer := s.currentTracer(); debug && tracer != nil {
@@ -166,7 +166,7 @@ func (s *Server) call(ctx context.Context, name string, args json.RawMessage, st
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return errorResultWith(err.Error(), structured, dbg), nil
+		return errorResult(err.Error(), dbg), nil
 	}
 	return s.resultFor(out, structured, dbg, t.def.Narrow)
 }
@@ -255,7 +255,7 @@ func (s *Server) resultFor(out any, structured bool, dbg *DebugInfo, narrow stri
 			narrow = defaultNarrow
 		}
 		msg := fmt.Sprintf("the answer is %d bytes, over the limit of %d; %s", len(data), s.opts.MaxResultBytes, narrow)
-		return errorResultWith(msg, structured, dbg), nil
+		return errorResult(msg, dbg), nil
 	}
 	return json.RawMessage(data), nil
 }

@@ -264,7 +264,7 @@ func TestProtocolRules(t *testing.T) {
 		{
 			name: "unknown tool", design: "§3 an unknown tool is a result with the constant text unknown tool; the name is not echoed", version: "2025-11-25",
 			lines: []string{`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"nope <script>","arguments":{}}}`},
-			want:  []string{`{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"unknown tool"}],"structuredContent":{"error":"unknown tool"},"isError":true}}`},
+			want:  []string{`{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"unknown tool"}],"isError":true}}`},
 		},
 		{
 			name: "arguments not an object", design: "§3 arguments that is not an object: -32602", version: "2025-11-25",
@@ -285,18 +285,18 @@ func TestProtocolRules(t *testing.T) {
 			want:  []string{errLine("1", "-32602", "Invalid params: name must be a string"), errLine("2", "-32602", "Invalid params: name must be a string")},
 		},
 		{
-			name: "tool mistake", design: "§3 a tool mistake is a successful response with isError and a sentence", version: "2025-11-25",
+			name: "tool mistake", design: "§3 a tool mistake is a successful response with isError and a sentence, and no structuredContent", version: "2025-11-25",
 			lines: []string{
 				`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"fail","arguments":{}}}`,
 				`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a","extra":1}}}`,
 			},
 			want: []string{
-				`{"jsonrpc":"2.0","id":6,"result":{"content":[{"type":"text","text":"the tool failed on purpose"}],"structuredContent":{"error":"the tool failed on purpose"},"isError":true}}`,
-				`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"invalid arguments: unknown arguments [\"extra\"]; the tool takes count, text"}],"structuredContent":{"error":"invalid arguments: unknown arguments [\"extra\"]; the tool takes count, text"},"isError":true}}`,
+				`{"jsonrpc":"2.0","id":6,"result":{"content":[{"type":"text","text":"the tool failed on purpose"}],"isError":true}}`,
+				`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"invalid arguments: unknown arguments [\"extra\"]; the tool takes count, text"}],"isError":true}}`,
 			},
 		},
 		{
-			name: "tool mistake before 2025-06-18", design: "§3 a failed call's structuredContent is {error} (only where negotiated)", version: "2025-03-26",
+			name: "tool mistake before 2025-06-18", design: "§3 a failed call has no structuredContent, at any version", version: "2025-03-26",
 			lines: []string{`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"fail"}}`},
 			want:  []string{`{"jsonrpc":"2.0","id":6,"result":{"content":[{"type":"text","text":"the tool failed on purpose"}],"isError":true}}`},
 		},
@@ -315,7 +315,7 @@ func TestProtocolRules(t *testing.T) {
 			opts:  &Options{MaxResultBytes: 200},
 			lines: []string{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"abcdefghij","count":30}}}`},
 			want: []string{`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"the answer is 677 bytes, over the limit of 200; narrow the call: pass a smaller limit, one file, or a more specific query"}],` +
-				`"structuredContent":{"error":"the answer is 677 bytes, over the limit of 200; narrow the call: pass a smaller limit, one file, or a more specific query"},"isError":true}}`},
+				`"isError":true}}`},
 		},
 
 		// Resources (§5).

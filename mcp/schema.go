@@ -17,11 +17,22 @@ import (
 // $ref, which some clients mishandle) and forbid unknown properties. Outputs
 // are what programs check results against: they keep the structure
 // (types, properties, required members) and lose what only repeats it.
+//
+// Both are portable: every schema node has one type, never a list such as
+// ["null", "array"], which clients that map tool schemas onto a
+// single-type dialect (Gemini's function declarations, OpenAPI 3.0)
+// reject. The rule for the Go types behind them follows from
+// encoding/json and jsonschema-go: a field without omitempty is required,
+// and a slice, map or pointer field is typed as what it points to, never
+// null. So a tool fills every slice or map field without omitempty (an
+// empty list is [], not null) and every pointer field without omitempty;
+// a field that may be absent says omitempty.
 
-// plainInputTypes gives every nullable schema of an input its plain type:
-// a pointer or slice field generates "type": ["null", "integer"], and a
-// client has no reason to send null for an argument it can leave out.
-func plainInputTypes(s *jsonschema.Schema) {
+// plainTypes gives every schema node in s its plain type: jsonschema-go
+// types a pointer, slice or map as ["null", T], and by the rule above
+// none is ever null, in arguments (a client has no reason to send null
+// for an argument it can leave out) or in results.
+func plainTypes(s *jsonschema.Schema) {
 	walkSchemas(&s, func(slot **jsonschema.Schema) bool {
 		sub := *slot
 		if len(sub.Types) == 2 && sub.Types[0] == "null" {
@@ -31,68 +42,65 @@ func plainInputTypes(s *jsonschema.Schema) {
 	})
 }
 
-// compactOutput shrinks the output schema s of the Go type t; it still
-// accepts every value of t as encoding/json writes it. Descriptions are
-// dropped (the members' names and the tool's lean text say what they
-// are; the schema is for checking results), objects allow additional
-// members (so the debug member every result may carry needs no
-// declaration), members that are never null lose "null" from their
-// types, and an object schema that occurs more than once is defined once
-// under $defs, named after its Go type, and referred to.
-func compactOutput(s *jsonschema.Schema, t reflect.Type) {
-	stripOutput(s)
-	omittedNotNull(s, t)
-	dedupe(s, outputTypeNames(t))
+// unportable reports, as an error naming its path, the first node of s
+// that breaks the portability rule: a node without exactly one type (a
+// list of types, or none, which accepts anything), a combinator, or, where
+// refs is false, a $ref. With refs, a node may be a bare $ref to the
+// schema's $defs instead; additionalProperties may be the false schema.
+func unportable(s *jsonschema.Schema, refs bool) error {
+	var check func(s *jsonschema.Schema, path string) error
+	check = func(s *jsonschema.Schema, path string) error {
+		if s == nil {
+			return nil
+		}
+		switch {
+		case s.Ref != "" && !refs:
+			return fmt.Errorf("%s is a $ref; an input schema is self-contained", path)
+		case s.Ref != "":
+			if s.Type != "" || len(s.Types) > 0 {
+				return fmt.Errorf("%s has a type beside its $ref", path)
+			}
+		case len(s.Types) > 0:
+			return fmt.Errorf("%s has the types %v; give it one type (a field without omitempty is never null)", path, s.Types)
+		case s.Type == "":
+			return fmt.Errorf("%s has no type, so it accepts anything; give the Go field a concrete type", path)
+		}
+		if len(s.AnyOf)+len(s.OneOf)+len(s.AllOf)+len(s.PrefixItems) > 0 {
+			return fmt.Errorf("%s combines schemas; give it one plain type", path)
+		}
+		for _, k := range sortedKeys(s.Defs) {
+			if err := check(s.Defs[k], path+"/$defs/"+k); err != nil {
+				return err
+			}
+		}
+		for _, k := range sortedKeys(s.Properties) {
+			if err := check(s.Properties[k], path+"/properties/"+k); err != nil {
+				return err
+			}
+		}
+		if err := check(s.Items, path+"/items"); err != nil {
+			return err
+		}
+		if isFalseSchema(s.AdditionalProperties) {
+			return nil
+		}
+		return check(s.AdditionalProperties, path+"/additionalProperties")
+	}
+	return check(s, "#")
 }
 
-// omittedNotNull gives the schema of each pointer, slice or map field
-// marked omitempty its plain type: such a field is left out when nil, so
-// it is never null. s is the schema generated from t.
-func omittedNotNull(s *jsonschema.Schema, t reflect.Type) {
-	if s == nil {
-		return
-	}
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if om, ok := reflect.Zero(t).Interface().(orderedMap); ok {
-		// Its values are never null: it holds what was added.
-		if v := s.AdditionalProperties; v != nil && len(v.Types) == 2 && v.Types[0] == "null" {
-			v.Type, v.Types = v.Types[1], nil
-		}
-		omittedNotNull(s.AdditionalProperties, om.orderedMapValue())
-		return
-	}
-	switch t.Kind() {
-	case reflect.Slice, reflect.Array:
-		omittedNotNull(s.Items, t.Elem())
-	case reflect.Map:
-		omittedNotNull(s.AdditionalProperties, t.Elem())
-	case reflect.Struct:
-		for i := range t.NumField() {
-			f := t.Field(i)
-			tag := f.Tag.Get("json")
-			name, opts, _ := strings.Cut(tag, ",")
-			if f.Anonymous && name == "" {
-				// Embedded: its fields are the parent's, as in encoding/json.
-				omittedNotNull(s, f.Type)
-				continue
-			}
-			if !f.IsExported() || name == "-" {
-				continue
-			}
-			p := s.Properties[cmp.Or(name, f.Name)]
-			if p == nil {
-				continue
-			}
-			k := f.Type.Kind()
-			omitted := slices.Contains(strings.Split(opts, ","), "omitempty")
-			if omitted && (k == reflect.Pointer || k == reflect.Slice || k == reflect.Map) && len(p.Types) == 2 && p.Types[0] == "null" {
-				p.Type, p.Types = p.Types[1], nil
-			}
-			omittedNotNull(p, f.Type)
-		}
-	}
+// compactOutput shrinks the output schema s of the Go type t; it still
+// accepts every value of t that follows the rule above as encoding/json
+// writes it. Descriptions are dropped (the members' names and the tool's
+// lean text say what they are; the schema is for checking results),
+// objects allow additional members (so the debug member every result may
+// carry needs no declaration), every member has its plain type, and an
+// object schema that occurs more than once is defined once under $defs,
+// named after its Go type, and referred to.
+func compactOutput(s *jsonschema.Schema, t reflect.Type) {
+	stripOutput(s)
+	plainTypes(s)
+	dedupe(s, outputTypeNames(t))
 }
 
 // stripOutput drops additionalProperties: false and the descriptions
@@ -133,7 +141,7 @@ func outputTypeNames(t reflect.Type) map[string]string {
 			if s, err := jsonschema.ForType(t, &jsonschema.ForOptions{TypeSchemas: maps}); err == nil {
 				addProperties(s)
 				stripOutput(s)
-				omittedNotNull(s, t)
+				plainTypes(s)
 				key := canonical(s)
 				if _, dup := names[key]; !dup && !taken[name] {
 					names[key], taken[name] = name, true
@@ -163,11 +171,10 @@ func validDefName(name string) bool {
 }
 
 // canonical is the JSON of an object schema as a definition holds it:
-// without its own description, and not nullable.
+// without its own description.
 func canonical(s *jsonschema.Schema) string {
 	c := *s
 	c.Description = ""
-	c.Type, c.Types = "object", nil
 	data, err := json.Marshal(&c)
 	if err != nil {
 		// A schema generated from a Go type always marshals.
@@ -176,10 +183,9 @@ func canonical(s *jsonschema.Schema) string {
 	return string(data)
 }
 
-// isObjectSchema reports whether s is an inline object schema, possibly
-// nullable.
+// isObjectSchema reports whether s is an inline object schema.
 func isObjectSchema(s *jsonschema.Schema) bool {
-	return s.Ref == "" && (s.Type == "object" || slices.Equal(s.Types, []string{"null", "object"}))
+	return s.Ref == "" && s.Type == "object"
 }
 
 // dedupe moves object schemas that occur more than once below s into
@@ -245,14 +251,8 @@ func dedupe(s *jsonschema.Schema, names map[string]string) {
 			if def == nil {
 				def = sub.CloneSchemas()
 				def.Description = ""
-				def.Type, def.Types = "object", nil
 			}
-			r := &jsonschema.Schema{Ref: ref}
-			if sub.Type != "object" {
-				r = &jsonschema.Schema{AnyOf: []*jsonschema.Schema{{Type: "null"}, r}}
-			}
-			r.Description = sub.Description
-			*slot = r
+			*slot = &jsonschema.Schema{Ref: ref, Description: sub.Description}
 			return false
 		})
 		if s.Defs == nil {
@@ -268,20 +268,12 @@ func expandRefs(s *jsonschema.Schema, defs map[string]*jsonschema.Schema) *jsons
 	s = s.CloneSchemas()
 	walkSchemas(&s, func(slot **jsonschema.Schema) bool {
 		sub := *slot
-		nullable := false
-		target := sub
-		if len(sub.AnyOf) == 2 && sub.AnyOf[0].Type == "null" && sub.AnyOf[1].Ref != "" {
-			nullable, target = true, sub.AnyOf[1]
-		}
-		name, ok := strings.CutPrefix(target.Ref, "#/$defs/")
+		name, ok := strings.CutPrefix(sub.Ref, "#/$defs/")
 		if !ok || defs[name] == nil {
 			return true
 		}
 		def := defs[name].CloneSchemas()
 		def.Description = sub.Description
-		if nullable {
-			def.Type, def.Types = "", []string{"null", "object"}
-		}
 		*slot = def
 		return true // the definition may refer to others
 	})

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Protocol versions this server speaks, newest first. A client asking for
@@ -60,6 +61,11 @@ type Options struct {
 	// PageSize is the number of items in one page of tools/list,
 	// resources/list and prompts/list (default 100).
 	PageSize int
+	// DrainTimeout is how long, once the context given to ServeStdio or
+	// ServeStreamableHTTP is done, the calls in flight may go on to their
+	// answers while new requests are refused; those still running then
+	// are cancelled. Zero cancels them at once.
+	DrainTimeout time.Duration
 }
 
 // An Icon is an image a client may show for the server, a tool, a
@@ -245,8 +251,11 @@ func (s *Server) removeSession(ss *session) {
 
 // ServeStdio runs one session over a pair of streams, one JSON-RPC message
 // per line, until in reaches its end or ctx is cancelled. At the end of
-// input, calls already received are answered before it returns; when ctx
-// is cancelled they are cancelled instead.
+// input, calls already received are answered before it returns. When ctx
+// is cancelled, the session drains: it goes on reading, refuses new
+// requests with [CodeShuttingDown] and returns once the calls in flight
+// are answered, cancelling those still running after
+// [Options.DrainTimeout].
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	lw := &lineWriter{w: out}
 	sess := newSession(s, lw)

@@ -12,6 +12,8 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
+	"sync/atomic"
+	"time"
 	"unicode/utf8"
 )
 
@@ -62,6 +64,9 @@ type session struct {
 	version  string
 	logLevel LogLevel
 	inflight map[string]*call // keyed by the raw JSON id
+	// draining is set when the session stops taking requests before it
+	// ends (see serve); only the goroutine that calls handleLine sets it.
+	draining atomic.Bool
 
 	sem     chan struct{}  // bounds concurrent handlers
 	pending chan struct{}  // bounds handlers running or waiting for sem
@@ -121,15 +126,24 @@ func (ss *session) open() (closeSession func()) {
 	}
 }
 
-// serve runs a session over a stream of lines, each answered on out.
+// serve runs a session over a stream of lines, each answered on out. At
+// the end of the input it answers the calls already received. When ctx
+// ends it drains: it reads on, answering requests with CodeShuttingDown
+// (cancellations still stop calls), and returns when the calls in flight
+// have been answered; the drain timeout cancels those still running.
 func (ss *session) serve(ctx context.Context, lr *lineReader, out outbox) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	// Calls do not end with ctx but with the drain.
+	callCtx, cancelCalls := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelCalls()
+	stopDrainTimer := context.AfterFunc(ctx, func() {
+		time.AfterFunc(ss.srv.opts.DrainTimeout, cancelCalls)
+	})
+	defer stopDrainTimer()
 	closeSession := ss.open()
 	defer closeSession()
 
-	// The reader runs apart so that a cancelled ctx ends the session even
-	// while a read blocks. Each line is copied: the reader reuses its buffer.
+	// The reader runs apart so that the session can drain while a read
+	// blocks. Each line is copied: the reader reuses its buffer.
 	lines := make(chan readResult)
 	go func() {
 		defer close(lines)
@@ -137,7 +151,7 @@ func (ss *session) serve(ctx context.Context, lr *lineReader, out outbox) error 
 			line, err := lr.next()
 			select {
 			case lines <- readResult{slices.Clone(line), err}:
-			case <-ctx.Done():
+			case <-callCtx.Done():
 				return
 			}
 			if err != nil && err != errLineTooLong {
@@ -147,11 +161,22 @@ func (ss *session) serve(ctx context.Context, lr *lineReader, out outbox) error 
 	}()
 
 	var err error
+	stop := ctx.Done()
+	var idle chan struct{} // closed when the calls in flight have ended
 loop:
 	for {
 		select {
-		case <-ctx.Done():
-			err = ctx.Err()
+		case <-stop:
+			stop = nil
+			// Set here, where lines are handled, so that no call starts
+			// after the wait for the calls in flight has begun.
+			ss.draining.Store(true)
+			idle = make(chan struct{})
+			go func() {
+				ss.wg.Wait()
+				close(idle)
+			}()
+		case <-idle:
 			break loop
 		case r, ok := <-lines:
 			if !ok {
@@ -167,18 +192,15 @@ loop:
 				err = fmt.Errorf("reading input: %w", r.err)
 				break loop
 			default:
-				ss.handleLine(ctx, r.line, out)
+				ss.handleLine(callCtx, r.line, out)
 			}
 		}
 	}
 	if err != nil {
-		// Cancelled: the calls in flight are abandoned.
-		cancel()
+		// The input failed: the calls in flight are abandoned.
+		cancelCalls()
 	}
 	ss.wg.Wait()
-	if errors.Is(err, context.Canceled) {
-		return nil
-	}
 	return err
 }
 
@@ -245,10 +267,15 @@ func (ss *session) handleLine(ctx context.Context, line []byte, out outbox) (sta
 		ss.writeError(out, id, InvalidParams("params must be an object"))
 		return false
 	}
-	switch method {
-	case "ping":
+	switch {
+	case method == "ping":
 		ss.writeResult(out, id, struct{}{})
 		return false
+	case ss.draining.Load():
+		ss.writeError(out, id, newError(CodeShuttingDown, "Server shutting down: it takes no new requests"))
+		return false
+	}
+	switch method {
 	case "initialize":
 		res, err := ss.initialize(msg.Params)
 		ss.reply(out, id, res, err)

@@ -62,8 +62,9 @@ type ResourceLink struct {
 }
 
 // A ToolHandler answers one call of a tool. A returned error becomes a
-// result with isError set and the error's text as its message, so it should
-// be one sentence the model can act on. A panic becomes -32603.
+// result with isError set and the error's text as its only content (no
+// structuredContent), so it should be one sentence the model can act on. A
+// panic becomes -32603.
 type ToolHandler[In, Out any] func(ctx context.Context, in *In) (*Out, error)
 
 // serverTool is a registered tool with its resolved schemas.
@@ -82,7 +83,10 @@ type serverTool struct {
 // generated from the types. The input schema takes its field descriptions
 // from `jsonschema` tags; the output schema is sent without descriptions
 // (tags on Out document the Go type only), with repeated objects defined
-// once: see compactOutput.
+// once: see compactOutput. Every schema node has a single type (AddTool
+// fails for a type whose schema would not, such as a field of type any): a
+// field of Out without omitempty is required and never null, so the handler
+// fills each such slice or map (with [] or {} when empty) and pointer.
 func AddTool[In, Out any](s *Server, t Tool, h ToolHandler[In, Out]) error {
 	if !validToolName(t.Name) {
 		return fmt.Errorf("tool %q: the name must be 1 to 128 letters, digits, '_', '-' or '.'", t.Name)
@@ -101,8 +105,14 @@ func AddTool[In, Out any](s *Server, t Tool, h ToolHandler[In, Out]) error {
 	if err := addDebugSchemas(in, out); err != nil {
 		return fmt.Errorf("tool %s: %w", t.Name, err)
 	}
-	plainInputTypes(in)
+	plainTypes(in)
 	compactOutput(out, reflect.TypeFor[Out]())
+	if err := unportable(in, false); err != nil {
+		return fmt.Errorf("tool %s: input schema: %w", t.Name, err)
+	}
+	if err := unportable(out, true); err != nil {
+		return fmt.Errorf("tool %s: output schema: %w", t.Name, err)
+	}
 	resolved, err := in.Resolve(nil)
 	if err != nil {
 		return fmt.Errorf("tool %s: resolving input schema: %w", t.Name, err)
@@ -388,27 +398,17 @@ type ToolResult struct {
 	IsError           bool      `json:"isError,omitempty"`
 }
 
-// errorResultWith is errorResult with the debug information of a call
-// made with debug: true, if dbg is not nil.
-func errorResultWith(msg string, structured bool, dbg *DebugInfo) *ToolResult {
-	r := errorResult(msg, structured)
-	if dbg == nil {
-		return r
+// errorResult is the result of a failed call: isError and the message as
+// text, never structuredContent, whatever the protocol version. A client
+// that validates structuredContent against the output schema even on an
+// error (the TypeScript SDK's callTool does) would otherwise replace our
+// sentence with its own complaint about the schema. With debug: true (dbg
+// not nil), the debug information follows the message in the text.
+func errorResult(msg string, dbg *DebugInfo) *ToolResult {
+	if dbg != nil {
+		msg += "\n" + dbg.render()
 	}
-	r.Content[0].Text += "\n" + dbg.render()
-	if structured {
-		r.StructuredContent = map[string]any{"error": msg, debugArg: dbg}
-	}
-	return r
-}
-
-// errorResult is the result of a failed call.
-func errorResult(msg string, structured bool) *ToolResult {
-	r := &ToolResult{Content: []Content{{Type: "text", Text: msg}}, IsError: true}
-	if structured {
-		r.StructuredContent = map[string]string{"error": msg}
-	}
-	return r
+	return &ToolResult{Content: []Content{{Type: "text", Text: msg}}, IsError: true}
 }
 
 // shorten cuts s to at most n runes, marking the cut, and replaces control

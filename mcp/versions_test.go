@@ -12,22 +12,21 @@ import (
 // 2025-03-26) are only sent when negotiated.
 func TestVersionGatedFields(t *testing.T) {
 	since := map[string]string{
-		"serverInfo.title":              "2025-06-18",
-		"serverInfo.icons":              "2025-11-25",
-		"capabilities.completions":      "2025-03-26",
-		"tool.title":                    "2025-06-18",
-		"tool.outputSchema":             "2025-06-18",
-		"tool.annotations":              "2025-03-26",
-		"tool.icons":                    "2025-11-25",
-		"call.structuredContent":        "2025-06-18",
-		"call.resource_link":            "2025-06-18",
-		"resource.title":                "2025-06-18",
-		"resource.icons":                "2025-11-25",
-		"prompt.title":                  "2025-06-18",
-		"prompt.argument.title":         "2025-06-18",
-		"prompt.icons":                  "2025-11-25",
-		"progress.message":              "2025-03-26",
-		"failed call.structuredContent": "2025-06-18",
+		"serverInfo.title":         "2025-06-18",
+		"serverInfo.icons":         "2025-11-25",
+		"capabilities.completions": "2025-03-26",
+		"tool.title":               "2025-06-18",
+		"tool.outputSchema":        "2025-06-18",
+		"tool.annotations":         "2025-03-26",
+		"tool.icons":               "2025-11-25",
+		"call.structuredContent":   "2025-06-18",
+		"call.resource_link":       "2025-06-18",
+		"resource.title":           "2025-06-18",
+		"resource.icons":           "2025-11-25",
+		"prompt.title":             "2025-06-18",
+		"prompt.argument.title":    "2025-06-18",
+		"prompt.icons":             "2025-11-25",
+		"progress.message":         "2025-03-26",
 	}
 	for _, version := range supportedVersions {
 		t.Run(version, func(t *testing.T) {
@@ -66,22 +65,21 @@ func TestVersionGatedFields(t *testing.T) {
 				t.Fatalf("got %d progress notifications, want 1", len(progress))
 			}
 			got := map[string]bool{
-				"serverInfo.title":              has(init["serverInfo"], "title"),
-				"serverInfo.icons":              has(init["serverInfo"], "icons"),
-				"capabilities.completions":      has(init["capabilities"], "completions"),
-				"tool.title":                    has(tool, "title"),
-				"tool.outputSchema":             has(tool, "outputSchema"),
-				"tool.annotations":              has(tool, "annotations"),
-				"tool.icons":                    has(tool, "icons"),
-				"call.structuredContent":        has(byID["linked"], "structuredContent"),
-				"call.resource_link":            len(kinds) == 2 && kinds[1] == "resource_link",
-				"resource.title":                has(resource, "title"),
-				"resource.icons":                has(resource, "icons"),
-				"prompt.title":                  has(prompt, "title"),
-				"prompt.argument.title":         has(prompt["arguments"].([]any)[0], "title"),
-				"prompt.icons":                  has(prompt, "icons"),
-				"progress.message":              has(progress[0], "message"),
-				"failed call.structuredContent": has(byID["fail"], "structuredContent"),
+				"serverInfo.title":         has(init["serverInfo"], "title"),
+				"serverInfo.icons":         has(init["serverInfo"], "icons"),
+				"capabilities.completions": has(init["capabilities"], "completions"),
+				"tool.title":               has(tool, "title"),
+				"tool.outputSchema":        has(tool, "outputSchema"),
+				"tool.annotations":         has(tool, "annotations"),
+				"tool.icons":               has(tool, "icons"),
+				"call.structuredContent":   has(byID["linked"], "structuredContent"),
+				"call.resource_link":       len(kinds) == 2 && kinds[1] == "resource_link",
+				"resource.title":           has(resource, "title"),
+				"resource.icons":           has(resource, "icons"),
+				"prompt.title":             has(prompt, "title"),
+				"prompt.argument.title":    has(prompt["arguments"].([]any)[0], "title"),
+				"prompt.icons":             has(prompt, "icons"),
+				"progress.message":         has(progress[0], "message"),
 			}
 			want := map[string]bool{}
 			for field, v := range since {
@@ -89,6 +87,12 @@ func TestVersionGatedFields(t *testing.T) {
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("fields sent at %s (-want +got):\n%s", version, diff)
+			}
+			// A failed call has no structuredContent at any version: a
+			// client checking it against the output schema would hide
+			// the message.
+			if has(byID["fail"], "structuredContent") {
+				t.Errorf("a failed call at %s has structuredContent: %v", version, byID["fail"])
 			}
 			// Whatever is sent has the shape of its version's schema.
 			if version >= "2025-06-18" {

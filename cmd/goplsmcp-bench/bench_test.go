@@ -118,12 +118,15 @@ func TestDiagCount(t *testing.T) {
 		{"two files", `{"uri":"file:///a.go","files":{"a.go":{"at":["1:2: m"]},"b.go":{"at":["1:2: hint: m","1:3: info: m"],"fixes":["1:2: f"]}}}`, 3},
 		{"cut", `{"total":9,"truncated":true,"files":{"a.go":{"at":["1:2: m"],"more":8}}}`, 9},
 	} {
-		got, ok := diagCount([]byte(tc.structured))
+		got, ok := diagCount([]byte(tc.structured), "")
 		if !ok || got != tc.want {
 			t.Errorf("%s: diagCount = %d, %v; want %d, true\n%s", tc.name, got, ok, tc.want, tc.structured)
 		}
 	}
-	if _, ok := diagCount([]byte(`{"files":[]}`)); ok {
+	if n, ok := diagCount([]byte(`{"files":{"a.go":{"at":["1:2: m"]},"b.go":{"at":["1:2: m","1:3: m"]}}}`), "b.go"); !ok || n != 2 {
+		t.Errorf("diagCount of b.go alone = %d, %v; want 2, true", n, ok)
+	}
+	if _, ok := diagCount([]byte(`{"files":[]}`), ""); ok {
 		t.Error("diagCount read files as a list")
 	}
 }

@@ -25,15 +25,19 @@ func editText(orig string, i int) (text string, broken bool) {
 }
 
 // diagCount reads the number of diagnostics from a go_diagnostics
-// answer's structured content: those listed under each file, and those
-// beyond the limit.
-func diagCount(structured []byte) (int, bool) {
+// answer's structured content: those listed under each file (every file,
+// or only file when it is not ""), and those beyond the limit.
+func diagCount(structured []byte, file string) (int, bool) {
 	var out bridge.DiagnosticsOutput
 	if err := json.Unmarshal(structured, &out); err != nil {
 		return 0, false
 	}
 	n := 0
-	out.Files.All(func(_ string, f bridge.FileDiagnostics) { n += len(f.At) + f.More })
+	out.Files.All(func(f string, d bridge.FileDiagnostics) {
+		if file == "" || f == file {
+			n += len(d.At) + d.More
+		}
+	})
 	return n, true
 }
 
@@ -73,7 +77,8 @@ func (b *bench) editLoop(ctx context.Context, ws *workspace, s *servers) error {
 		if err != nil {
 			return 0, err
 		}
-		n, ok := diagCount(a.structured)
+		// The edited file's: the workspace's other errors are listed too.
+		n, ok := diagCount(a.structured, editFile)
 		if !ok {
 			return -1, nil
 		}

@@ -58,7 +58,7 @@ func refCount(a answer, ours bool) (int, bool) {
 // structured content for goplsmcp, its text for gopls mcp.
 func diagnosticCount(a answer, ours bool) (int, bool) {
 	if ours {
-		return diagCount(a.structured)
+		return diagCount(a.structured, "")
 	}
 	text := a.text
 	if strings.TrimSpace(text) == "No diagnostics." {

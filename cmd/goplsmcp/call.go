@@ -69,7 +69,12 @@ func runCall(ctx context.Context, cfg *config, rest []string, stdin io.Reader, s
 	if err != nil {
 		return fmt.Errorf("%s: %w", tool, err)
 	}
-	if cfg.json {
+	// A tool error has no structured result, in MCP as here: with or
+	// without --json, it is the message on stderr and exit status 1, and
+	// stdout stays empty.
+	switch {
+	case res.IsError:
+	case cfg.json:
 		var out bytes.Buffer
 		if err := json.Indent(&out, res.StructuredContent, "", "  "); err != nil {
 			return fmt.Errorf("%s: the structured result is not JSON: %w", tool, err)
@@ -78,7 +83,7 @@ func runCall(ctx context.Context, cfg *config, rest []string, stdin io.Reader, s
 		if _, err := stdout.Write(out.Bytes()); err != nil {
 			return err
 		}
-	} else if !res.IsError {
+	default:
 		if _, err := fmt.Fprintln(stdout, res.Text()); err != nil {
 			return err
 		}
@@ -87,11 +92,7 @@ func runCall(ctx context.Context, cfg *config, rest []string, stdin io.Reader, s
 		st.log.Warn("stopping gopls", "error", cerr)
 	}
 	if res.IsError {
-		msg := res.Text()
-		if cfg.json {
-			msg = "" // the error is in the JSON
-		}
-		return &exitError{code: 1, msg: msg}
+		return &exitError{code: 1, msg: res.Text()}
 	}
 	return nil
 }

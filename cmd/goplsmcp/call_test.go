@@ -39,8 +39,8 @@ func runOnce(t *testing.T, stdin string, args ...string) (stdout, stderr string,
 }
 
 // TestCall runs goplsmcp call as a script would: the answer alone on
-// stdout, exit 0; a tool error on stderr (or as JSON on stdout with
-// --json), exit 1; usage errors exit 2; flags before or after the word
+// stdout, exit 0; a tool error on stderr with nothing on stdout, with
+// --json too (an error has no structured result), exit 1; usage errors exit 2; flags before or after the word
 // call; arguments from stdin with -; and debug: true.
 func TestCall(t *testing.T) {
 	root := exampleRoot(t)
@@ -69,7 +69,7 @@ func TestCall(t *testing.T) {
 		{name: "tool error", args: []string{"call", "--root", root, "--gopls", gopls, "go_definition", `{"file":"nope.go","symbol":"X"}`},
 			wantCode: 1, wantStderr: `goplsmcp: file "nope.go" does not exist`},
 		{name: "tool error as json", args: []string{"call", "--root", root, "--gopls", gopls, "--json", "go_definition", `{"file":"../x.go","line":0,"character":0}`},
-			wantCode: 1, wantJSON: map[string]any{"error": `file "../x.go" is outside the workspace root; pass a path inside ` + root}},
+			wantCode: 1, wantStderr: `goplsmcp: file "../x.go" is outside the workspace root; pass a path inside ` + root},
 		{name: "writes disabled", args: []string{"call", "--root", root, "--gopls", gopls, "go_format", `{"file":"main.go","apply":true}`},
 			wantCode: 1, wantStderr: "writes are disabled"},
 		{name: "unknown tool", args: []string{"call", "--root", root, "--gopls", gopls, "go_nope", `{}`},

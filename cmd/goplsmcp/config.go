@@ -5,59 +5,125 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/goplsmcp/goplsmcp/mcp"
 )
 
 // clientConfig describes where one MCP client keeps its server list and
-// how an entry is written there.
+// how an entry is written there: one that starts goplsmcp (stdio), or one
+// that connects to a goplsmcp serving HTTP, sending the token the way the
+// client can without writing it in the file.
 type clientConfig struct {
-	file   string // where the snippet goes
-	render func(command string, args []string) string
+	file     string // where the snippet goes
+	render   func(command string, args []string) string
+	http     func(url string) string
+	httpFile string // where the HTTP form goes, if not file
+	token    string // how the HTTP form's client gets the token
 }
+
+// tokenVar is the environment variable the HTTP snippets take the bearer
+// token from.
+const tokenVar = "GOPLSMCP_TOKEN"
+
+// bearer is the Authorization header with the token given as ref.
+func bearer(ref string) map[string]any { return map[string]any{"Authorization": "Bearer " + ref} }
 
 // clientConfigs are the snippets goplsmcp config prints, one per client.
 var clientConfigs = map[string]clientConfig{
-	"claude": {".mcp.json in the project (or: claude mcp add goplsmcp -- COMMAND ARGS)", func(cmd string, args []string) string {
-		return jsonSnippet(map[string]any{"mcpServers": map[string]any{
-			"goplsmcp": map[string]any{"type": "stdio", "command": cmd, "args": args},
-		}})
-	}},
-	"cursor": {".cursor/mcp.json in the project, or ~/.cursor/mcp.json", func(cmd string, args []string) string {
-		return jsonSnippet(map[string]any{"mcpServers": map[string]any{
-			"goplsmcp": map[string]any{"command": cmd, "args": args},
-		}})
-	}},
-	"vscode": {".vscode/mcp.json in the workspace", func(cmd string, args []string) string {
-		return jsonSnippet(map[string]any{"servers": map[string]any{
-			"goplsmcp": map[string]any{"type": "stdio", "command": cmd, "args": args},
-		}})
-	}},
-	"codex": {"~/.codex/config.toml, or .codex/config.toml in a trusted project", func(cmd string, args []string) string {
-		quoted := make([]string, len(args))
-		for i, a := range args {
-			quoted[i] = tomlString(a)
-		}
-		return fmt.Sprintf("[mcp_servers.goplsmcp]\ncommand = %s\nargs = [%s]\n", tomlString(cmd), strings.Join(quoted, ", "))
-	}},
-	"gemini": {".gemini/settings.json in the project, or ~/.gemini/settings.json", func(cmd string, args []string) string {
-		return jsonSnippet(map[string]any{"mcpServers": map[string]any{
-			"goplsmcp": map[string]any{"command": cmd, "args": args},
-		}})
-	}},
+	"claude": {
+		file: ".mcp.json in the project (or: claude mcp add goplsmcp -- COMMAND ARGS)",
+		render: func(cmd string, args []string) string {
+			return jsonSnippet(map[string]any{"mcpServers": map[string]any{
+				"goplsmcp": map[string]any{"type": "stdio", "command": cmd, "args": args},
+			}})
+		},
+		http: func(url string) string {
+			return jsonSnippet(map[string]any{"mcpServers": map[string]any{
+				"goplsmcp": map[string]any{"type": "http", "url": url, "headers": bearer("${" + tokenVar + "}")},
+			}})
+		},
+		httpFile: ".mcp.json in the project (or: claude mcp add --transport http goplsmcp URL --header \"Authorization: Bearer $" + tokenVar + "\")",
+		token:    "Claude Code expands ${" + tokenVar + "} from its environment",
+	},
+	"cursor": {
+		file: ".cursor/mcp.json in the project, or ~/.cursor/mcp.json",
+		render: func(cmd string, args []string) string {
+			return jsonSnippet(map[string]any{"mcpServers": map[string]any{
+				"goplsmcp": map[string]any{"command": cmd, "args": args},
+			}})
+		},
+		http: func(url string) string {
+			return jsonSnippet(map[string]any{"mcpServers": map[string]any{
+				"goplsmcp": map[string]any{"url": url, "headers": bearer("${env:" + tokenVar + "}")},
+			}})
+		},
+		token: "Cursor expands ${env:" + tokenVar + "} from its environment",
+	},
+	"vscode": {
+		file: ".vscode/mcp.json in the workspace",
+		render: func(cmd string, args []string) string {
+			return jsonSnippet(map[string]any{"servers": map[string]any{
+				"goplsmcp": map[string]any{"type": "stdio", "command": cmd, "args": args},
+			}})
+		},
+		http: func(url string) string {
+			return jsonSnippet(map[string]any{
+				"servers": map[string]any{
+					"goplsmcp": map[string]any{"type": "http", "url": url, "headers": bearer("${input:goplsmcp-token}")},
+				},
+				"inputs": []any{map[string]any{
+					"type": "promptString", "id": "goplsmcp-token", "description": "goplsmcp bearer token", "password": true,
+				}},
+			})
+		},
+		token: "VS Code asks for the token once and keeps it in its secret storage",
+	},
+	"codex": {
+		file: "~/.codex/config.toml, or .codex/config.toml in a trusted project",
+		render: func(cmd string, args []string) string {
+			quoted := make([]string, len(args))
+			for i, a := range args {
+				quoted[i] = tomlString(a)
+			}
+			return fmt.Sprintf("[mcp_servers.goplsmcp]\ncommand = %s\nargs = [%s]\n", tomlString(cmd), strings.Join(quoted, ", "))
+		},
+		http: func(url string) string {
+			return fmt.Sprintf("[mcp_servers.goplsmcp]\nurl = %s\nbearer_token_env_var = %s\n", tomlString(url), tomlString(tokenVar))
+		},
+		token: "Codex reads the token from " + tokenVar + " in its environment",
+	},
+	"gemini": {
+		file: ".gemini/settings.json in the project, or ~/.gemini/settings.json",
+		render: func(cmd string, args []string) string {
+			return jsonSnippet(map[string]any{"mcpServers": map[string]any{
+				"goplsmcp": map[string]any{"command": cmd, "args": args},
+			}})
+		},
+		http: func(url string) string {
+			return jsonSnippet(map[string]any{"mcpServers": map[string]any{
+				"goplsmcp": map[string]any{"httpUrl": url, "headers": bearer("${" + tokenVar + "}")},
+			}})
+		},
+		token: "Gemini CLI expands ${" + tokenVar + "} from its environment",
+	},
 }
 
 // runConfig prints the configuration snippet for one client: goplsmcp
-// config CLIENT [--root DIR]. The command is this binary's absolute path;
-// the root defaults to the current directory.
+// config CLIENT [--root DIR | --url URL]. The stdio form's command is this
+// binary's absolute path, and its root defaults to the current directory;
+// the HTTP form connects to URL, a goplsmcp serving --http.
 func runConfig(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("goplsmcp config", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	root := fs.String("root", "", "workspace root to put in the snippet (default: the current directory)")
+	rawURL := fs.String("url", "", "the MCP endpoint of a goplsmcp serving --http, e.g. http://127.0.0.1:8765/mcp: print the snippet that connects to it")
 	if len(args) == 0 {
-		return usageError("usage: goplsmcp config CLIENT [--root DIR], where CLIENT is one of %s", clientNames())
+		return usageError("usage: goplsmcp config CLIENT [--root DIR | --url URL], where CLIENT is one of %s", clientNames())
 	}
 	name := args[0]
 	if err := fs.Parse(args[1:]); err != nil {
@@ -69,6 +135,22 @@ func runConfig(args []string, stdout, stderr io.Writer) error {
 	cc, ok := clientConfigs[name]
 	if !ok {
 		return usageError("goplsmcp config: unknown client %q; choose one of %s", name, clientNames())
+	}
+	if *rawURL != "" {
+		if *root != "" {
+			return usageError("goplsmcp config: --root is for the stdio form; with --url, the root is the one the server was started with")
+		}
+		endpoint, err := mcpEndpoint(*rawURL)
+		if err != nil {
+			return err
+		}
+		where := cc.file
+		if cc.httpFile != "" {
+			where = cc.httpFile
+		}
+		fmt.Fprint(stdout, cc.http(endpoint))
+		fmt.Fprintf(stderr, "goplsmcp: put this in %s; %s (the token the server was given)\n", where, cc.token)
+		return nil
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -84,6 +166,27 @@ func runConfig(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprint(stdout, cc.render(exe, []string{"--root", dir}))
 	fmt.Fprintf(stderr, "goplsmcp: put this in %s\n", cc.file)
 	return nil
+}
+
+// mcpEndpoint checks the URL of a goplsmcp serving HTTP, adding the MCP
+// path when only the server is named.
+func mcpEndpoint(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return "", usageError("goplsmcp config: --url %q: want the server's endpoint, e.g. http://127.0.0.1:8765%s", shortArg(raw), mcp.HTTPPath)
+	}
+	if u.Path == "" || u.Path == "/" {
+		u.Path = mcp.HTTPPath
+	}
+	return u.String(), nil
+}
+
+// shortArg cuts a command-line value for an error message.
+func shortArg(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "..."
+	}
+	return s
 }
 
 func clientNames() string {

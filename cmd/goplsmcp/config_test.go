@@ -57,6 +57,85 @@ func TestConfigSnippets(t *testing.T) {
 	}
 }
 
+// TestInstructionsMatchInitialize checks that goplsmcp instructions prints
+// exactly the instructions the server sends at initialize, byte for byte
+// (plus the line end a terminal wants), as the binary does both: a user
+// who pastes them into AGENTS.md gives the agent what an MCP client
+// would.
+func TestInstructionsMatchInitialize(t *testing.T) {
+	printed, stderr, code := runOnce(t, "", "instructions")
+	if code != 0 || stderr != "" {
+		t.Fatalf("goplsmcp instructions: exit %d, stderr %q", code, stderr)
+	}
+	p := startBinary(t, "--root", exampleRoot(t), "--gopls", goplsPath(t))
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
+	res, _ := p.recv()["result"].(map[string]any)
+	sent, _ := res["instructions"].(string)
+	if sent == "" {
+		t.Fatalf("initialize sent no instructions: %v", res)
+	}
+	if diff := cmp.Diff(sent+"\n", printed); diff != "" {
+		t.Errorf("goplsmcp instructions differs from initialize's instructions (-initialize +printed):\n%s", diff)
+	}
+}
+
+// TestConfigHTTPSnippets checks goplsmcp config CLIENT --url: each
+// client's entry for a server over HTTP, sending the token the way that
+// client can without writing it in the file. (.interop/config-http.mjs
+// connects the TypeScript SDK client as each snippet says.)
+func TestConfigHTTPSnippets(t *testing.T) {
+	const url = "http://goplsmcp-devbox:8765/mcp"
+	auth := func(ref string) map[string]any { return map[string]any{"Authorization": "Bearer " + ref} }
+	for _, tt := range []struct {
+		client string
+		want   any // decoded JSON, or the TOML text
+	}{
+		{"claude", map[string]any{"mcpServers": map[string]any{"goplsmcp": map[string]any{"type": "http", "url": url, "headers": auth("${GOPLSMCP_TOKEN}")}}}},
+		{"cursor", map[string]any{"mcpServers": map[string]any{"goplsmcp": map[string]any{"url": url, "headers": auth("${env:GOPLSMCP_TOKEN}")}}}},
+		{"vscode", map[string]any{
+			"servers": map[string]any{"goplsmcp": map[string]any{"type": "http", "url": url, "headers": auth("${input:goplsmcp-token}")}},
+			"inputs":  []any{map[string]any{"type": "promptString", "id": "goplsmcp-token", "description": "goplsmcp bearer token", "password": true}},
+		}},
+		{"gemini", map[string]any{"mcpServers": map[string]any{"goplsmcp": map[string]any{"httpUrl": url, "headers": auth("${GOPLSMCP_TOKEN}")}}}},
+		{"codex", "[mcp_servers.goplsmcp]\nurl = \"" + url + "\"\nbearer_token_env_var = \"GOPLSMCP_TOKEN\"\n"},
+	} {
+		// The server alone names the endpoint as well.
+		for _, given := range []string{url, "http://goplsmcp-devbox:8765", "http://goplsmcp-devbox:8765/"} {
+			var stdout, stderr bytes.Buffer
+			if err := run(t.Context(), []string{"config", tt.client, "--url", given}, strings.NewReader(""), &stdout, &stderr); err != nil {
+				t.Fatal(err)
+			}
+			var got any = stdout.String()
+			if _, isText := tt.want.(string); !isText {
+				if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+					t.Fatalf("%s snippet is not JSON: %v\n%s", tt.client, err, stdout.String())
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("%s --url %s snippet (-want +got):\n%s", tt.client, given, diff)
+			}
+			if !strings.Contains(stderr.String(), "put this in") || !strings.Contains(stderr.String(), "token") {
+				t.Errorf("%s: stderr %q does not say where the snippet goes and how the token gets there", tt.client, stderr.String())
+			}
+		}
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--url", "goplsmcp-devbox:8765"}, "want the server's endpoint"},
+		{[]string{"--url", "ftp://goplsmcp-devbox/mcp"}, "want the server's endpoint"},
+		{[]string{"--url", "http://user:pw@goplsmcp-devbox/mcp"}, "want the server's endpoint"},
+		{[]string{"--url", "http://goplsmcp-devbox:8765/mcp", "--root", "."}, "--root is for the stdio form"},
+	} {
+		err := run(t.Context(), append([]string{"config", "claude"}, tt.args...), strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{})
+		var ee *exitError
+		if !errors.As(err, &ee) || ee.code != 2 || !strings.Contains(ee.msg, tt.want) {
+			t.Errorf("config claude %v = %v, want a usage error saying %q", tt.args, err, tt.want)
+		}
+	}
+}
+
 func TestInstructionsSubcommand(t *testing.T) {
 	var stdout bytes.Buffer
 	if err := run(t.Context(), []string{"instructions"}, strings.NewReader(""), &stdout, &bytes.Buffer{}); err != nil {

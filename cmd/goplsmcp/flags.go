@@ -43,6 +43,8 @@ type config struct {
 	// tokenFile holds its bearer token.
 	http      string
 	tokenFile string
+	// allowHosts are more names clients may give in the Host header.
+	allowHosts []string
 
 	// The limits of DESIGN §6.
 	maxMessageBytes int
@@ -89,6 +91,13 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 	fs.BoolVar(&cfg.network, "allow-network", false, "let gopls's go command download modules and toolchains (default: offline, GOPROXY=off GOTOOLCHAIN=local -mod=readonly)")
 	fs.StringVar(&cfg.http, "http", "", "serve MCP over Streamable HTTP at http://ADDR/mcp instead of stdio, e.g. 127.0.0.1:8765 (a non-loopback address needs --token-file)")
 	fs.StringVar(&cfg.tokenFile, "token-file", "", "with --http: file holding the bearer token clients must send (default: a random token, printed to stderr)")
+	fs.Func("allow-host", "with --http: a host name clients may use to reach the server, such as a Kubernetes Service's, besides loopback names, IP addresses, the --http name and this machine's name (repeatable)", func(v string) error {
+		if v == "" || strings.ContainsAny(v, ":/?#@ \t") {
+			return fmt.Errorf("want a host name without a port, e.g. goplsmcp.dev.svc")
+		}
+		cfg.allowHosts = append(cfg.allowHosts, v)
+		return nil
+	})
 	fs.BoolVar(&cfg.allowWrite, "allow-write", false, "let go_rename_symbol, go_format, go_organize_imports and go_code_actions write their edits when a call says apply: true")
 	fs.Func("tools", "offer only these tools, a comma-separated list (default: all)", func(v string) error {
 		var names []string

@@ -22,8 +22,11 @@ const minTokenChars = 16
 // checkHTTP checks the HTTP flags together.
 func (cfg *config) checkHTTP() error {
 	if cfg.http == "" {
-		if cfg.tokenFile != "" {
+		switch {
+		case cfg.tokenFile != "":
 			return usageError("--token-file goes with --http")
+		case len(cfg.allowHosts) > 0:
+			return usageError("--allow-host goes with --http")
 		}
 		return nil
 	}
@@ -65,6 +68,7 @@ func listenHTTP(cfg *config, stderr io.Writer) (*httpServing, error) {
 	if host, _, _ := net.SplitHostPort(cfg.http); host != "" && net.ParseIP(host) == nil {
 		web.hosts = append(web.hosts, host)
 	}
+	web.hosts = append(web.hosts, cfg.allowHosts...)
 	if !mcp.IsLoopback(cfg.http) {
 		if name, err := os.Hostname(); err == nil && name != "" {
 			web.hosts = append(web.hosts, name)
@@ -118,5 +122,12 @@ func (web *httpServing) serve(ctx context.Context, srv *mcp.Server, log *slog.Lo
 	} else {
 		log.Warn("serving MCP over HTTP on a NON-LOOPBACK address: anyone who can reach it and holds the token can read the Go code under the root", attrs...)
 	}
-	return srv.ServeStreamableHTTP(ctx, web.ln, &mcp.HTTPOptions{Token: web.token, Hosts: web.hosts})
+	return srv.ServeStreamableHTTP(ctx, web.ln, &mcp.HTTPOptions{Token: web.token, Hosts: web.hosts, Ready: func() bool { return ready(client) }})
+}
+
+// ready says whether calls can be answered now: gopls runs and has loaded
+// the workspace (a load that failed counts: go_workspace says why). While
+// gopls is being started again, or is in a crash loop, it is not.
+func ready(client *lspclient.Client) bool {
+	return client.Health().State == "running" && client.Loaded()
 }

@@ -49,13 +49,19 @@ func startHTTPBinary(t *testing.T, root string, args ...string) (p *proc, url, t
 // within the shutdown bound, with status 0.
 func (p *proc) stop(goplsPID int) {
 	p.t.Helper()
+	p.stopWithin(goplsPID, shutdownBound)
+}
+
+// stopWithin is stop with another bound.
+func (p *proc) stopWithin(goplsPID int, bound time.Duration) {
+	p.t.Helper()
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		p.t.Fatal(err)
 	}
 	select {
 	case <-p.exited:
-	case <-time.After(shutdownBound):
-		p.t.Fatalf("goplsmcp still running %s after SIGTERM", shutdownBound)
+	case <-time.After(bound):
+		p.t.Fatalf("goplsmcp still running %s after SIGTERM", bound)
 	}
 	if !waitGone(goplsPID, time.Now().Add(time.Second)) {
 		p.t.Errorf("gopls %d still exists after goplsmcp exited", goplsPID)
@@ -178,7 +184,8 @@ func TestInteropGoSDKHTTP(t *testing.T) {
 
 // TestHTTPOffLoopback checks the sidecar set-up: listening on every
 // interface needs --token-file and is logged loudly; the token from the
-// file is required, and a Host that is not this machine's is refused.
+// file is required, and a Host that is not this machine's, nor one given
+// with --allow-host (a Kubernetes Service's name), is refused.
 func TestHTTPOffLoopback(t *testing.T) {
 	root := exampleRoot(t)
 	tokenFile := filepath.Join(t.TempDir(), "token")
@@ -186,7 +193,8 @@ func TestHTTPOffLoopback(t *testing.T) {
 	if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p := startBinary(t, "--root", root, "--gopls", goplsPath(t), "--http", "0.0.0.0:0", "--token-file", tokenFile)
+	p := startBinary(t, "--root", root, "--gopls", goplsPath(t), "--http", "0.0.0.0:0", "--token-file", tokenFile,
+		"--allow-host", "goplsmcp-devbox", "--allow-host", "goplsmcp-devbox.dev.svc.cluster.local")
 	goplsPID := p.goplsPID()
 	got := p.stderrMatch(`level=WARN msg="(serving MCP over HTTP on a NON-LOOPBACK address[^"]*)".* url=(\S+)`)
 	url := got[1]
@@ -220,6 +228,9 @@ func TestHTTPOffLoopback(t *testing.T) {
 		{"Bearer not-the-token-0123456789", "", http.StatusUnauthorized},
 		{"Bearer " + token, "", http.StatusOK},
 		{"Bearer " + token, "attacker.example", http.StatusForbidden},
+		{"Bearer " + token, "goplsmcp-devbox:8765", http.StatusOK},
+		{"Bearer " + token, "GOPLSMCP-DEVBOX.dev.svc.cluster.local", http.StatusOK},
+		{"Bearer " + token, "goplsmcp-devbox.dev", http.StatusForbidden},
 	} {
 		if got := post(tc.auth, tc.host); got != tc.want {
 			t.Errorf("POST with %q, host %q: status %d, want %d", tc.auth, tc.host, got, tc.want)
@@ -253,6 +264,8 @@ func TestHTTPFlagErrors(t *testing.T) {
 		{"missing token file", []string{"--http", "127.0.0.1:0", "--token-file", filepath.Join(dir, "none")}, "--token-file"},
 		{"short token", []string{"--http", "127.0.0.1:0", "--token-file", short}, "at least 16 characters"},
 		{"token with spaces", []string{"--http", "127.0.0.1:0", "--token-file", spaced}, "visible ASCII"},
+		{"allowed host without --http", []string{"--allow-host", "goplsmcp.dev.svc"}, "--allow-host goes with --http"},
+		{"allowed host with a port", []string{"--http", "127.0.0.1:0", "--allow-host", "goplsmcp.dev.svc:8765"}, "without a port"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -268,8 +281,9 @@ func TestHTTPFlagErrors(t *testing.T) {
 // TestHTTPSignalWithGoplsFrozen checks the HTTP shutdown at its worst: a
 // session holds unsaved text (which its end reverts in gopls), gopls is
 // stopped (SIGSTOP) and answers nothing, and a call waits for it when
-// SIGTERM comes. goplsmcp and gopls are still gone within the bound, and
-// the waiting client gets an answer rather than a dropped connection.
+// SIGTERM comes, through the whole drain. goplsmcp and gopls are still
+// gone within the drain bound, and the waiting client gets an answer
+// rather than a dropped connection.
 func TestHTTPSignalWithGoplsFrozen(t *testing.T) {
 	p, url, token := startHTTPBinary(t, exampleRoot(t))
 	goplsPID := p.goplsPID()
@@ -297,8 +311,8 @@ func TestHTTPSignalWithGoplsFrozen(t *testing.T) {
 	}()
 	// The call is on its way when it is in flight at the server; its
 	// POST cannot be observed from here, so the signal may also find it
-	// still queued: both must end cleanly.
-	p.stop(goplsPID)
+	// still queued (then it is refused): both must end cleanly.
+	p.stopWithin(goplsPID, drainBound)
 	select {
 	case <-answered:
 	case <-time.After(10 * time.Second):

@@ -39,6 +39,7 @@ Usage:
   goplsmcp --http ADDR [flags]               serve MCP over Streamable HTTP at http://ADDR/mcp
   goplsmcp [flags] call [flags] TOOL [ARGS]  make one tool call and print its answer
   goplsmcp config CLIENT [--root DIR]        print the configuration snippet for claude, cursor, vscode, codex or gemini
+  goplsmcp config CLIENT --url URL           ... the snippet that connects to a goplsmcp serving --http at URL
   goplsmcp instructions                      print the agent guidance, for AGENTS.md or CLAUDE.md
 
 It speaks MCP over stdin and stdout, one JSON-RPC message per line, and
@@ -176,6 +177,16 @@ func flagError(err error) error {
 	return usageError("%s (see goplsmcp --help)", msg)
 }
 
+// drainTimeout is how long, after SIGTERM or SIGINT, the calls in flight
+// may take to be answered while new ones are refused. The whole stop must
+// fit in drainBound: the drain, then cancelling what is left and closing
+// the HTTP server (well under half a second once the calls have ended),
+// then stopping gopls (at most 1.6 s, when gopls ignores shutdown).
+const (
+	drainBound   = 5 * time.Second
+	drainTimeout = 2500 * time.Millisecond
+)
+
 // A stack is goplsmcp's running parts: gopls (through the client), the
 // bridge's tools and the MCP server. Serving and goplsmcp call build it
 // the same way.
@@ -234,6 +245,7 @@ func startStack(ctx context.Context, cfg *config, stderr io.Writer, oneShot bool
 		Logger:          st.log.With("component", "mcp"),
 		MaxMessageBytes: limits.MessageBytes,
 		MaxResultBytes:  limits.ResultBytes,
+		DrainTimeout:    drainTimeout,
 	})
 	onMessage := func(level slog.Level, text string) { st.srv.Log(mcpLevel(level), "gopls", text) }
 	if oneShot {
