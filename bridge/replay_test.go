@@ -224,10 +224,10 @@ type replayFacts struct {
 //     each imported package outside the standard library with its
 //     exported declarations the same way.
 var replayTools = map[string]replayFacts{
-	"go_references":       {goplsReferences, oursReferences},
-	"go_file_metadata":    {goplsFileMetadata, oursFileMetadata},
-	"go_file_diagnostics": {goplsFileDiagnostics, oursFileDiagnostics},
-	"go_context":          {goplsContext, oursContext},
+	"go_references":        {goplsReferences, oursReferences},
+	"go_file_metadata":     {goplsFileMetadata, oursFileMetadata},
+	"go_file_diagnostics":  {goplsFileDiagnostics, oursFileDiagnostics},
+	"go_context":           {goplsContext, oursContext},
 	"go_symbol_references": {goplsReferences, oursReferences},
 	"go_workspace":         {goplsWorkspace, oursWorkspace},
 	"go_diagnostics":       {goplsDiagnostics, oursDiagnostics},
