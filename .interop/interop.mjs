@@ -17,6 +17,7 @@
 
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -29,6 +30,9 @@ const sdkVersion = JSON.parse(
   readFileSync(new URL('./node_modules/@modelcontextprotocol/sdk/package.json', import.meta.url), 'utf8'),
 ).version;
 const { server, gopls } = opts;
+// go_vulncheck reads the test vulnerability database beside the fixture,
+// as --env GOVULNDB gives it (offline, it needs one).
+const vulnEnv = ['--env', 'GOVULNDB=file://' + resolve(opts.fixture, '../vulncheck/vulndb')];
 
 // The arguments of each tool's call on testdata/example. Every tool the
 // server lists must have an entry: a new tool without one fails the run.
@@ -54,6 +58,10 @@ const calls = {
   go_code_actions: { text: 'package scratch\n\ntype P struct{ X, Y int }\n\nvar p = P{}\n', line: 4, character: 8, title: 'Fill P' },
   go_call_hierarchy: { file: 'shapes/shapes.go', symbol: 'TotalArea' },
   go_type_hierarchy: { file: 'shapes/shapes.go', symbol: 'Rect' },
+  go_source: { file: 'main.go', symbol: 'report.Summary' },
+  go_package_graph: { packagePaths: ['example.com/shapes/shapes'], depth: 2 },
+  // The example's broken package does not compile, which govulncheck needs.
+  go_vulncheck: { pattern: './shapes/...' },
   go_close: { file: 'main.go' },
 };
 // More calls, for the cases the table's one call per tool leaves out.
@@ -89,6 +97,9 @@ const badCalls = {
     /^no action here has a title like "No such action"/],
   go_call_hierarchy: [{ file: 'shapes/shapes.go', symbol: 'TotalArea', direction: 'sideways' }, /^direction must be "incoming" or "outgoing"/],
   go_type_hierarchy: [{ file: 'shapes/shapes.go', symbol: 'Rect', depth: 99 }, /^depth must be 1, 2 or 3/],
+  go_source: [{ file: 'main.go', symbol: 'report.Nope' }, /^symbol "report\.Nope" is not declared /],
+  go_package_graph: [{ packagePaths: ['example.com/nope'] }, /^example\.com\/nope: no such package /],
+  go_vulncheck: [{ pattern: '-json' }, /^pattern "-json" is not a package pattern/],
   go_close: [{ uri: 'file:///etc/passwd' }, /^uri "file:\/\/\/etc\/passwd" is outside the workspace root/],
 };
 // More bad calls: gopls itself refusing, a tool that does not exist, and
@@ -238,7 +249,7 @@ async function overStdio() {
   const root = fixture();
   const transport = new StdioClientTransport({
     command: server,
-    args: ['--root', root, '--gopls', gopls],
+    args: ['--root', root, '--gopls', gopls, ...vulnEnv],
     stderr: 'pipe',
   });
   const logs = [];
@@ -263,7 +274,7 @@ async function overHTTP() {
   const client = newClient();
   let web;
   try {
-    web = await serveHTTP(server, gopls, root);
+    web = await serveHTTP(server, gopls, root, vulnEnv);
     const transport = new StreamableHTTPClientTransport(new URL(web.url), {
       requestInit: { headers: { Authorization: `Bearer ${web.token}` } },
     });

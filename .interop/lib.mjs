@@ -64,9 +64,9 @@ export class Failures {
 // serveHTTP runs goplsmcp --http on a free loopback port of root, reads
 // the URL and the generated token from its stderr, and returns them with
 // a stop function (SIGTERM, then the exit status). logs collects its
-// stderr.
-export async function serveHTTP(server, gopls, root) {
-  const child = spawn(server, ['--root', root, '--gopls', gopls, '--http', '127.0.0.1:0'], {
+// stderr. extra are more flags for goplsmcp.
+export async function serveHTTP(server, gopls, root, extra = []) {
+  const child = spawn(server, ['--root', root, '--gopls', gopls, '--http', '127.0.0.1:0', ...extra], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const exited = new Promise((res) => child.on('exit', (code, signal) => res({ code, signal })));

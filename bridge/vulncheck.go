@@ -1,18 +1,21 @@
 package bridge
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/goplsmcp/goplsmcp/lspclient"
@@ -21,8 +24,7 @@ import (
 )
 
 // vulncheckBound bounds a scan: govulncheck builds the call graph of the
-// whole pattern, which takes minutes on a large module, far past a bound
-// made for answers in milliseconds.
+// whole pattern, which takes minutes on a large module.
 const vulncheckBound = 10 * time.Minute
 
 // VulncheckInput is the input of go_vulncheck, with gopls mcp's
@@ -94,9 +96,6 @@ func (b *Bridge) addVulncheck(s *mcp.Server) error {
 	}, b.vulncheck)
 }
 
-// vulncheckSeq numbers the progress tokens of scans.
-var vulncheckSeq atomic.Int64
-
 func (b *Bridge) vulncheck(ctx context.Context, in *VulncheckInput) (*VulncheckOutput, error) {
 	if err := b.vulnDBReady(); err != nil {
 		return nil, err
@@ -116,71 +115,118 @@ func (b *Bridge) vulncheck(ctx context.Context, in *VulncheckInput) (*VulncheckO
 	if err := checkPattern(pattern); err != nil {
 		return nil, err
 	}
-	anchor := filepath.Join(dir, "go.mod")
-	if _, err := os.Stat(anchor); err != nil {
-		anchor = ""
-		if entries, err := os.ReadDir(dir); err == nil {
-			for _, e := range entries {
-				if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".go") {
-					anchor = filepath.Join(dir, e.Name())
-					break
-				}
-			}
-		}
-		if anchor == "" {
-			return nil, fmt.Errorf("dir %s has neither a go.mod nor a Go file; pass the directory of a module", quote(b.displayPath(dir)))
-		}
-	}
 	mcp.ReportProgress(ctx, fmt.Sprintf("govulncheck: checking %s in %s", pattern, b.displayPath(dir)))
-
-	// gopls runs the scan detached from the request: cancelling the
-	// request does not stop it, cancelling its progress does.
-	token := fmt.Sprintf("goplsmcp-vulncheck-%d", vulncheckSeq.Add(1))
-	stop := context.AfterFunc(ctx, func() {
-		notify, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := b.client.Notify(notify, "window/workDoneProgress/cancel", map[string]any{"token": token}); err != nil {
-			b.log.Debug("cancelling govulncheck", "error", err)
-		}
-	})
-	defer stop()
-	var res struct {
-		Result *vulnResult
-	}
-	params := map[string]any{
-		"command":       "gopls.vulncheck",
-		"arguments":     []any{map[string]any{"URI": lspclient.FileURI(anchor), "Pattern": pattern}},
-		"workDoneToken": token,
-	}
-	long := lspclient.WithBound(ctx, max(vulncheckBound, b.client.Timeout()))
-	if err := b.client.Call(long, "workspace/executeCommand", params, &res); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		var re *lspclient.ResponseError
-		if errors.As(err, &re) && strings.Contains(re.Message, "must be saved first") {
-			return nil, errors.New("govulncheck reads the files on disk and gopls holds unsaved text or snippets; forget them with go_close (or save the files), then call again")
-		}
-		if errors.As(err, &re) {
-			if first, ok := b.loadError(re.Message); ok {
-				return nil, fmt.Errorf("govulncheck loads only packages that compile, and one in %s does not (%s); fix it (see go_diagnostics) or pass a pattern that leaves it out", quote(pattern), clipN(first, goplsMessageChars))
-			}
-		}
-		if errors.Is(err, lspclient.ErrTimeout) {
-			return nil, fmt.Errorf("govulncheck did not finish within %s; pass a narrower pattern", max(vulncheckBound, b.client.Timeout()))
-		}
-		return nil, goplsError(err)
+	r, err := b.runGovulncheck(ctx, dir, pattern)
+	if err != nil {
+		return nil, err
 	}
 	out := &VulncheckOutput{}
-	if res.Result == nil {
-		return out, nil
-	}
 	mods, err := b.moduleDirs(ctx)
 	if err != nil {
 		return nil, err
 	}
-	b.shapeVulns(out, res.Result, mods, dir)
+	b.shapeVulns(out, r, mods, dir)
 	return out, nil
+}
+
+// maxVulncheckStderr bounds what is kept of govulncheck's error output.
+const maxVulncheckStderr = 64 << 10
+
+// runGovulncheck runs gopls's govulncheck, as gopls does for its own
+// vulncheck command and gopls mcp's tool: gopls vulncheck, a process of
+// its own (it loads and analyses the whole pattern, and ends), in source
+// mode at symbol level, with the database GOVULNDB names and the
+// environment of gopls's go command (offline unless --allow-network). It
+// reads the files on disk. Its progress is the call's; cancelling the
+// call stops it and the go commands it runs.
+//
+// gopls's workspace/executeCommand gopls.vulncheck runs the same scan,
+// but refuses while gopls holds any unsaved text or snippet (which the
+// other tools open as a matter of course) and stores the findings in
+// gopls's go.mod diagnostics, which would change later answers.
+func (b *Bridge) runGovulncheck(ctx context.Context, dir, pattern string) (*vulnResult, error) {
+	scan, cancel := context.WithTimeout(ctx, vulncheckBound)
+	defer cancel()
+	args := []string{"vulncheck", "--", "-json", "-mode", "source", "-scan", "symbol", "-C", dir}
+	if db := b.client.LookupGoEnv("GOVULNDB"); db != "" {
+		args = append(args, "-db", db)
+	}
+	args = append(args, pattern)
+	cmd := exec.CommandContext(scan, b.client.GoplsPath(), args...)
+	cmd.Dir = dir
+	cmd.Env = b.client.GoCommandEnv()
+	inProcessGroup(cmd)
+	cmd.WaitDelay = 5 * time.Second
+	var stderr boundedBuffer
+	stderr.max = maxVulncheckStderr
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting gopls vulncheck: %w", err)
+	}
+	r := &vulnResult{Entries: map[string]vulnEntry{}}
+	dec := json.NewDecoder(stdout)
+	var decodeErr error
+	for {
+		var msg struct {
+			Progress *struct {
+				Message string `json:"message"`
+			} `json:"progress"`
+			OSV     *vulnEntry   `json:"osv"`
+			Finding *vulnFinding `json:"finding"`
+		}
+		if err := dec.Decode(&msg); err != nil {
+			if err != io.EOF {
+				decodeErr = err
+			}
+			break
+		}
+		switch {
+		case msg.Progress != nil && msg.Progress.Message != "":
+			mcp.ReportProgress(ctx, "govulncheck: "+strings.TrimSpace(msg.Progress.Message))
+		case msg.OSV != nil:
+			r.Entries[msg.OSV.ID] = *msg.OSV
+		case msg.Finding != nil:
+			r.Findings = append(r.Findings, *msg.Finding)
+		}
+	}
+	_, _ = io.Copy(io.Discard, stdout)
+	err = cmd.Wait()
+	switch {
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case scan.Err() != nil:
+		return nil, fmt.Errorf("govulncheck did not finish within %s; pass a narrower pattern", vulncheckBound)
+	case err != nil:
+		msg := stderr.String()
+		if first, ok := b.loadError(msg); ok {
+			return nil, fmt.Errorf("govulncheck loads only packages that compile, and one in %s does not (%s); fix it (see go_diagnostics) or pass a pattern that leaves it out", quote(pattern), clipN(first, goplsMessageChars))
+		}
+		why := strings.Join(strings.Fields(strings.ReplaceAll(msg, b.root+string(filepath.Separator), "")), " ")
+		if why == "" {
+			why = err.Error()
+		}
+		return nil, fmt.Errorf("govulncheck failed: %s", clipN(why, goplsMessageChars))
+	case decodeErr != nil:
+		return nil, fmt.Errorf("reading govulncheck's answer: %v", decodeErr)
+	}
+	return r, nil
+}
+
+// boundedBuffer keeps the first max bytes written to it.
+type boundedBuffer struct {
+	bytes.Buffer
+	max int
+}
+
+func (w *boundedBuffer) Write(p []byte) (int, error) {
+	if room := w.max - w.Len(); room > 0 {
+		w.Buffer.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
 }
 
 // loadError finds in gopls's report of a failed scan the first error of
@@ -199,17 +245,25 @@ func (b *Bridge) loadError(msg string) (string, bool) {
 	return "", false
 }
 
-// vulnResult is the part of gopls's vulncheck.Result go_vulncheck reads.
+// vulnResult is what go_vulncheck reads of govulncheck's answer.
 type vulnResult struct {
-	Entries map[string]struct {
-		Summary string `json:"summary"`
-		Details string `json:"details"`
-	}
-	Findings []struct {
-		OSV   string `json:"osv"`
-		Fixed string `json:"fixed_version"`
-		Trace []vulnFrame
-	}
+	Entries  map[string]vulnEntry
+	Findings []vulnFinding
+}
+
+// vulnEntry is the part of an OSV entry go_vulncheck shows.
+type vulnEntry struct {
+	ID      string `json:"id"`
+	Summary string `json:"summary"`
+	Details string `json:"details"`
+}
+
+// vulnFinding is one of govulncheck's findings: a vulnerability at the
+// level of a module, a package or a called symbol.
+type vulnFinding struct {
+	OSV   string `json:"osv"`
+	Fixed string `json:"fixed_version"`
+	Trace []vulnFrame
 }
 
 // vulnFrame is one frame of a finding's trace: the vulnerable symbol

@@ -240,7 +240,7 @@ func (c *Client) traced(ctx context.Context, name, method string, params, result
 }
 
 func (c *Client) call(ctx context.Context, method string, params, result any) error {
-	callCtx, cancel := context.WithTimeoutCause(ctx, c.bound(ctx), ErrTimeout)
+	callCtx, cancel := context.WithTimeoutCause(ctx, c.opts.Timeout, ErrTimeout)
 	defer cancel()
 	p, err := c.ready(callCtx)
 	if err != nil {

@@ -1,9 +1,9 @@
 package lspclient
 
 import (
-	"context"
+	"maps"
 	"os"
-	"time"
+	"slices"
 )
 
 // LookupGoEnv returns the value of key in the environment of the go
@@ -20,24 +20,19 @@ func (c *Client) LookupGoEnv(key string) string {
 	return lookupEnv(childEnv(os.Environ(), c.opts.Env, c.opts.AllowNetwork), key)
 }
 
-// Timeout returns the bound on each request (Options.Timeout).
-func (c *Client) Timeout() time.Duration { return c.opts.Timeout }
+// GoplsPath returns the gopls binary the client runs (Options.Gopls).
+func (c *Client) GoplsPath() string { return c.opts.Gopls }
 
-type boundKey struct{}
-
-// WithBound returns a context whose requests to gopls are each bounded by
-// d instead of the client's timeout: for a request known to take long,
-// such as a vulnerability scan, which a bound made for answers in
-// milliseconds would cut off. A gopls that passes d is treated as one
-// that passes the timeout.
-func WithBound(ctx context.Context, d time.Duration) context.Context {
-	return context.WithValue(ctx, boundKey{}, d)
-}
-
-// bound is the time a request made with ctx may take.
-func (c *Client) bound(ctx context.Context) time.Duration {
-	if d, ok := ctx.Value(boundKey{}).(time.Duration); ok && d > 0 {
-		return d
+// GoCommandEnv returns the environment of the go commands gopls runs, for
+// a command run beside gopls to see what gopls's go command sees: gopls's
+// own environment (with the offline settings), then its env setting.
+func (c *Client) GoCommandEnv() []string {
+	env := childEnv(os.Environ(), c.opts.Env, c.opts.AllowNetwork)
+	set, _ := c.settings()["env"].(map[string]any)
+	for _, k := range slices.Sorted(maps.Keys(set)) {
+		if v, ok := set[k].(string); ok {
+			env = append(env, k+"="+v)
+		}
 	}
-	return c.opts.Timeout
+	return env
 }
