@@ -210,6 +210,10 @@ func (p *process) stderr() string {
 // call sends one request and waits for its answer, until ctx ends or the
 // process fails. A cancelled request is cancelled in gopls too.
 func (p *process) call(ctx context.Context, method string, params, result any) error {
+	if ctx.Err() != nil {
+		// Cancelled before it was sent: gopls never hears of it.
+		return context.Cause(ctx)
+	}
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stop := context.AfterFunc(p.ctx, cancel)
