@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
 )
@@ -86,6 +87,8 @@ func (b *Bridge) addSymbolReferences(s *mcp.Server) error {
 }
 
 func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*ReferencesOutput, error) {
+	// References in packages that just appeared on disk count too.
+	ctx = lspclient.WorkspaceWide(ctx)
 	limit := in.Limit
 	if limit < 0 {
 		return nil, fmt.Errorf("limit must be positive")
