@@ -422,11 +422,6 @@ func (w *watcher) everything() []fsEvent {
 // costs gopls a package load.
 const maxNewPackages = 32
 
-// loadParallel bounds the new packages gopls loads at once. Each load
-// runs the go command; a few at a time keep a core free for the requests
-// that go on meanwhile.
-const loadParallel = 2
-
 // A loadBatch is the loading of the new packages found at one barrier.
 type loadBatch struct {
 	done chan struct{} // closed when every load has ended
@@ -436,11 +431,14 @@ type loadBatch struct {
 // directories. gopls lists the workspace's packages at start (and when
 // go.mod changes), so a new package would otherwise stay unknown to
 // workspace-wide requests until a call names one of its files. A request
-// about the file — hover at its start — makes gopls load its package,
-// which then stays known.
+// that needs a file's package — gopls.list_imports, which needs its
+// metadata and not its types — makes gopls load it, and it then stays
+// known.
 //
-// The loads run apart, a few at a time, after the barrier's
-// notifications: the barrier, and every request that is not
+// The loads run apart, after the barrier's notifications, one at a time:
+// each runs the go command, and on a machine of few cores a second one
+// at once does not finish the batch sooner but slows the requests that go
+// on meanwhile. The barrier, and every request that is not
 // [WorkspaceWide], goes on at once. w.mu is held.
 func (w *watcher) loadPackages(uris []string) {
 	if len(uris) > maxNewPackages {
@@ -471,28 +469,15 @@ func (w *watcher) load(b *loadBatch, uris []string) {
 	ctx, cancel := context.WithTimeout(w.ctx, w.c.opts.Timeout)
 	defer cancel()
 	began := time.Now()
-	sem := make(chan struct{}, loadParallel)
-	var wg sync.WaitGroup
 	for _, uri := range uris {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			params := map[string]any{
-				"textDocument": map[string]any{"uri": uri},
-				"position":     map[string]any{"line": 0, "character": 0},
+		params := map[string]any{"command": "gopls.list_imports", "arguments": []any{map[string]any{"URI": uri}}}
+		if err := w.c.call(ctx, "workspace/executeCommand", params, nil); err != nil {
+			w.log.Debug("loading a new package", "error", err)
+			if ctx.Err() != nil {
+				break
 			}
-			if err := w.c.call(ctx, "textDocument/hover", params, nil); err != nil {
-				w.log.Debug("loading a new package", "error", err)
-			}
-		})
+		}
 	}
-	wg.Wait()
 	w.log.Debug("loaded new packages", "count", len(uris), "took", time.Since(began).Round(time.Millisecond))
 }
 
