@@ -97,3 +97,34 @@ func TestStoppedGoplsHoldsNoLock(t *testing.T) {
 		t.Errorf("Health = %+v; want the same gopls, never restarted", h)
 	}
 }
+
+// TestCloseWhileWriteStuck closes the client while a notification is being
+// written to a gopls that stopped reading: Close still ends within two
+// seconds, and gopls is reaped.
+func TestCloseWhileWriteStuck(t *testing.T) {
+	root := exampleRoot(t)
+	c := startWith(t, Options{Root: root, Timeout: 2 * time.Minute})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := c.WaitLoaded(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pid := c.PID()
+	stopProcess(t, pid)
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGCONT) })
+	big := "package big\n\n" + strings.Repeat("// filler to fill the pipe\n", 40000)
+	if _, err := c.Hold(ctx, FileURI(filepath.Join(root, "big", "big.go")), big, true); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the writer to take the big document", func() bool {
+		c.notes.mu.Lock()
+		defer c.notes.mu.Unlock()
+		return len(c.notes.notes) == 0 && c.notes.written < c.notes.queued
+	})
+	start := time.Now()
+	c.Close()
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Close took %s with a write stuck, want under 2s", d)
+	}
+	waitFor(t, 5*time.Second, "gopls is reaped", func() bool { return reaped(pid) })
+}
