@@ -431,9 +431,15 @@ type loadBatch struct {
 // directories. gopls lists the workspace's packages at start (and when
 // go.mod changes), so a new package would otherwise stay unknown to
 // workspace-wide requests until a call names one of its files. A request
-// that needs a file's package — gopls.list_imports, which needs its
-// metadata and not its types — makes gopls load it, and it then stays
+// that needs a file's package makes gopls load it, and it then stays
 // known.
+//
+// The request is textDocument/diagnostic, because gopls handles requests
+// one after another, each waiting for the one before to be answered,
+// except the few that let the next ones go first: the pull of a file's
+// diagnostics is one of them (a hover or gopls.list_imports would hold up
+// every request behind it while gopls runs the go command). The
+// diagnostics are kept by gopls, so the work serves a later diagnosis.
 //
 // The loads run apart, after the barrier's notifications, one at a time:
 // each runs the go command, and on a machine of few cores a second one
@@ -470,8 +476,8 @@ func (w *watcher) load(b *loadBatch, uris []string) {
 	defer cancel()
 	began := time.Now()
 	for _, uri := range uris {
-		params := map[string]any{"command": "gopls.list_imports", "arguments": []any{map[string]any{"URI": uri}}}
-		if err := w.c.call(ctx, "workspace/executeCommand", params, nil); err != nil {
+		params := map[string]any{"textDocument": map[string]any{"uri": uri}}
+		if err := w.c.call(ctx, "textDocument/diagnostic", params, nil); err != nil {
 			w.log.Debug("loading a new package", "error", err)
 			if ctx.Err() != nil {
 				break
