@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -104,6 +105,8 @@ func TestChaos(t *testing.T) {
 	var (
 		mu       sync.Mutex
 		outcomes []chaosOutcome
+		// right counts the calls answered right so far.
+		right atomic.Int64
 	)
 	stop := make(chan struct{})
 	var workers sync.WaitGroup
@@ -123,6 +126,9 @@ func TestChaos(t *testing.T) {
 				o.done, o.err = time.Now(), err
 				if err == nil {
 					o.text, o.isError = res.Text(), res.IsError
+					if !o.isError && o.text == want[i] {
+						right.Add(1)
+					}
 				}
 				mu.Lock()
 				outcomes = append(outcomes, o)
@@ -133,9 +139,12 @@ func TestChaos(t *testing.T) {
 
 	// The killer alternates: one kill hits the new gopls within 300 ms of
 	// its start (while it initializes, replays buffers or loads), the next
-	// hits it up to a second after it runs (while it answers). Recovery is
-	// the time from a kill to a new gopls running, when that happens before
-	// the next kill.
+	// hits it up to a second after it runs (while it answers), once the
+	// calls have been answered right lateAnswers times since the kill
+	// before — a count, not a time, so that a slow machine makes as many
+	// calls between the kills as a fast one. Recovery is the time from a
+	// kill to a new gopls running, when that happens before the next kill.
+	const lateAnswers = 60
 	var (
 		killTimes  []time.Time
 		killed     []int
@@ -147,11 +156,15 @@ func TestChaos(t *testing.T) {
 			t.Fatalf("killing gopls %d: %v", pid, err)
 		}
 		k := time.Now()
+		rightAtKill := right.Load()
 		killTimes = append(killTimes, k)
 		killed = append(killed, pid)
 		early := i%2 == 0
 		var next time.Time
 		waitUntil(t, ctx, "a new gopls is started and the next kill is due", func() bool {
+			if !early && right.Load()-rightAtKill < lateAnswers {
+				return false
+			}
 			h := client.Health()
 			if h.PID == pid {
 				return false
