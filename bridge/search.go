@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
 )
@@ -63,6 +64,8 @@ type symbolInfo struct {
 }
 
 func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, error) {
+	// Symbols of packages that just appeared on disk count too.
+	ctx = lspclient.WorkspaceWide(ctx)
 	query := strings.TrimSpace(in.Query)
 	if query == "" {
 		return nil, errors.New("query is empty; pass part of a symbol name, e.g. \"Handler\"")
