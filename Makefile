@@ -4,7 +4,7 @@
 GO ?= go
 GOPLS_VERSION := $(shell $(GO) list -m -f '{{.Version}}' golang.org/x/tools/gopls)
 
-.PHONY: all build gopls goplsmcp test soak fuzz demo vet interop clean bench bench-quick
+.PHONY: all build gopls goplsmcp test test-concurrency soak fuzz demo vet interop clean bench bench-quick
 
 all: build
 
@@ -35,11 +35,20 @@ FIXTURES = { git status --porcelain --untracked-files=all --ignored=matching -- 
 test: build vet
 	@before="$$($(FIXTURES))"; \
 	$(GO) test -race ./... || exit 1; \
+	$(MAKE) --no-print-directory test-concurrency || exit 1; \
 	if [ "$$before" != "$$($(FIXTURES))" ]; then \
 		echo "FAIL: the tests changed testdata/; tests must copy fixtures before use, and no tool may write:"; \
 		git status --short --untracked-files=all -- testdata; exit 1; \
 	fi
 	$(MAKE) interop
+
+# The concurrency tests again, 20 times each under the race detector: new
+# packages loading while two sessions call, requests cancelled while
+# queued, unsaved text sent with escaped keys, cancellation by id value.
+# The bridge's share one gopls across their runs: well under a minute.
+test-concurrency:
+	$(GO) test -race -count=20 -run '^(TestNewPackagesLoadApart|TestCancelQueuedNeverRuns|TestEscapedOverlay)$$' ./bridge/
+	$(GO) test -race -count=20 -run '^(TestCancelWhileWaitingForAPlace|TestCancelByValue)$$' ./mcp/
 
 # Real third-party clients in CI, pinned in .interop/package-lock.json and
 # installed there with the machine's npm (npm ci, only when the lock file

@@ -113,6 +113,7 @@ func New(cfg Config) (*Bridge, error) {
 	b := &Bridge{root: cfg.Root, client: cfg.Client, log: log, limits: cfg.Limits,
 		allowWrite: cfg.AllowWrite, buildCtx: cfg.BuildContext, sessions: map[string]*sessionState{}, tools: cfg.Tools}
 	b.env.extra = cfg.Client.GoEnv()
+	b.env.log = log
 	b.gate.init()
 	b.diags.files.max, b.diags.fixes.max = maxCachedDiagFiles, maxCachedFixes
 	b.apis.max = maxCachedPackages

@@ -84,6 +84,10 @@ type Doc struct {
 // given reports whether any field of d is set.
 func (d Doc) given() bool { return d.File != "" || d.Text != "" || d.URI != "" }
 
+// overlay reports whether d gives unsaved text for a file, which the
+// session gate must know before the call runs (see makesOverlay).
+func (d Doc) overlay() bool { return d.File != "" && d.Text != "" }
+
 // check says what is wrong with the combination of fields, if anything;
 // text may hold at most maxText characters.
 func (d Doc) check(maxText int) error {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
 )
@@ -73,6 +74,8 @@ func (b *Bridge) addCallHierarchy(s *mcp.Server) error {
 }
 
 func (b *Bridge) callHierarchy(ctx context.Context, in *CallHierarchyInput) (*CallHierarchyOutput, error) {
+	// Callers in packages that just appeared on disk count too.
+	ctx = lspclient.WorkspaceWide(ctx)
 	dir := in.Direction
 	switch dir {
 	case "":

@@ -324,7 +324,9 @@ func (b *Bridge) diagnoseSources(ctx context.Context, srcs []*source, into map[s
 	)
 	for _, src := range srcs {
 		if diags, ok := b.diags.files.get(gen, src.uri); ok {
+			mu.Lock() // the calls started before write into too
 			into[src.uri] = diags
+			mu.Unlock()
 			continue
 		}
 		wg.Go(func() {

@@ -10,6 +10,18 @@
 // nothing else of this module. One file holds one tool: its input and
 // output types, its handler and its text rendering.
 //
+// A tool whose answer spans the workspace (a search, the workspace's
+// diagnostics, references, a rename, implementations, hierarchies, a
+// package's API or graph) starts its handler with
+// ctx = lspclient.WorkspaceWide(ctx): its requests then wait for gopls to
+// load the packages of directories that just appeared, and only they do.
+// A tool about a place in a file gopls knows leaves ctx alone, and is
+// never delayed by those loads. Decisions about a call (does it give
+// unsaved text?) are taken from its decoded arguments (mcp.ToolInput),
+// never from the raw JSON. The only error a restart of gopls causes is
+// errRestarted; a failure that is the server's fault is wrapped in
+// mcp.InternalError (-32603, logged), never a tool error.
+//
 // It also keeps MCP sessions apart on their shared gopls (sessions.go):
 // each session's overlays and snippets are its own, gopls holds one
 // session's overlays at a time, and answers drop other sessions' snippets.

@@ -75,6 +75,8 @@ func (b *Bridge) addImplementations(s *mcp.Server) error {
 }
 
 func (b *Bridge) implementations(ctx context.Context, in *ImplementationsInput) (*ImplementationsOutput, error) {
+	// Types in packages that just appeared on disk count too.
+	ctx = lspclient.WorkspaceWide(ctx)
 	limit, err := limitOr(in.Limit, defaultImplementationLimit)
 	if err != nil {
 		return nil, err

@@ -202,7 +202,7 @@ func goFileOf(dir string) string {
 func (b *Bridge) knownModules(ctx context.Context) (gomods map[string]bool, roots []string, err error) {
 	var views []view
 	if err := b.client.ExecuteCommand(ctx, "gopls.views", nil, &views); err != nil {
-		return nil, nil, fmt.Errorf("listing gopls's views: %w", goplsError(err))
+		return nil, nil, goplsError(err)
 	}
 	var files []string
 	for _, v := range views {
@@ -217,7 +217,7 @@ func (b *Bridge) knownModules(ctx context.Context) (gomods map[string]bool, root
 	}
 	var res packagesResult
 	if err := b.client.ExecuteCommand(ctx, "gopls.packages", map[string]any{"Files": files, "Recursive": true}, &res); err != nil {
-		return nil, nil, fmt.Errorf("listing packages: %w", goplsError(err))
+		return nil, nil, goplsError(err)
 	}
 	for _, m := range res.Module {
 		if p, err := lspclient.URIPath(m.GoMod); err == nil {

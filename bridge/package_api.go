@@ -9,7 +9,6 @@ import (
 	"go/build"
 	"go/token"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -120,6 +119,8 @@ func (b *Bridge) addPackageAPI(s *mcp.Server) error {
 }
 
 func (b *Bridge) packageAPI(ctx context.Context, in *PackageAPIInput) (*PackageAPIOutput, error) {
+	// A package that just appeared on disk is found by its path too.
+	ctx = lspclient.WorkspaceWide(ctx)
 	if len(in.PackagePaths) == 0 {
 		return nil, errors.New(`packagePaths is empty; pass import paths such as ["fmt"] or ["example.com/m/store"]`)
 	}
@@ -283,15 +284,19 @@ func (b *Bridge) packageDir(ctx context.Context, path string, workspace map[stri
 			return dir, nil
 		}
 	}
-	cmd := exec.CommandContext(ctx, "go", "list", "-find", "-e", "-f", "{{.Dir}}", "--", path)
-	cmd.Dir = b.root
-	// As gopls's go command would look (--env GOMODCACHE=... included),
-	// and never downloading.
-	cmd.Env = append(append(os.Environ(), b.client.GoEnv()...), "GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=readonly")
-	if outb, err := cmd.Output(); err == nil {
+	listCtx, cancel := context.WithTimeout(ctx, goCommandTimeout)
+	defer cancel()
+	// As gopls's go command looks (--env GOMODCACHE=... included), and
+	// never downloading.
+	outb, err := goCommand(listCtx, b.root, append(b.client.GoEnv(), "GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=readonly"),
+		"list", "-find", "-e", "-f", "{{.Dir}}", "--", path)
+	if err == nil {
 		if dir := strings.TrimSpace(string(outb)); dir != "" && isDir(dir) {
 			return dir, nil
 		}
+	}
+	if ctx.Err() == nil && listCtx.Err() != nil {
+		return "", fmt.Errorf("the go command did not say within %s where the package is; retry, or name a workspace package", goCommandTimeout)
 	}
 	return "", errors.New("no such package in the workspace, the standard library or the module's dependencies")
 }

@@ -103,6 +103,8 @@ func (b *Bridge) addPackageGraph(s *mcp.Server) error {
 }
 
 func (b *Bridge) packageGraph(ctx context.Context, in *PackageGraphInput) (*PackageGraphOutput, error) {
+	// Importers in packages that just appeared on disk count too.
+	ctx = lspclient.WorkspaceWide(ctx)
 	if len(in.PackagePaths) == 0 {
 		return nil, errors.New(`packagePaths is empty; pass import paths such as ["net/http"] or ["example.com/m/store"]`)
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
 )
@@ -69,6 +70,8 @@ func (b *Bridge) addSymbolReferences(s *mcp.Server) error {
 }
 
 func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*ReferencesOutput, error) {
+	// References in packages that just appeared on disk count too.
+	ctx = lspclient.WorkspaceWide(ctx)
 	limit, err := limitOr(in.Limit, defaultReferenceLimit)
 	if err != nil {
 		return nil, err

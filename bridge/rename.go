@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
 )
@@ -49,6 +50,8 @@ func (b *Bridge) addRename(s *mcp.Server) error {
 }
 
 func (b *Bridge) rename(ctx context.Context, in *RenameInput) (*RenameOutput, error) {
+	// A rename must reach packages that just appeared on disk too.
+	ctx = lspclient.WorkspaceWide(ctx)
 	if err := b.checkApply(in.Write); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"go/token"
 	"go/types"
 	"time"
@@ -79,7 +80,9 @@ func (b *Bridge) addResources(s *mcp.Server) error {
 					if ctx.Err() != nil {
 						return "", ctx.Err()
 					}
-					// gopls's failure, said as the tool would.
+					// gopls's failure, said as the tool would, and logged
+					// as any internal failure is.
+					b.log.Error("reading goplsmcp://workspace failed", "type", fmt.Sprintf("%T", err), "error", shortMessage(err))
 					return "", &mcp.Error{Code: mcp.CodeInternalError, Message: "Internal error: " + shortMessage(err)}
 				}
 				return jsonText(out)

@@ -89,6 +89,8 @@ type symbolInfo struct {
 }
 
 func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, error) {
+	// Symbols of packages that just appeared on disk count too.
+	ctx = lspclient.WorkspaceWide(ctx)
 	query := strings.TrimSpace(in.Query)
 	if query == "" {
 		return nil, errors.New("query is empty; pass part of a symbol name, e.g. \"Handler\"")

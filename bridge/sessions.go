@@ -1,9 +1,7 @@
 package bridge
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -90,7 +88,7 @@ func (b *Bridge) addSessions(s *mcp.Server) error {
 // isolate runs a tool call through the gate.
 func (b *Bridge) isolate(ctx context.Context, tool string, next func(context.Context) (any, error)) (any, error) {
 	st := b.sessionState(mcp.SessionID(ctx))
-	mutates := makesOverlay(mcp.ToolArguments(ctx))
+	mutates := makesOverlay(mcp.ToolInput(ctx))
 	leave, err := b.gate.enter(ctx, b, st, mutates)
 	if err != nil {
 		return nil, err
@@ -99,18 +97,17 @@ func (b *Bridge) isolate(ctx context.Context, tool string, next func(context.Con
 	return next(context.WithValue(ctx, sessionKey{}, st))
 }
 
-// makesOverlay reports whether a call's arguments may add an overlay:
-// file together with text. Every tool that takes unsaved text takes it so.
-func makesOverlay(args json.RawMessage) bool {
-	if !bytes.Contains(args, []byte(`"text"`)) {
-		// Most calls: no need to decode them a second time.
-		return false
-	}
-	var a struct {
-		File string `json:"file"`
-		Text string `json:"text"`
-	}
-	return json.Unmarshal(args, &a) == nil && a.File != "" && a.Text != ""
+// overlayArgs is the input of a tool that takes unsaved text: every such
+// tool takes it as a [Doc] (itself, or within an [At]), whose method the
+// input gets.
+type overlayArgs interface{ overlay() bool }
+
+// makesOverlay reports whether a call's decoded arguments may add an
+// overlay: file together with text. The decision is the decoded value's,
+// so it is the same however the JSON spelled the keys.
+func makesOverlay(in any) bool {
+	o, ok := in.(overlayArgs)
+	return ok && o.overlay()
 }
 
 // endSession forgets a session that has ended: its snippets are closed,

@@ -9,6 +9,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/goplsmcp/goplsmcp/lspclient"
+	"github.com/goplsmcp/goplsmcp/mcp"
 )
 
 // maxFileBytes bounds a file the bridge reads to show or send.
@@ -94,8 +95,9 @@ func (b *Bridge) hold(ctx context.Context, path, text string, kind bufferKind) (
 	st, gated := b.state(ctx)
 	if gated && kind == fromOverlay && !b.gate.owns(st) {
 		// The gate admits a call that gives unsaved text only while
-		// gopls is its session's alone; this one slipped past it.
-		return nil, errors.New("internal error: unsaved text given outside its session's turn; send the call again")
+		// gopls is its session's alone (see makesOverlay); this one
+		// slipped past it, which is the server's fault.
+		return nil, mcp.InternalError(errors.New("bridge: unsaved text given outside its session's turn at the gate"))
 	}
 	l, err := b.client.Hold(ctx, src.uri, text, kind != fromDisk)
 	if err != nil {

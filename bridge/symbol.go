@@ -296,7 +296,8 @@ func (r *symbolResolver) packagesDeclaring(name string) ([]pkgDir, error) {
 		Name     string            `json:"name"`
 		Location protocol.Location `json:"location"`
 	}
-	if err := r.b.client.Call(r.ctx, "workspace/symbol", map[string]any{"query": name}, &syms); err != nil {
+	// A search of the workspace: packages that just appeared on disk count.
+	if err := r.b.client.Call(lspclient.WorkspaceWide(r.ctx), "workspace/symbol", map[string]any{"query": name}, &syms); err != nil {
 		return nil, goplsError(err)
 	}
 	var out []pkgDir
@@ -725,7 +726,13 @@ func goplsError(err error) error {
 	case errors.Is(err, lspclient.ErrTimeout):
 		return fmt.Errorf("gopls did not answer in time; retry, or narrow the call")
 	case errors.Is(err, lspclient.ErrExited):
-		return fmt.Errorf("gopls stopped while answering; retry the call")
+		// The client has sent the request again, once, to the new gopls;
+		// this one died too.
+		return errRestarted
 	}
 	return err
 }
+
+// errRestarted is the one error a call gets because gopls was restarted
+// under it (README, "When gopls misbehaves").
+var errRestarted = errors.New("gopls was restarted while answering; send the call again")

@@ -44,6 +44,10 @@ type target struct {
 
 func newTarget(ctx context.Context) *target {
 	t := &target{}
+	// Under the lock: with ctx already done, release runs at once, on a
+	// goroutine of its own.
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	t.stop = context.AfterFunc(ctx, t.release)
 	return t
 }
@@ -58,14 +62,14 @@ func (t *target) keep(s *source) {
 // release lets gopls change the buffers t was resolved in.
 func (t *target) release() {
 	t.mu.Lock()
-	held := t.held
+	held, stop := t.held, t.stop
 	t.held = nil
 	t.mu.Unlock()
 	for _, s := range held {
 		s.release()
 	}
-	if t.stop != nil {
-		t.stop()
+	if stop != nil {
+		stop()
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
 
@@ -83,6 +84,8 @@ func (b *Bridge) addTypeHierarchy(s *mcp.Server) error {
 }
 
 func (b *Bridge) typeHierarchy(ctx context.Context, in *TypeHierarchyInput) (*TypeHierarchyOutput, error) {
+	// Subtypes in packages that just appeared on disk count too.
+	ctx = lspclient.WorkspaceWide(ctx)
 	var dirs []string
 	switch in.Direction {
 	case "", "both":

@@ -97,6 +97,8 @@ func (b *Bridge) addVulncheck(s *mcp.Server) error {
 }
 
 func (b *Bridge) vulncheck(ctx context.Context, in *VulncheckInput) (*VulncheckOutput, error) {
+	// The workspace's modules, new ones included.
+	ctx = lspclient.WorkspaceWide(ctx)
 	if err := b.vulnDBReady(); err != nil {
 		return nil, err
 	}
@@ -165,7 +167,7 @@ func (b *Bridge) runGovulncheck(ctx context.Context, dir, pattern string) (*vuln
 		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting gopls vulncheck: %w", err)
+		return nil, mcp.InternalError(fmt.Errorf("starting gopls vulncheck: %w", err))
 	}
 	r := &vulnResult{Entries: map[string]vulnEntry{}}
 	dec := json.NewDecoder(stdout)

@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -139,6 +137,8 @@ type packagesResult struct {
 }
 
 func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
+	// Packages that just appeared on disk are counted too.
+	ctx = lspclient.WorkspaceWide(ctx)
 	if !b.client.Loaded() {
 		mcp.ReportProgress(ctx, "waiting for gopls to load the workspace")
 	}
@@ -288,14 +288,14 @@ var goToolchain struct {
 func (b *Bridge) goVersion() string {
 	goToolchain.once.Do(func() {
 		// Not the call's context: the answer is kept for every later call.
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), goCommandTimeout)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, "go", "env", "GOVERSION")
-		cmd.Dir = os.TempDir()
-		cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=", "GO111MODULE=off")
-		if out, err := cmd.Output(); err == nil {
-			goToolchain.version = strings.TrimSpace(string(out))
+		out, err := goCommand(ctx, os.TempDir(), []string{"GOTOOLCHAIN=local", "GOFLAGS=", "GO111MODULE=off"}, "env", "GOVERSION")
+		if err != nil {
+			b.log.Warn("cannot learn the Go version", "error", err)
+			return
 		}
+		goToolchain.version = strings.TrimSpace(string(out))
 	})
 	return goToolchain.version
 }

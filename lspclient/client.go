@@ -87,6 +87,7 @@ type Client struct {
 	log  *slog.Logger
 
 	docs  documents
+	notes noteQueue // see notes.go
 	files fileCache
 	diags diagnosticStore
 	prog  progressTracker
@@ -119,7 +120,8 @@ type Client struct {
 
 	life     context.Context // ends when Close is called
 	stopLife context.CancelFunc
-	done     chan struct{} // closed when the supervisor has ended
+	done     chan struct{}  // closed when the supervisor has ended
+	bg       sync.WaitGroup // the notes' writer
 
 	closeOnce sync.Once
 }
@@ -144,10 +146,12 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 	c := &Client{opts: opts, log: log, changed: make(chan struct{}), done: make(chan struct{})}
 	c.life, c.stopLife = context.WithCancel(context.Background())
 	c.docs.init()
+	c.notes.init()
 	c.files.racy = racyWindow
 	c.diags.init()
 	c.prog.init(opts.OnProgress)
 
+	c.bg.Go(c.writeNotes)
 	c.startWatching()
 	started := make(chan error, 1)
 	go c.supervise(ctx, started)
@@ -155,6 +159,7 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 		c.stopWatching()
 		c.stopLife()
 		<-c.done
+		c.bg.Wait()
 		return nil, err
 	}
 	return c, nil
@@ -218,8 +223,33 @@ func (c *Client) Health() Health {
 // While gopls is being restarted the request waits for it, within the same
 // bound. If gopls dies while the request is pending, the request is sent
 // once more to the gopls that replaces it, with a bound of its own.
+//
+// Before it is sent, gopls is told of the files changed on disk and of
+// every change to the open documents made before the call. A request
+// under a context from [WorkspaceWide] also waits until gopls has loaded
+// the packages in new directories found so far; other requests do not.
 func (c *Client) Call(ctx context.Context, method string, params, result any) error {
 	return c.traced(ctx, method, method, params, result)
+}
+
+// workspaceKey marks the context of a workspace-wide call.
+type workspaceKey struct{}
+
+// WorkspaceWide returns ctx marked as the context of a call whose answer
+// spans the workspace — a symbol search, the workspace's diagnostics,
+// references, renames, implementations, the package graph — rather than
+// one place in files gopls already knows. Requests made under it wait
+// until gopls has loaded the packages of the new directories found on
+// disk so far (a branch switch, a code generator), so that the answer
+// includes them; they wait for those loads only. Requests under other
+// contexts are never delayed by the loads.
+func WorkspaceWide(ctx context.Context) context.Context {
+	return context.WithValue(ctx, workspaceKey{}, true)
+}
+
+func isWorkspaceWide(ctx context.Context) bool {
+	wide, _ := ctx.Value(workspaceKey{}).(bool)
+	return wide
 }
 
 // traced is Call, recording each attempt under name in the context's
@@ -227,6 +257,16 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 func (c *Client) traced(ctx context.Context, name, method string, params, result any) error {
 	// Files changed on disk are told to gopls before it answers.
 	c.watch.barrier()
+	if isWorkspaceWide(ctx) {
+		began := time.Now()
+		err := c.watch.awaitLoads(ctx)
+		if time.Since(began) > time.Millisecond || err != nil {
+			record(ctx, "waiting for new packages to load", began, err)
+		}
+		if err != nil {
+			return err
+		}
+	}
 	began := time.Now()
 	err := c.call(ctx, method, params, result)
 	record(ctx, name, began, err)
@@ -245,6 +285,13 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 	p, err := c.ready(callCtx)
 	if err != nil {
 		return c.requestError(ctx, method, err, "gopls is restarting and did not come back")
+	}
+	// The changes made before the request reach gopls first.
+	if err := c.flush(callCtx); err != nil {
+		if errors.Is(err, ErrTimeout) && ctx.Err() == nil {
+			c.suspect(p)
+		}
+		return c.requestError(ctx, method, err, "gopls did not read the changes sent before the request")
 	}
 	err = p.call(callCtx, method, params, result)
 	if errors.Is(err, ErrTimeout) && ctx.Err() == nil {
@@ -280,23 +327,21 @@ type ResponseError struct {
 func (e *ResponseError) Error() string { return e.Message }
 
 // Notify sends a notification to gopls. While gopls is being restarted it
-// waits for it, within the client's timeout. A notification to a gopls that
+// waits for it, within the client's timeout. The notification is queued
+// behind the client's own (see notes.go) and written in order; requests
+// made after Notify returns follow it. A notification to a gopls that
 // dies is not sent again: its replacement starts from the files on disk,
-// the client's settings and the open documents, which is what notifications
-// about them would have told it.
+// the client's settings and the open documents, which is what
+// notifications about them would have told it.
 func (c *Client) Notify(ctx context.Context, method string, params any) error {
 	waitCtx, cancel := context.WithTimeoutCause(ctx, c.opts.Timeout, ErrTimeout)
 	defer cancel()
-	p, err := c.ready(waitCtx)
-	if err != nil {
+	if _, err := c.ready(waitCtx); err != nil {
 		return c.requestError(ctx, method, err, "gopls is restarting and did not come back")
 	}
-	err = p.notify(method, params)
+	c.notes.enqueue(method, params)
 	// What a notification changes is unknown here: count it as a change.
 	c.modified()
-	if err != nil && p.ctx.Err() == nil {
-		return err
-	}
 	return nil
 }
 
@@ -323,6 +368,7 @@ func (c *Client) Close() error {
 		c.mu.Unlock()
 		c.stopLife()
 		<-c.done
+		c.bg.Wait()
 	})
 	return nil
 }

@@ -110,7 +110,8 @@ func (c *Client) diagnoseFiles(ctx context.Context, uris []string) error {
 		"arguments":     []any{map[string]any{"Files": uris}},
 		"workDoneToken": token,
 	}
-	if err := c.traced(ctx, "workspace/executeCommand gopls.diagnose_files", "workspace/executeCommand", params, nil); err != nil {
+	// A diagnosis of whole views: new packages are part of them.
+	if err := c.traced(WorkspaceWide(ctx), "workspace/executeCommand gopls.diagnose_files", "workspace/executeCommand", params, nil); err != nil {
 		return err
 	}
 	wait := time.NewTimer(c.opts.Timeout)

@@ -2,13 +2,47 @@
 // spawns it, speaks LSP to it over stdio, answers the requests gopls makes
 // of its client, keeps open documents (with leases that keep one version
 // of a document while a call uses it) and published diagnostics, tells
-// gopls about files changed on disk before each request, tracks gopls's
-// progress reports, bounds every request in time, replaces a gopls that
-// dies or stops answering (re-sending the open documents and retrying the
-// interrupted request), and shuts it down.
+// gopls about files changed on disk before each request, has gopls load
+// the packages of new directories, tracks gopls's progress reports,
+// bounds every request in time, replaces a gopls that dies or stops
+// answering (re-sending the open documents and retrying the interrupted
+// request), and shuts it down.
 //
 // It knows nothing of MCP and may not import any other package of this
 // module. A [Client] owns one gopls at a time through a single supervisor
 // goroutine, the only code that starts and stops processes; every goroutine
-// the client starts has ended when [Client.Close] returns.
+// the client starts has ended when [Client.Close] returns. gopls is the
+// only subprocess it runs; it is bounded by the request timeout and the
+// hang detection, and stopped within two seconds by Close.
+//
+// # Locks
+//
+// No lock is held across a request to gopls or a write to gopls's pipe:
+// a gopls that is slow, or that stops reading its input, delays only the
+// requests that wait for its answers, never the client's bookkeeping nor
+// callers that do not need gopls. What must reach gopls in order —
+// documents opened, changed and closed, files changed on disk — is queued
+// under the lock of the state it reports and written, after the lock is
+// released, by the one goroutine that writes notifications (notes.go);
+// each request first waits until what was queued before it is written.
+// The bytes of each message are serialised by the JSON-RPC connection's
+// own write lock, which nothing of this package holds anything while
+// taking, and each write is bounded by the timeout (a write that cannot
+// finish fails the process).
+//
+// The loads of new packages are requests like any other, made apart from
+// the barrier that found them, so that a call about files gopls knows is
+// not delayed by them; a call marked [WorkspaceWide] waits for them.
+//
+// When locks nest they are taken in this order, and never the other way:
+//
+//  1. the watcher's lock (watcher.mu), held by each barrier;
+//  2. the document table's (documents.mu);
+//  3. the notification queue's (noteQueue.mu) or the supervisor state's
+//     (Client.mu), never both.
+//
+// The file cache's lock (fileCache.mu) is taken under the watcher's, or
+// alone. The other locks — of the diagnostics store, the progress
+// tracker, the diagnosed-files record, a process, the result table and a
+// trace — are taken alone, for a few statements.
 package lspclient

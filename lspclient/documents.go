@@ -9,6 +9,9 @@ import (
 // documents are the buffers open in gopls, with the text and version last
 // sent for each.
 type documents struct {
+	// mu guards the table. Notifications about the documents are queued
+	// under it and written after it (see notes.go): it is never held
+	// while anything is written to gopls.
 	mu   sync.Mutex
 	open map[string]*document
 	// idle is closed, and replaced, whenever a document loses its last
@@ -93,37 +96,29 @@ func (c *Client) closeLocked(uri string) {
 	})
 }
 
-// sendDocument sends a document notification to the running gopls, if
-// there is one. The caller holds docs.mu, so it must not wait for a
-// restart (the restart replays the documents under that lock). A failed
-// write has already failed the process, which the supervisor replaces.
+// sendDocument queues a document notification for gopls (see notes.go)
+// and counts the change. The caller holds docs.mu, so that notifications
+// are queued in the order of the changes they report; nothing is written
+// to gopls under the lock. When no gopls runs, its replacement gets the
+// document with the rest (see replayNotes).
 func (c *Client) sendDocument(method string, params any) {
-	if p := c.live(); p != nil {
-		if err := p.notify(method, params); err != nil && p.ctx.Err() == nil {
-			p.fail(err)
-		}
-	}
-	// Counted even when no gopls runs: its replacement gets the document.
+	c.notes.enqueue(method, params)
 	c.modified()
 }
 
-// replay opens every document in a new gopls, at the version and with the
-// text the client holds. The caller holds docs.mu.
-func (c *Client) replay(p *process) {
+// replayNotes opens every document in a new gopls, at the version and with
+// the text the client holds. The caller holds docs.mu.
+func (c *Client) replayNotes() []note {
 	uris := make([]string, 0, len(c.docs.open))
 	for uri := range c.docs.open {
 		uris = append(uris, uri)
 	}
 	slices.Sort(uris)
+	notes := make([]note, 0, len(uris))
 	for _, uri := range uris {
-		if err := p.notify("textDocument/didOpen", c.docs.open[uri].openParams(uri)); err != nil {
-			// The process has failed; the next one gets them all.
-			return
-		}
+		notes = append(notes, note{"textDocument/didOpen", c.docs.open[uri].openParams(uri)})
 	}
-	if len(uris) > 0 {
-		c.log.Debug("reopened documents in gopls", "pid", p.pid, "count", len(uris))
-	}
+	return notes
 }
 
 func (d *document) openParams(uri string) map[string]any {

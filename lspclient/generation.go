@@ -7,13 +7,16 @@ package lspclient
 // so callers can keep answers (and work such as a full diagnosis) keyed by
 // it, and ask again only when it moves.
 //
-// The count is raised after the change is sent, never before: a caller
-// that reads a generation, asks gopls, and finds the generation unchanged
-// afterwards holds answers that include at least every change counted in
-// it. Answers may include a change not counted yet (sent, not yet
-// counted); the count that follows makes them look old, which is safe.
+// The count is raised once the change is queued for gopls (see notes.go),
+// never before, and every request waits until what was queued before it
+// is written: a caller that reads a generation, asks gopls, and finds the
+// generation unchanged afterwards holds answers that include at least
+// every change counted in it. Answers may include a change not counted
+// yet (queued, not yet counted); the count that follows makes them look
+// old, which is safe. The end of a load of new packages is counted too:
+// workspace-wide answers change with it.
 
-// modified counts one change sent to gopls.
+// modified counts one change queued for gopls.
 func (c *Client) modified() { c.mods.Add(1) }
 
 // Generation returns the modification generation, after telling gopls

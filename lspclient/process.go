@@ -210,6 +210,10 @@ func (p *process) stderr() string {
 // call sends one request and waits for its answer, until ctx ends or the
 // process fails. A cancelled request is cancelled in gopls too.
 func (p *process) call(ctx context.Context, method string, params, result any) error {
+	if ctx.Err() != nil {
+		// Cancelled before it was sent: gopls never hears of it.
+		return context.Cause(ctx)
+	}
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stop := context.AfterFunc(p.ctx, cancel)
@@ -285,14 +289,26 @@ func (p *process) stop(log *slog.Logger, polite bool) {
 		p.fail(errStopping)
 		p.signal(syscall.SIGKILL)
 	} else if !p.isExited() {
+		// Apart, and waited for within the bound: the connection writes
+		// one message at a time, and one that gopls stopped reading
+		// holds the way until its input is closed below.
 		ctx, cancel := context.WithTimeout(context.Background(), shutdownWait)
 		stopCall := context.AfterFunc(p.ctx, cancel)
-		_, _, err := p.rawCall(ctx, "shutdown", nil)
+		answered := make(chan bool, 1)
+		p.bg.Go(func() {
+			_, _, err := p.rawCall(ctx, "shutdown", nil)
+			answered <- err == nil
+		})
+		select {
+		case ok := <-answered:
+			if ok {
+				// The way is free: gopls has just answered.
+				_ = p.conn.Notify(context.Background(), "exit", nil)
+			}
+		case <-ctx.Done():
+		}
 		stopCall()
 		cancel()
-		if err == nil {
-			_ = p.conn.Notify(context.Background(), "exit", nil)
-		}
 	}
 	_ = p.stdin.Close()
 	if !p.waitExit(exitWait) {

@@ -65,17 +65,23 @@ func (c *Client) launch(ctx context.Context) (*process, error) {
 		p.stop(c.log, false)
 		return nil, err
 	}
-	// Documents are replayed and the process published under the document
-	// lock, so that a concurrent Sync either reaches this process after
-	// the replay or is part of it.
+	// The documents to reopen are queued first for the new process, and
+	// the process published, under the document lock, so that a
+	// concurrent change either is part of the replay or is queued after
+	// it. The writer sends them; requests to the new process wait until
+	// it has (see flush).
 	c.docs.mu.Lock()
-	c.replay(p)
+	replay := c.replayNotes()
+	c.notes.reset(p, replay)
 	c.mu.Lock()
 	c.cur = p
 	c.failing = false
 	c.broadcastLocked()
 	c.mu.Unlock()
 	c.docs.mu.Unlock()
+	if len(replay) > 0 {
+		c.log.Debug("reopening documents in gopls", "pid", p.pid, "count", len(replay))
+	}
 	// A new gopls knows nothing of what the last one answered.
 	c.modified()
 	c.markLoadedWhenIdle(p)

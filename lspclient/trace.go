@@ -21,7 +21,9 @@ type Trace struct {
 // TracedRequest is one request in a [Trace].
 type TracedRequest struct {
 	// Method is the LSP method; for workspace/executeCommand it is
-	// followed by the command's name.
+	// followed by the command's name. A workspace-wide call's wait for
+	// new packages to load (see [WorkspaceWide]), when it waited, is
+	// recorded as "waiting for new packages to load".
 	Method string
 	// Duration runs from sending the request (or from waiting for a
 	// gopls being restarted) to its answer.

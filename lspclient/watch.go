@@ -2,9 +2,11 @@ package lspclient
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -28,11 +30,18 @@ const (
 //
 // Before each request to gopls, barrier collects what changed on disk
 // since the last request and tells gopls: workspace/didChangeWatchedFiles
-// for the files, and a close for documents opened from disk, so that gopls
-// reads the new content. The cost is O(changed files): on Linux, the
-// kernel queues inotify events as files are written, so a non-blocking read
-// of the queue is a true barrier; elsewhere only the open documents are
-// checked, with stat.
+// for the files, and a change (or a close) of documents opened from disk,
+// so that gopls reads the new content. The cost is O(changed files): on
+// Linux, the kernel queues inotify events as files are written, so a
+// non-blocking read of the queue is a true barrier; elsewhere only the
+// open documents are checked, with stat. The notifications are queued
+// under the watcher's lock and written after it (see notes.go); the
+// request that follows waits for them.
+//
+// Go files in directories that held no package make gopls load new
+// packages (see loadPackages). That happens apart from the barrier: a
+// request about files gopls knows goes on at once, and only requests
+// marked [WorkspaceWide] wait for the loads (see awaitLoads).
 //
 // Watched are the workspace root, the directories of the workspace's
 // packages and their parents up to the root (from gopls.packages once the
@@ -44,7 +53,9 @@ type watcher struct {
 	log  *slog.Logger
 
 	// mu serialises barriers, so that a request follows the notifications
-	// for every change made before it was sent.
+	// for every change made before it was sent: each barrier drains the
+	// events and queues their notifications in one critical section. It is
+	// never held while anything is sent to gopls.
 	mu sync.Mutex
 	fs fsWatch // nil when the platform has no watcher
 	// stamps are the sizes and times of open documents whose directory is
@@ -54,6 +65,11 @@ type watcher struct {
 	// pkgDirs are the directories known to hold a package; a Go file
 	// created elsewhere starts a new one (see loadPackages).
 	pkgDirs map[string]bool
+	// loads are the batches of new packages gopls is loading, oldest
+	// first (see loadPackages).
+	loads []*loadBatch
+	// stopped is set when the watcher is stopped: no load starts after.
+	stopped bool
 
 	// ready is closed once the package directories are watched (or
 	// could not be listed).
@@ -117,6 +133,9 @@ func (c *Client) stopWatching() {
 	if w == nil {
 		return
 	}
+	w.mu.Lock()
+	w.stopped = true
+	w.mu.Unlock()
 	w.cancel()
 	w.bg.Wait()
 	w.mu.Lock()
@@ -312,6 +331,19 @@ func (w *watcher) barrier() {
 			}
 		}
 	}
+	// A package made again where one went away is a new one, to be
+	// loaded again.
+	for dir := range w.pkgDirs {
+		if len(dirsGone) == 0 {
+			break
+		}
+		for _, gone := range dirsGone {
+			if within(gone, dir) {
+				delete(w.pkgDirs, dir)
+				break
+			}
+		}
+	}
 	var newPackages []string
 	for path, kind := range changes {
 		dir := filepath.Dir(path)
@@ -358,13 +390,9 @@ func (w *watcher) barrier() {
 	for path, kind := range changes {
 		params = append(params, map[string]any{"uri": FileURI(path), "type": kind})
 	}
-	// A gopls being restarted reads the disk afresh, so there is nothing
-	// to wait for when none is running.
-	if p := w.c.live(); p != nil {
-		if err := p.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": params}); err != nil {
-			w.log.Debug("telling gopls about changed files", "error", err)
-		}
-	}
+	// Queued, not written: the request that follows waits for it. A gopls
+	// being restarted reads the disk afresh and drops it.
+	w.c.notes.enqueue("workspace/didChangeWatchedFiles", map[string]any{"changes": params})
 	w.c.modified()
 	if len(newPackages) > 0 {
 		w.loadPackages(newPackages)
@@ -394,33 +422,91 @@ func (w *watcher) everything() []fsEvent {
 // costs gopls a package load.
 const maxNewPackages = 32
 
+// A loadBatch is the loading of the new packages found at one barrier.
+type loadBatch struct {
+	done chan struct{} // closed when every load has ended
+}
+
 // loadPackages makes gopls load the packages of Go files in new
 // directories. gopls lists the workspace's packages at start (and when
 // go.mod changes), so a new package would otherwise stay unknown to
 // workspace-wide requests until a call names one of its files. A request
-// about the file — hover at its start — makes gopls load its package,
-// which then stays known.
+// that needs a file's package makes gopls load it, and it then stays
+// known.
+//
+// The request is textDocument/diagnostic, because gopls handles requests
+// one after another, each waiting for the one before to be answered,
+// except the few that let the next ones go first: the pull of a file's
+// diagnostics is one of them (a hover or gopls.list_imports would hold up
+// every request behind it while gopls runs the go command). The
+// diagnostics are kept by gopls, so the work serves a later diagnosis.
+//
+// The loads run apart, after the barrier's notifications, one at a time:
+// each runs the go command, and on a machine of few cores a second one
+// at once does not finish the batch sooner but slows the requests that go
+// on meanwhile. The barrier, and every request that is not
+// [WorkspaceWide], goes on at once. w.mu is held.
 func (w *watcher) loadPackages(uris []string) {
 	if len(uris) > maxNewPackages {
 		w.log.Info("many new packages at once; the rest are loaded when a call names them", "loaded", maxNewPackages, "new", len(uris))
 		uris = uris[:maxNewPackages]
 	}
-	ctx, cancel := context.WithTimeout(w.ctx, w.c.opts.Timeout)
-	defer cancel()
-	// Not through Client.Call, which would run the barrier again.
-	p := w.c.live()
-	if p == nil {
+	if w.stopped {
 		return
 	}
+	b := &loadBatch{done: make(chan struct{})}
+	w.loads = append(w.loads, b)
+	w.bg.Go(func() { w.load(b, uris) })
+}
+
+// load runs one batch of loads. Not through Client.Call, which would run
+// the barrier again; through c.call, which waits for the barrier's
+// notifications to be written first.
+func (w *watcher) load(b *loadBatch, uris []string) {
+	defer func() {
+		w.mu.Lock()
+		w.loads = slices.DeleteFunc(w.loads, func(x *loadBatch) bool { return x == b })
+		w.mu.Unlock()
+		// gopls knows more packages than when the answers kept under
+		// the generation were given.
+		w.c.modified()
+		close(b.done)
+	}()
+	ctx, cancel := context.WithTimeout(w.ctx, w.c.opts.Timeout)
+	defer cancel()
+	began := time.Now()
 	for _, uri := range uris {
-		params := map[string]any{
-			"textDocument": map[string]any{"uri": uri},
-			"position":     map[string]any{"line": 0, "character": 0},
-		}
-		if err := p.call(ctx, "textDocument/hover", params, nil); err != nil {
+		params := map[string]any{"textDocument": map[string]any{"uri": uri}}
+		if err := w.c.call(ctx, "textDocument/diagnostic", params, nil); err != nil {
 			w.log.Debug("loading a new package", "error", err)
+			if ctx.Err() != nil {
+				break
+			}
 		}
 	}
+	w.log.Debug("loaded new packages", "count", len(uris), "took", time.Since(began).Round(time.Millisecond))
+}
+
+// awaitLoads waits until the loads of new packages started so far have
+// ended (each batch is bounded by the client's timeout), or ctx ends.
+func (w *watcher) awaitLoads(ctx context.Context) error {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	pending := make([]chan struct{}, len(w.loads))
+	for i, b := range w.loads {
+		pending[i] = b.done
+	}
+	w.mu.Unlock()
+	for _, done := range pending {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for gopls to load new packages: %w", context.Cause(ctx))
+		}
+	}
+	return nil
 }
 
 // scanNewDir watches a new directory and reports the files in it as
@@ -581,12 +667,9 @@ func (c *Client) Written(paths map[string]bool) {
 			c.closeLocked(uri)
 		}
 	}
+	// Queued under the document lock, after the closes.
+	c.notes.enqueue("workspace/didChangeWatchedFiles", map[string]any{"changes": params})
 	c.docs.mu.Unlock()
-	if p := c.live(); p != nil {
-		if err := p.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": params}); err != nil {
-			c.log.Debug("telling gopls about written files", "error", err)
-		}
-	}
 	c.modified()
 }
 

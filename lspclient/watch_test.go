@@ -39,7 +39,8 @@ func hoverText(t *testing.T, ctx context.Context, c *Client, uri string, line, c
 func symbolNames(t *testing.T, ctx context.Context, c *Client, query string) string {
 	t.Helper()
 	var syms []struct{ Name string }
-	if err := c.Call(ctx, "workspace/symbol", map[string]any{"query": query}, &syms); err != nil {
+	// A search of the workspace: it waits for new packages to load.
+	if err := c.Call(WorkspaceWide(ctx), "workspace/symbol", map[string]any{"query": query}, &syms); err != nil {
 		t.Fatalf("workspace/symbol: %v", err)
 	}
 	b, _ := json.Marshal(syms)

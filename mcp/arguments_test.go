@@ -82,7 +82,7 @@ func TestDecodeProblems(t *testing.T) {
 			t.Errorf("%.60s: the schema refused it (%v); the decoder was to", tt.args, err)
 			continue
 		}
-		_, err := tool.run(context.Background(), json.RawMessage(tt.args))
+		_, err := tool.decode(json.RawMessage(tt.args))
 		if err == nil {
 			t.Errorf("%.60s: accepted", tt.args)
 			continue

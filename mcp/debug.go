@@ -91,7 +91,13 @@ func takeDebug(args json.RawMessage) (bool, json.RawMessage, error) {
 	if err != nil {
 		return false, nil, err
 	}
-	return string(raw) == "true", rest, nil
+	// Decoded, not compared as bytes: the schema has checked it is a
+	// boolean.
+	var on bool
+	if err := json.Unmarshal(raw, &on); err != nil {
+		return false, nil, errors.New("invalid arguments: debug must be a boolean")
+	}
+	return on, rest, nil
 }
 
 // render is the lean text of the debug information, a few lines added to

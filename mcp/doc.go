@@ -12,7 +12,7 @@
 // resources and prompts are plain functions registered with [AddTool],
 // [AddResource] and [AddPrompt]; what they do is the caller's business.
 // A handler learns about its request through its context: [SessionID],
-// [ToolArguments], [ProgressRequested] and [ReportProgress].
+// [ToolInput], [ProgressRequested] and [ReportProgress].
 //
 // A session is the same whatever carries it: the transport only decides
 // where each answer goes (the next stdout line, or the HTTP response of

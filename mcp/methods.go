@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -148,13 +149,17 @@ func (s *Server) call(ctx context.Context, name string, args json.RawMessage, st
 	if err != nil {
 		return errorResult(err.Error(), nil), nil
 	}
+	in, err := t.decode(args)
+	if err != nil {
+		return errorResult(err.Error(), nil), nil
+	}
 	var finish func() []TraceEntry
 	if tracer := s.currentTracer(); debug && tracer != nil {
 		ctx, finish = tracer(ctx)
 	}
-	ctx = context.WithValue(ctx, argsKey{}, args)
+	ctx = context.WithValue(ctx, inputKey{}, in)
 	began := time.Now()
-	out, err := s.runTool(ctx, t, args)
+	out, err := s.runTool(ctx, t, in)
 	var dbg *DebugInfo
 	if debug {
 		dbg = &DebugInfo{Ms: Milliseconds(time.Since(began)), Requests: []TraceEntry{}}
@@ -163,8 +168,13 @@ func (s *Server) call(ctx context.Context, name string, args json.RawMessage, st
 		}
 	}
 	if err != nil {
-		if ctx.Err() != nil {
+		var ie *internalError
+		switch {
+		case ctx.Err() != nil:
 			return nil, ctx.Err()
+		case errors.As(err, &ie):
+			// Answered -32603 and logged by the session.
+			return nil, ie
 		}
 		return errorResult(err.Error(), dbg), nil
 	}
@@ -175,7 +185,8 @@ func (s *Server) call(ctx context.Context, name string, args json.RawMessage, st
 // client of the newest protocol version, and returns what that client
 // would receive. An unknown tool, invalid arguments and the tool's own
 // failure are results with IsError set; the error is for args that are
-// not a JSON object, the end of ctx, and a tool that panicked.
+// not a JSON object, the end of ctx, and a tool that panicked or failed
+// with an [InternalError] (logged).
 func (s *Server) CallTool(ctx context.Context, name string, args json.RawMessage) (_ *ToolResultJSON, err error) {
 	if isNull(args) {
 		args = json.RawMessage("{}")
@@ -189,6 +200,11 @@ func (s *Server) CallTool(ctx context.Context, name string, args json.RawMessage
 		}
 	}()
 	res, err := s.call(ctx, name, args, true)
+	var ie *internalError
+	if errors.As(err, &ie) {
+		s.logInternal("tool failed", ie)
+		return nil, newError(CodeInternalError, "Internal error")
+	}
 	if err != nil {
 		return nil, err
 	}

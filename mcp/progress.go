@@ -36,15 +36,18 @@ func SessionID(ctx context.Context) string {
 	return ""
 }
 
-// argsKey is the context key of a tool call's arguments.
-type argsKey struct{}
+// inputKey is the context key of a tool call's decoded arguments.
+type inputKey struct{}
 
-// ToolArguments returns the arguments of the tool call ctx belongs to, as
-// validated against the tool's input schema, or nil outside a tool call.
-// Middleware uses it to learn what a call is about to do before it runs.
-func ToolArguments(ctx context.Context) json.RawMessage {
-	args, _ := ctx.Value(argsKey{}).(json.RawMessage)
-	return args
+// ToolInput returns the arguments of the tool call ctx belongs to, validated
+// against the tool's input schema and decoded into its input type (a
+// pointer to the In of [AddTool]), or nil outside a tool call. Middleware
+// uses it to learn what a call is about to do before it runs: decisions
+// are taken from the decoded value, which is the same however the JSON
+// spelled it (escapes in keys or values, the order of members), never from
+// the raw bytes.
+func ToolInput(ctx context.Context) any {
+	return ctx.Value(inputKey{})
 }
 
 // ProgressRequested reports whether the request ctx belongs to carries a

@@ -76,8 +76,9 @@ type Icon struct {
 	Sizes    []string `json:"sizes,omitempty"`
 }
 
-// A ToolMiddleware runs around every tool call: it may observe ctx and the
-// tool's name, and must call next to run the tool.
+// A ToolMiddleware runs around every tool call: it may observe ctx (and in
+// it the call's decoded arguments, see [ToolInput]) and the tool's name,
+// and must call next to run the tool.
 type ToolMiddleware func(ctx context.Context, tool string, next func(context.Context) (any, error)) (any, error)
 
 // A Server is a registry of tools, resources and prompts plus the options
@@ -206,12 +207,12 @@ func (s *Server) AddToolMiddleware(mw ToolMiddleware) {
 	s.middleware = append(s.middleware, mw)
 }
 
-// runTool runs t inside the middleware.
-func (s *Server) runTool(ctx context.Context, t *serverTool, args []byte) (any, error) {
+// runTool runs t, with its decoded arguments in, inside the middleware.
+func (s *Server) runTool(ctx context.Context, t *serverTool, in any) (any, error) {
 	s.mu.RLock()
 	mws := slices.Clone(s.middleware)
 	s.mu.RUnlock()
-	next := func(ctx context.Context) (any, error) { return t.run(ctx, args) }
+	next := func(ctx context.Context) (any, error) { return t.run(ctx, in) }
 	for _, mw := range mws {
 		inner := next
 		next = func(ctx context.Context) (any, error) { return mw(ctx, t.def.Name, inner) }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -63,7 +64,7 @@ type session struct {
 	state    int
 	version  string
 	logLevel LogLevel
-	inflight map[string]*call // keyed by the raw JSON id
+	inflight map[string]*call // keyed by idKey
 	// draining is set when the session stops taking requests before it
 	// ends (see serve); only the goroutine that calls handleLine sets it.
 	draining atomic.Bool
@@ -74,10 +75,33 @@ type session struct {
 	logq    chan *notification
 }
 
-// A call is one request being handled.
+// A call is one request from the moment its id is reserved — before it
+// waits for a place among the requests pending — until its response is
+// decided. notifications/cancelled finds it at every stage: waiting for a
+// place, waiting for a handler slot, running, or shaping its answer.
 type call struct {
 	cancel    context.CancelFunc
 	cancelled bool // by notifications/cancelled: send no response
+}
+
+// idKey is the key of a request id in the session's table: the id's value,
+// not its spelling, so that "a" and "\u0061" name the same request, as
+// JSON says they do. id is valid (see validID).
+func idKey(id json.RawMessage) string {
+	if len(id) > 0 && id[0] == '"' {
+		var s string
+		if json.Unmarshal(id, &s) == nil {
+			if b, err := json.Marshal(s); err == nil {
+				return string(b)
+			}
+		}
+		return string(id)
+	}
+	// An integer: -0 is 0.
+	if n, ok := new(big.Int).SetString(string(id), 10); ok {
+		return n.String()
+	}
+	return string(id)
 }
 
 func newSession(srv *Server, events notifier) *session {
@@ -301,36 +325,37 @@ func (ss *session) handleLine(ctx context.Context, line []byte, out outbox) (sta
 // stops the session reading: backpressure on a client that floods it. It
 // reports whether it took the request on: out.respond follows.
 func (ss *session) start(ctx context.Context, id json.RawMessage, method string, params json.RawMessage, h methodHandler, out outbox) bool {
-	key := string(id)
+	key := idKey(id)
+	ctx, cancel := context.WithCancel(ctx)
+	c := &call{cancel: cancel}
 	ss.mu.Lock()
 	_, dup := ss.inflight[key]
 	if !dup {
-		// Reserved at once: over HTTP, requests arrive concurrently.
-		ss.inflight[key] = nil
+		// Reserved at once, with the call a cancellation finds: over
+		// HTTP, requests and cancellations arrive concurrently.
+		ss.inflight[key] = c
 	}
 	ss.mu.Unlock()
 	if dup {
+		cancel()
 		ss.writeError(out, id, newError(CodeInvalidRequest, "Invalid Request: id is already in use"))
 		return false
 	}
 	select {
 	case ss.pending <- struct{}{}:
 	case <-ctx.Done():
+		// Cancelled while it waited, or the session is ending: either
+		// way no answer, and the handler never runs.
 		ss.mu.Lock()
 		delete(ss.inflight, key)
 		ss.mu.Unlock()
-		// The session is ending: no answer.
+		cancel()
 		_ = out.respond(nil, true)
 		return true
 	}
 
-	ctx, cancel := context.WithCancel(ctx)
-	c := &call{cancel: cancel}
 	ci := &callInfo{ss: ss, out: out, token: progressToken(params)}
 	ctx = context.WithValue(ctx, callKey{}, ci)
-	ss.mu.Lock()
-	ss.inflight[key] = c
-	ss.mu.Unlock()
 
 	ss.wg.Add(1)
 	go func() {
@@ -347,10 +372,13 @@ func (ss *session) start(ctx context.Context, id json.RawMessage, method string,
 			res, err = ss.safeCall(ctx, method, params, h)
 			<-ss.sem
 		} else {
+			// Cancelled before it started: nothing of it ran.
 			err = ctx.Err()
 		}
 		// No progress may follow the response.
 		ci.finish()
+		// The response is decided here: a cancellation that arrives
+		// after this is late, and ignored.
 		ss.mu.Lock()
 		delete(ss.inflight, key)
 		suppressed := c.cancelled
@@ -399,7 +427,7 @@ func (ss *session) handleNotification(method string, params json.RawMessage) {
 			return
 		}
 		ss.mu.Lock()
-		if c := ss.inflight[string(p.RequestID)]; c != nil {
+		if c := ss.inflight[idKey(p.RequestID)]; c != nil {
 			c.cancelled = true
 			c.cancel()
 		}
@@ -425,8 +453,19 @@ func (ss *session) reply(out outbox, id json.RawMessage, res any, err error) {
 		ss.writeError(out, id, newError(CodeInternalError, "Internal error: the request was cancelled"))
 		return
 	}
-	ss.srv.log.Error("request failed", "type", fmt.Sprintf("%T", err), "error", shorten(err.Error(), 120))
+	ss.srv.logInternal("request failed", err)
 	ss.writeError(out, id, newError(CodeInternalError, "Internal error"))
+}
+
+// logInternal logs an unexpected failure by its type and a short message:
+// the type of the error an [InternalError] wraps, or the error's own.
+func (s *Server) logInternal(msg string, err error) {
+	typed := err
+	var ie *internalError
+	if errors.As(err, &ie) {
+		typed = ie.err
+	}
+	s.log.Error(msg, "type", fmt.Sprintf("%T", typed), "error", shorten(err.Error(), 120))
 }
 
 func (ss *session) writeResult(out outbox, id json.RawMessage, res any) {

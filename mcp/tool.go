@@ -63,9 +63,21 @@ type ResourceLink struct {
 
 // A ToolHandler answers one call of a tool. A returned error becomes a
 // result with isError set and the error's text as its only content (no
-// structuredContent), so it should be one sentence the model can act on. A
-// panic becomes -32603.
+// structuredContent), so it should be one sentence the model can act on; an
+// error made with [InternalError] (the server's fault, not the call's) and a
+// panic become -32603, logged.
 type ToolHandler[In, Out any] func(ctx context.Context, in *In) (*Out, error)
+
+// InternalError marks err as an unexpected failure of the server rather
+// than a mistake of the call or an answer of the tool: the call is
+// answered -32603 "Internal error", and err's type and a short form of its
+// message are logged. Its text must hold no source text or client data.
+func InternalError(err error) error { return &internalError{err} }
+
+type internalError struct{ err error }
+
+func (e *internalError) Error() string { return e.err.Error() }
+func (e *internalError) Unwrap() error { return e.err }
 
 // serverTool is a registered tool with its resolved schemas.
 type serverTool struct {
@@ -73,9 +85,11 @@ type serverTool struct {
 	inputSchema  *jsonschema.Schema
 	outputSchema *jsonschema.Schema
 	input        *jsonschema.Resolved
-	// run decodes validated arguments, calls the handler and returns its
-	// output (nil on error).
-	run func(ctx context.Context, args json.RawMessage) (any, error)
+	// decode decodes validated arguments into a new *In.
+	decode func(args json.RawMessage) (any, error)
+	// run calls the handler with decoded arguments and returns its output
+	// (nil on error).
+	run func(ctx context.Context, in any) (any, error)
 }
 
 // AddTool registers a tool whose arguments decode into In and whose
@@ -122,14 +136,17 @@ func AddTool[In, Out any](s *Server, t Tool, h ToolHandler[In, Out]) error {
 		inputSchema:  in,
 		outputSchema: out,
 		input:        resolved,
-		run: func(ctx context.Context, args json.RawMessage) (any, error) {
-			var v In
+		decode: func(args json.RawMessage) (any, error) {
+			v := new(In)
 			dec := json.NewDecoder(bytes.NewReader(args))
 			dec.DisallowUnknownFields()
-			if err := dec.Decode(&v); err != nil {
+			if err := dec.Decode(v); err != nil {
 				return nil, decodeError(err)
 			}
-			res, err := h(ctx, &v)
+			return v, nil
+		},
+		run: func(ctx context.Context, in any) (any, error) {
+			res, err := h(ctx, in.(*In))
 			if err != nil {
 				return nil, err
 			}

@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 )
@@ -69,7 +72,7 @@ func (b *bench) concurrency(ctx context.Context, ws *workspace, s *servers) erro
 		t.add(side.name, ms(seq.p50()), ms(conc.p50()), durRatio(seq.p50(), conc.p50()))
 	}
 	t.note("no target is set for this ratio; it shows that goplsmcp does not serialise calls that gopls could answer in parallel (compare the two rows)")
-	return nil
+	return b.newPackagesLoading(ctx)
 }
 
 // seqVersusConc runs calls one by one and all at once, alternately, for
@@ -122,4 +125,132 @@ func (b *bench) seqVersusConc(ctx context.Context, calls []func(context.Context)
 		seq, conc = append(seq, d1), append(conc, d2)
 	}
 	return seq, conc, nil
+}
+
+// newPackages is how many package directories appear at once in
+// newPackagesLoading, as a branch switch makes them: as many as goplsmcp
+// loads at once.
+const newPackages = 32
+
+// newPackagesLoading times an unrelated call — go_describe of a name in a
+// file gopls knows — at rest and while 32 new package directories load,
+// on a goplsmcp of its own on a copy of the fixture (the other sides'
+// gopls would load them too). Each round makes the directories appear,
+// asks go_search for a symbol of one of them (it waits for the loads) and
+// meanwhile makes the unrelated call again and again until the search has
+// its answer; then the directories go, gopls settles, and the call is
+// timed at rest.
+func (b *bench) newPackagesLoading(ctx context.Context) error {
+	ws, err := b.fixtureWorkspace("loads")
+	if err != nil {
+		return err
+	}
+	ours, err := b.startOurs(ctx, ws.root, "goplsmcp-loads")
+	if err != nil {
+		return err
+	}
+	defer ours.close()
+	settleOurs := func() {
+		if _, quiet := settle(ctx, []int{ours.pid()}, b.plan.settleMax); !quiet {
+			b.logf("warning: gopls still busy; measuring anyway")
+		}
+	}
+	settleOurs()
+	const file = "inventory/item.go"
+	p, err := find(ws.root, file, "core.Wrap(", 5)
+	if err != nil {
+		return err
+	}
+	describe := map[string]any{"file": file, "line": p.line, "character": p.char}
+	atRest, err := ours.mustCall(ctx, "go_describe", describe)
+	if err != nil {
+		return err
+	}
+	for range b.plan.warmN {
+		if _, err := ours.mustCall(ctx, "go_describe", describe); err != nil {
+			return err
+		}
+	}
+	var rest, loading, first, search samples
+	for r := range b.plan.loadRounds {
+		for range b.plan.restCalls {
+			a, err := ours.mustCall(ctx, "go_describe", describe)
+			if err != nil {
+				return err
+			}
+			rest = append(rest, a.dur)
+		}
+		dir := filepath.Join(ws.root, fmt.Sprintf("fresh%d", r))
+		for i := range newPackages {
+			pkg := filepath.Join(dir, fmt.Sprintf("p%d", i))
+			if err := os.MkdirAll(pkg, 0o755); err != nil {
+				return err
+			}
+			src := fmt.Sprintf("package p%d\n\n// Fresh%dx%d is declared in a new package.\nfunc Fresh%dx%d() {}\n", i, r, i, r, i)
+			if err := os.WriteFile(filepath.Join(pkg, "p.go"), []byte(src), 0o644); err != nil {
+				return err
+			}
+		}
+		wanted := fmt.Sprintf("Fresh%dx%d", r, newPackages/2)
+		type result struct {
+			a   answer
+			err error
+		}
+		searched := make(chan result, 1)
+		go func() {
+			a, err := ours.mustCall(ctx, "go_search", map[string]any{"query": wanted})
+			searched <- result{a, err}
+		}()
+		var res result
+		for n := 0; ; n++ {
+			a, err := ours.mustCall(ctx, "go_describe", describe)
+			if err != nil {
+				return err
+			}
+			if a.text != atRest.text {
+				return fmt.Errorf("go_describe while new packages load answered %q, at rest %q", a.text, atRest.text)
+			}
+			loading = append(loading, a.dur)
+			if n == 0 {
+				first = append(first, a.dur)
+			}
+			select {
+			case res = <-searched:
+			default:
+				continue
+			}
+			break
+		}
+		if res.err != nil {
+			return res.err
+		}
+		if !strings.Contains(res.a.text, wanted) {
+			return fmt.Errorf("go_search %q after new packages appeared did not find it: %.300s", wanted, res.a.text)
+		}
+		search = append(search, res.a.dur)
+		if err := os.RemoveAll(dir); err != nil {
+			return err
+		}
+		// gopls is told, and done with it, before the next round.
+		if _, err := ours.mustCall(ctx, "go_describe", describe); err != nil {
+			return err
+		}
+		settleOurs()
+	}
+	t := &table{num: 7, title: "7. Concurrency: new packages loading",
+		intro:  fmt.Sprintf("An unrelated call (go_describe of a name in a file gopls knows) at rest, and while %d new package directories appear and load, as after a branch switch; %d rounds on a goplsmcp of its own, each with %d calls at rest and, while a go_search for a symbol of a new package waits for the loads, the unrelated call made again and again until the search answers. Target: ≤ 2× the call at rest, p50 and p95.", newPackages, b.plan.loadRounds, b.plan.restCalls),
+		header: []string{"call", "n", "p50", "p95", "p50 ratio", "p95 ratio", "met"}}
+	b.rep.tables = append(b.rep.tables, t)
+	r50, r95 := float64(loading.p50())/float64(rest.p50()), float64(loading.p95())/float64(rest.p95())
+	met := r50 <= 2 && r95 <= 2
+	t.add("go_describe at rest", fmt.Sprint(len(rest)), ms(rest.p50()), ms(rest.p95()), "1.00×", "1.00×", "—")
+	t.add(fmt.Sprintf("go_describe while %d new packages load", newPackages), fmt.Sprint(len(loading)), ms(loading.p50()), ms(loading.p95()),
+		durRatio(loading.p50(), rest.p50()), durRatio(loading.p95(), rest.p95()), check(met))
+	t.add("the first go_describe after they appear", fmt.Sprint(len(first)), ms(first.p50()), ms(first.p95()),
+		durRatio(first.p50(), rest.p50()), durRatio(first.p95(), rest.p95()), "—")
+	t.add("go_search for a new package's symbol (waits for the loads)", fmt.Sprint(len(search)), ms(search.p50()), ms(search.p95()), "—", "—", "—")
+	b.rep.judge(fmt.Sprintf("7. unrelated call while %d new packages load: p50 and p95 ≤ 2× at rest", newPackages),
+		fmt.Sprintf("p50 %s (%s vs %s), p95 %s (%s vs %s)", durRatio(loading.p50(), rest.p50()), ms(loading.p50()), ms(rest.p50()),
+			durRatio(loading.p95(), rest.p95()), ms(loading.p95()), ms(rest.p95())), met)
+	return nil
 }

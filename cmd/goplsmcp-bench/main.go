@@ -65,9 +65,12 @@ type plan struct {
 	memCalls           int
 	idleWindow         time.Duration
 	concRounds         int
-	settleMax          time.Duration
-	settleGorootMax    time.Duration
-	gorootByDefault    bool
+	// loadRounds are the rounds of new packages loading (table 7), each
+	// with restCalls calls at rest.
+	loadRounds, restCalls int
+	settleMax             time.Duration
+	settleGorootMax       time.Duration
+	gorootByDefault       bool
 	// settleSections waits for gopls to be idle before each section.
 	settleSections    bool
 	callTimeout       time.Duration
@@ -82,8 +85,8 @@ var plans = map[string]plan{
 		coldFixtureN: 5, coldGorootN: 2,
 		editN:    60,
 		memCalls: 1000, idleWindow: 5 * time.Second,
-		concRounds: 15,
-		settleMax:  2 * time.Minute, settleGorootMax: 10 * time.Minute,
+		concRounds: 15, loadRounds: 15, restCalls: 20,
+		settleMax: 2 * time.Minute, settleGorootMax: 10 * time.Minute,
 		gorootByDefault: true, settleSections: true,
 		callTimeout: 2 * time.Minute, gorootCallTimeout: 5 * time.Minute, coldGorootTimeout: 10 * time.Minute,
 	},
@@ -94,7 +97,7 @@ var plans = map[string]plan{
 		coldFixtureN: 2, coldGorootN: 1,
 		editN:    15,
 		memCalls: 1000, idleWindow: 2 * time.Second,
-		concRounds: 5, settleSections: true,
+		concRounds: 5, loadRounds: 5, restCalls: 20, settleSections: true,
 		settleMax: time.Minute, settleGorootMax: 5 * time.Minute,
 		callTimeout: time.Minute, gorootCallTimeout: 5 * time.Minute, coldGorootTimeout: 10 * time.Minute,
 	},
@@ -105,8 +108,8 @@ var plans = map[string]plan{
 		coldFixtureN: 1, coldGorootN: 1,
 		editN:    4,
 		memCalls: 100, idleWindow: time.Second,
-		concRounds: 2,
-		settleMax:  20 * time.Second, settleGorootMax: time.Minute,
+		concRounds: 2, loadRounds: 1, restCalls: 3,
+		settleMax: 20 * time.Second, settleGorootMax: time.Minute,
 		callTimeout: 30 * time.Second, gorootCallTimeout: 5 * time.Minute, coldGorootTimeout: 10 * time.Minute,
 	},
 }

@@ -38,19 +38,18 @@ var writeCalls = map[string][]string{
 // writeAllowed are the justified uses, as "path:function:pkg.Name", with
 // the reason. Paths are relative to the module root.
 var writeAllowed = map[string]string{
-	"cmd/goplsmcp/run.go:startStack:os.OpenFile":           "--log-file: the log goes to a file the user names on the command line",
-	"bridge/apply.go:apply:os.Remove":                      "--allow-write and apply: true only: removes its own temporary file after linking a new file into place",
-	"bridge/apply.go:apply:os.Link":                        "--allow-write and apply: true only: links a new file into place, never over another",
-	"bridge/apply.go:apply:os.Rename":                      "--allow-write and apply: true only: renames the checked temporary file over its target",
-	"bridge/apply.go:writeTemp:os.CreateTemp":              "--allow-write and apply: true only: the temporary file beside the target",
-	"bridge/apply.go:writeTemp:os.Remove":                  "--allow-write and apply: true only: removes the temporary file when writing it failed",
-	"cmd/goplsmcp/run.go:startCPUProfile:os.Create":        "--cpuprofile: the profile goes to a file the user names on the command line",
-	"cmd/goplsmcp/run.go:goplsVersion:exec.CommandContext": "gopls version, for --version",
-	"lspclient/process.go:spawn:exec.Command":              "gopls itself, which is told no edits are applied (workspace/applyEdit answers applied: false)",
-	"bridge/paths.go:load:exec.Command":                    "go env GOROOT GOMODCACHE: reads the environment",
-	"bridge/workspace.go:goVersion:exec.CommandContext":    "go env GOVERSION: reads the environment",
-	"bridge/package_api.go:packageDir:exec.CommandContext": "go list -find, offline and -mod=readonly: finds a package directory, loads nothing",
-	"cmd/goplsmcp-demo/main.go:run:exec.Command":           "the demo starts goplsmcp itself",
+	"cmd/goplsmcp/run.go:startStack:os.OpenFile":             "--log-file: the log goes to a file the user names on the command line",
+	"bridge/apply.go:apply:os.Remove":                        "--allow-write and apply: true only: removes its own temporary file after linking a new file into place",
+	"bridge/apply.go:apply:os.Link":                          "--allow-write and apply: true only: links a new file into place, never over another",
+	"bridge/apply.go:apply:os.Rename":                        "--allow-write and apply: true only: renames the checked temporary file over its target",
+	"bridge/apply.go:writeTemp:os.CreateTemp":                "--allow-write and apply: true only: the temporary file beside the target",
+	"bridge/apply.go:writeTemp:os.Remove":                    "--allow-write and apply: true only: removes the temporary file when writing it failed",
+	"cmd/goplsmcp/run.go:startCPUProfile:os.Create":          "--cpuprofile: the profile goes to a file the user names on the command line",
+	"cmd/goplsmcp/run.go:goplsVersion:exec.CommandContext":   "gopls version, for --version",
+	"lspclient/process.go:spawn:exec.Command":                "gopls itself, which is told no edits are applied (workspace/applyEdit answers applied: false)",
+	"bridge/paths.go:goCommand:exec.CommandContext":          "the go command, for go env GOROOT GOMODCACHE GOVERSION (reads the environment) and go list -find, offline and -mod=readonly (finds a package directory, loads nothing)",
+	"cmd/goplsmcp-demo/main.go:run:exec.Command":             "the demo starts goplsmcp itself",
+	"bridge/vulncheck.go:runGovulncheck:exec.CommandContext": "gopls vulncheck (go_vulncheck): govulncheck in source mode, offline unless --allow-network; reads the code and the vulnerability database",
 }
 
 // writeExempt are directories of development tools that are not part of
@@ -62,7 +61,7 @@ var writeExempt = map[string]string{
 // readOnlyCommands are the gopls commands goplsmcp may execute: none of
 // them changes a file (gopls.tidy, gopls.add_dependency, gopls.generate,
 // ... would).
-var readOnlyCommands = []string{"gopls.diagnose_files", "gopls.packages", "gopls.package_symbols", "gopls.views"}
+var readOnlyCommands = []string{"gopls.diagnose_files", "gopls.list_imports", "gopls.packages", "gopls.package_symbols", "gopls.views"}
 
 // TestNoWritePathsInSource reads the non-test Go source of the whole
 // module and fails on any call that could write a file, unless it is one
