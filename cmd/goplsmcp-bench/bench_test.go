@@ -75,6 +75,7 @@ func TestSmoke(t *testing.T) {
 	for _, heading := range []string{
 		"### Targets", "### 1. Bridge overhead", "### 2. Against gopls mcp", "### 3. Cold start",
 		"### 4. Edit loop", "### 5. Memory and idle", "### 6. Tokens", "### 7. Concurrency",
+		"### 8. Declaration source and package graph",
 	} {
 		if !strings.Contains(report, heading+"\n") {
 			t.Errorf("the report has no %q section:\n%s", heading, report)

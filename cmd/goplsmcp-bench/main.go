@@ -40,7 +40,7 @@ func main() {
 }
 
 // allSections are the measurements, in the order they are reported.
-var allSections = []string{"overhead", "peers", "cold", "edit", "memory", "tokens", "concurrency"}
+var allSections = []string{"overhead", "peers", "cold", "edit", "memory", "tokens", "concurrency", "source"}
 
 type config struct {
 	mode     string
@@ -374,6 +374,17 @@ func (b *bench) runAll(ctx context.Context) error {
 		}
 	} else {
 		b.rep.skipped = append(b.rep.skipped, "GOROOT/src (run with -mode full, or -goroot DIR)")
+	}
+	if sec["source"] {
+		// On GOROOT/src when it is measured, else on the fixture.
+		ws := fx
+		if gr != nil {
+			ws = gr
+		}
+		b.logf("source on %s", ws.name)
+		if err := b.source(ctx, ws); err != nil {
+			return fmt.Errorf("source: %w", err)
+		}
 	}
 	if sec["cold"] {
 		if err := b.coldStarts(ctx, fx, gr); err != nil {
