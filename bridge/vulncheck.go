@@ -472,7 +472,8 @@ func (b *Bridge) resolveDir(dir string) (string, error) {
 }
 
 // checkPattern accepts a package pattern as the go command reads one:
-// import path characters, dots and slashes, never a flag.
+// import path characters, dots and slashes, never a flag; and, as a
+// directory, one relative to dir that stays inside it.
 func checkPattern(p string) error {
 	bad := fmt.Errorf("pattern %s is not a package pattern; pass one such as \"./...\" or \"example.com/m/...\"", quote(p))
 	if strings.HasPrefix(p, "-") || len(p) > 512 {
@@ -482,6 +483,9 @@ func checkPattern(p string) error {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-._~+/", r)) {
 			return bad
 		}
+	}
+	if strings.HasPrefix(p, "/") || slices.Contains(strings.Split(p, "/"), "..") {
+		return fmt.Errorf("pattern %s leaves dir; pass a pattern inside it, such as \"./...\", and dir for another module of the workspace", quote(p))
 	}
 	return nil
 }

@@ -391,7 +391,11 @@ func TestNoWrites(t *testing.T) {
 			before := treeState(t, root)
 			parent := treeState(t, filepath.Dir(root))
 
-			s := startSession(t, "--root", root, "--gopls", goplsPath(t))
+			vulndb, err := filepath.Abs("../../testdata/vulncheck/vulndb")
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := startSession(t, "--root", root, "--gopls", goplsPath(t), "--env", "GOVULNDB=file://"+vulndb)
 			overlay := `package main\n\nimport \"example.com/shapes/shapes\"\n\nfunc main() {\n\tr := shapes.Rect{}\n\t_ = r\n}\n`
 			calls := []struct {
 				tool, args string
@@ -430,6 +434,10 @@ func TestNoWrites(t *testing.T) {
 				{"go_code_actions", `{"file":"broken/broken.go","line":7,"character":29}`, "broken/broken.go:7:29"},
 				{"go_call_hierarchy", `{"file":"shapes/shapes.go","symbol":"TotalArea"}`, "Summary"},
 				{"go_type_hierarchy", `{"file":"shapes/shapes.go","symbol":"Rect","direction":"supertypes"}`, "Shape"},
+				{"go_source", `{"file":"main.go","symbol":"report.Summary"}`, "func Summary("},
+				{"go_package_graph", `{"packagePaths":["example.com/shapes/shapes"],"depth":2}`, "importers: "},
+				// govulncheck loads packages that compile: broken's do not.
+				{"go_vulncheck", `{"pattern":"./shapes/..."}`, "no known vulnerabilities"},
 			}
 			called := map[string]bool{}
 			for _, c := range calls {
