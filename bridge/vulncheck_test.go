@@ -27,8 +27,9 @@ import (
 // as vulnerable three times; go_vulncheck_offline.txtar has no database.
 func init() {
 	goldenSetups["go_vulncheck"] = vulncheckStack
-	// An external dependency to place in the graph.
+	// An external dependency to place in the graph, and to show.
 	goldenSetups["go_package_graph"] = vulncheckStack
+	goldenSetups["go_source_modcache"] = vulncheckStack
 	goldenSetups["go_vulncheck_offline"] = func(t *testing.T, root string) (stackConfig, []string) {
 		// Not even one from the environment the tests run in.
 		return stackConfig{lsp: lspclient.Options{Settings: map[string]any{"env": map[string]any{"GOVULNDB": ""}}}}, nil
