@@ -84,6 +84,9 @@ type Bridge struct {
 	// modules are the modules under the root, at a disk epoch (see
 	// diskModules).
 	modules genCache[string, []diskModule]
+	// wsFiles name every build for the workspace's diagnostics, since
+	// gopls's last change (see workspaceFiles).
+	wsFiles genCache[string, []string]
 	// resolved are files named lately, known to be regular files inside
 	// the root with no symbolic link on the way, at a disk epoch (see
 	// resolveFile).
@@ -118,7 +121,7 @@ func New(cfg Config) (*Bridge, error) {
 	b.diags.files.max, b.diags.fixes.max = maxCachedDiagFiles, maxCachedFixes
 	b.apis.max = maxCachedPackages
 	b.resolved.max = maxResolved
-	b.modules.max = 1
+	b.modules.max, b.wsFiles.max = 1, 1
 	// A few queries: an agent repeats its searches within a task.
 	b.searches.max = 16
 	return b, nil

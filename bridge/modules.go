@@ -234,6 +234,12 @@ func (b *Bridge) knownModules(ctx context.Context) (gomods map[string]bool, root
 // an edit that breaks them shows. Other nested modules are diagnosed once
 // a call names one of their files.
 func (b *Bridge) workspaceFiles(ctx context.Context) ([]string, error) {
+	// Kept while gopls is told of no change: every call of a session
+	// that asks again (go_diagnostics after go_diagnostics) costs nothing.
+	gen := b.client.Generation()
+	if files, ok := b.wsFiles.get(gen, ""); ok {
+		return files, nil
+	}
 	mods := b.diskModules()
 	known, roots, err := b.knownModules(ctx)
 	if err != nil {
@@ -275,6 +281,7 @@ func (b *Bridge) workspaceFiles(ctx context.Context) ([]string, error) {
 		}
 		files = append(files, lspclient.FileURI(anyGo))
 	}
+	b.wsFiles.put(gen, b.client.Changed(gen), "", files)
 	return files, nil
 }
 
