@@ -459,14 +459,27 @@ func goplsFileContext(text string) []string {
 	if m := goplsFilePackage.FindStringSubmatch(text); m != nil {
 		facts = append(facts, "package "+m[1])
 	}
+	return sorted(append(facts, goplsCodeBlocks(text, goplsDeclsFrom, func(m []string) (string, string) {
+		return fmt.Sprintf("%s (%s)", m[1], m[2]), ""
+	})...))
+}
+
+// goplsCodeBlocks reads the declarations of the Go code blocks of gopls
+// mcp's answer, each as label: kind name, the label from the last line
+// that head matches before the block (which may also be a fact itself).
+func goplsCodeBlocks(text string, head *regexp.Regexp, label func(m []string) (label, fact string)) []string {
+	var facts []string
 	var from string
 	var block []string
 	inBlock := false
 	for _, line := range strings.Split(text, "\n") {
 		switch {
-		case goplsDeclsFrom.MatchString(line):
-			m := goplsDeclsFrom.FindStringSubmatch(line)
-			from = fmt.Sprintf("%s (%s)", m[1], m[2])
+		case head.MatchString(line):
+			var fact string
+			from, fact = label(head.FindStringSubmatch(line))
+			if fact != "" {
+				facts = append(facts, fact)
+			}
 		case line == "```go":
 			inBlock, block = true, nil
 		case line == "```" && inBlock:
@@ -478,7 +491,7 @@ func goplsFileContext(text string) []string {
 			block = append(block, line)
 		}
 	}
-	return sorted(facts)
+	return facts
 }
 
 func oursFileContext(t *testing.T, res *mcp.ToolResultJSON) []string {
@@ -503,28 +516,9 @@ func oursFileContext(t *testing.T, res *mcp.ToolResultJSON) []string {
 var goplsPackageHead = regexp.MustCompile(`(?m)^"([^"]+)" \(package (\w+)\)$`)
 
 func goplsPackageAPI(text string) []string {
-	var facts []string
-	var pkg string
-	var block []string
-	inBlock := false
-	for _, line := range strings.Split(text, "\n") {
-		switch {
-		case goplsPackageHead.MatchString(line):
-			m := goplsPackageHead.FindStringSubmatch(line)
-			pkg = m[1]
-			facts = append(facts, fmt.Sprintf("package %s %s", m[1], m[2]))
-		case line == "```go":
-			inBlock, block = true, nil
-		case line == "```" && inBlock:
-			inBlock = false
-			for _, d := range codeBlockDecls(block) {
-				facts = append(facts, pkg+": "+d)
-			}
-		case inBlock:
-			block = append(block, line)
-		}
-	}
-	return sorted(facts)
+	return sorted(goplsCodeBlocks(text, goplsPackageHead, func(m []string) (string, string) {
+		return m[1], fmt.Sprintf("package %s %s", m[1], m[2])
+	}))
 }
 
 func oursPackageAPI(t *testing.T, res *mcp.ToolResultJSON) []string {
