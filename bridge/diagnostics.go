@@ -539,27 +539,18 @@ func (b *Bridge) anyGoFile() (string, error) {
 			return b.goFile, nil
 		}
 	}
-	queue := []string{b.root}
-	for visited := 0; len(queue) > 0 && visited < 10000; visited++ {
-		dir := queue[0]
-		queue = queue[1:]
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			continue
-		}
+	b.goFile = ""
+	breadthFirst(b.root, func(dir string, entries []os.DirEntry) walkStep {
 		for _, e := range entries {
-			name := e.Name()
-			if e.Type().IsRegular() && strings.HasSuffix(name, ".go") {
-				b.goFile = filepath.Join(dir, name)
-				return b.goFile, nil
+			if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".go") {
+				b.goFile = filepath.Join(dir, e.Name())
+				return stopWalk
 			}
 		}
-		for _, e := range entries {
-			name := e.Name()
-			if e.IsDir() && !skipDir(name) {
-				queue = append(queue, filepath.Join(dir, name))
-			}
-		}
+		return descend
+	})
+	if b.goFile != "" {
+		return b.goFile, nil
 	}
 	return "", fmt.Errorf("no Go file under the workspace root %s: %w", b.root, fs.ErrNotExist)
 }

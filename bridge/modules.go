@@ -26,9 +26,8 @@ import (
 // files is open, and a requirement missing offline shows only as "could
 // not import" errors that send an agent to fix correct code.
 
-// maxModuleDirs bounds the directories looked at for go.mod files, as
-// anyGoFile does for Go files.
-const maxModuleDirs = 10000
+// maxWalkDirs bounds the directories looked at for go.mod and Go files.
+const maxWalkDirs = 10000
 
 // maxNestedViews bounds the nested modules given a view of their own for
 // the workspace's diagnostics.
@@ -67,14 +66,7 @@ func (b *Bridge) diskModules() []diskModule {
 func (b *Bridge) findModules() []diskModule {
 	b.env.load()
 	var mods []diskModule
-	queue := []string{b.root}
-	for visited := 0; len(queue) > 0 && visited < maxModuleDirs; visited++ {
-		dir := queue[0]
-		queue = queue[1:]
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			continue
-		}
+	breadthFirst(b.root, func(dir string, entries []os.DirEntry) walkStep {
 		for _, e := range entries {
 			if e.Name() == "go.mod" && e.Type().IsRegular() {
 				if m, ok := b.readModule(dir); ok {
@@ -82,12 +74,8 @@ func (b *Bridge) findModules() []diskModule {
 				}
 			}
 		}
-		for _, e := range entries {
-			if e.IsDir() && !skipDir(e.Name()) {
-				queue = append(queue, filepath.Join(dir, e.Name()))
-			}
-		}
-	}
+		return descend
+	})
 	slices.SortStableFunc(mods, func(x, y diskModule) int { return strings.Compare(x.dir, y.dir) })
 	// A requirement is missing when the module cache lacks it and it is
 	// no module of the tree (which a go.work or a replace provides).
@@ -172,29 +160,55 @@ func (b *Bridge) inModuleCache(v module.Version) bool {
 // goFileOf returns a Go file of the module rooted at dir, outside the
 // modules nested in it, found breadth first; "" if it has none.
 func goFileOf(dir string) string {
-	queue := []string{dir}
-	for visited := 0; len(queue) > 0 && visited < maxModuleDirs; visited++ {
-		d := queue[0]
-		queue = queue[1:]
-		entries, err := os.ReadDir(d)
-		if err != nil {
-			continue
-		}
+	found := ""
+	breadthFirst(dir, func(d string, entries []os.DirEntry) walkStep {
 		if d != dir && slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() == "go.mod" }) {
-			continue // another module
+			return skipBelow // another module
 		}
 		for _, e := range entries {
 			if name := e.Name(); e.Type().IsRegular() && strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") {
-				return filepath.Join(d, name)
+				found = filepath.Join(d, name)
+				return stopWalk
 			}
+		}
+		return descend
+	})
+	return found
+}
+
+// A walkStep says where breadthFirst goes after a directory.
+type walkStep int
+
+const (
+	descend   walkStep = iota // on, below it too
+	skipBelow                 // on, but not below it
+	stopWalk                  // nowhere: the walk is over
+)
+
+// breadthFirst calls visit with each directory below root, root included,
+// breadth first, and its entries, as far as maxWalkDirs directories; those
+// the go command ignores (see skipDir) are left out.
+func breadthFirst(root string, visit func(dir string, entries []os.DirEntry) walkStep) {
+	queue := []string{root}
+	for visited := 0; len(queue) > 0 && visited < maxWalkDirs; visited++ {
+		dir := queue[0]
+		queue = queue[1:]
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		switch visit(dir, entries) {
+		case stopWalk:
+			return
+		case skipBelow:
+			continue
 		}
 		for _, e := range entries {
 			if e.IsDir() && !skipDir(e.Name()) {
-				queue = append(queue, filepath.Join(d, e.Name()))
+				queue = append(queue, filepath.Join(dir, e.Name()))
 			}
 		}
 	}
-	return ""
 }
 
 // knownModules returns the go.mod files of the modules gopls has in its
