@@ -62,9 +62,13 @@ type plan struct {
 	coldFixtureN       int
 	coldGorootN        int
 	editN              int
-	memCalls           int
-	idleWindow         time.Duration
-	concRounds         int
+	// crossN and crossGorootN are the samples of the cross-package edit
+	// loop on the fixture and on GOROOT/src; crossDefaultN those of the
+	// direct client with gopls's default diagnostics delay, for context.
+	crossN, crossGorootN, crossDefaultN int
+	memCalls                            int
+	idleWindow                          time.Duration
+	concRounds                          int
 	// loadRounds are the rounds of new packages loading (table 7), each
 	// with restCalls calls at rest.
 	loadRounds, restCalls int
@@ -83,7 +87,7 @@ var plans = map[string]plan{
 		overheadN: 200, warmN: 10,
 		peerN: 30, peerGorootN: 15, peerGorootDiagN: 3,
 		coldFixtureN: 5, coldGorootN: 2,
-		editN:    60,
+		editN: 60, crossN: 60, crossGorootN: 20, crossDefaultN: 10,
 		memCalls: 1000, idleWindow: 5 * time.Second,
 		concRounds: 15, loadRounds: 15, restCalls: 20,
 		settleMax: 2 * time.Minute, settleGorootMax: 10 * time.Minute,
@@ -95,7 +99,7 @@ var plans = map[string]plan{
 		// GOROOT/src only when asked for with -goroot DIR.
 		peerN: 10, peerGorootN: 5, peerGorootDiagN: 1,
 		coldFixtureN: 2, coldGorootN: 1,
-		editN:    15,
+		editN: 15, crossN: 16, crossGorootN: 4, crossDefaultN: 4,
 		memCalls: 1000, idleWindow: 2 * time.Second,
 		concRounds: 5, loadRounds: 5, restCalls: 20, settleSections: true,
 		settleMax: time.Minute, settleGorootMax: 5 * time.Minute,
@@ -106,7 +110,7 @@ var plans = map[string]plan{
 		overheadN: 5, warmN: 1,
 		peerN: 2, peerGorootN: 2, peerGorootDiagN: 1,
 		coldFixtureN: 1, coldGorootN: 1,
-		editN:    4,
+		editN: 4, crossN: 4, crossGorootN: 2, crossDefaultN: 0,
 		memCalls: 100, idleWindow: time.Second,
 		concRounds: 2, loadRounds: 1, restCalls: 3,
 		settleMax: 20 * time.Second, settleGorootMax: time.Minute,
@@ -361,12 +365,13 @@ func (b *bench) runAll(ctx context.Context) error {
 	var gr *workspace
 	if b.cfg.goroot != "" {
 		gr = gorootWorkspace(b.cfg.goroot)
-		if sec["peers"] {
-			s, err := b.startAll(ctx, gr, false, b.plan.settleGorootMax)
+		if sec["peers"] || sec["edit"] || sec["tokens"] {
+			// One session, so that the tree is loaded once.
+			s, err := b.startAll(ctx, gr, sec["edit"], b.plan.settleGorootMax)
 			if err != nil {
 				return err
 			}
-			err = b.peers(ctx, gr, s)
+			err = b.gorootSections(ctx, gr, s)
 			s.close()
 			if err != nil {
 				return err
@@ -386,11 +391,26 @@ func (b *bench) runAll(ctx context.Context) error {
 	return nil
 }
 
+// gorootSections are the measurements made on GOROOT/src. The edit
+// loop's edit comes before the tokens questions, which open files: both
+// sides' gopls then hold the same files open (those of table 2 and the
+// edited one), and so analyse the same packages after each edit.
+func (b *bench) gorootSections(ctx context.Context, gr *workspace, s *servers) error {
+	return b.runSections(ctx, gr, s, []section{
+		{"peers", func() error { return b.peers(ctx, gr, s) }},
+		{"edit", func() error { return b.crossEditLoop(ctx, gr, s) }},
+		{"tokens", func() error { return b.tokens(ctx, gr, s) }},
+	}, b.plan.settleGorootMax)
+}
+
+// A section is one measurement, run if selected.
+type section struct {
+	name string
+	fn   func() error
+}
+
 func (b *bench) fixtureSections(ctx context.Context, fx *workspace, s *servers) error {
-	steps := []struct {
-		name string
-		fn   func() error
-	}{
+	return b.runSections(ctx, fx, s, []section{
 		{"overhead", func() error { return b.overhead(ctx, fx, s) }},
 		{"peers", func() error { return b.peers(ctx, fx, s) }},
 		{"tokens", func() error { return b.tokens(ctx, fx, s) }},
@@ -398,7 +418,11 @@ func (b *bench) fixtureSections(ctx context.Context, fx *workspace, s *servers) 
 		{"edit", func() error { return b.editLoop(ctx, fx, s) }},
 		// Last, so that it counts every call made before it.
 		{"memory", func() error { return b.memory(ctx, fx, s) }},
-	}
+	}, b.plan.settleMax)
+}
+
+// runSections runs the selected steps on ws, each starting with gopls idle.
+func (b *bench) runSections(ctx context.Context, ws *workspace, s *servers, steps []section, settleMax time.Duration) error {
 	for _, st := range steps {
 		if !b.cfg.sections[st.name] {
 			continue
@@ -406,11 +430,11 @@ func (b *bench) fixtureSections(ctx context.Context, fx *workspace, s *servers) 
 		// Each section starts with gopls idle: the calls of the one
 		// before may have left it diagnosing in the background.
 		if b.plan.settleSections {
-			if _, quiet := settle(ctx, s.pids(), b.plan.settleMax); !quiet {
+			if _, quiet := settle(ctx, s.pids(), settleMax); !quiet {
 				b.logf("warning: gopls still busy before %s; measuring anyway", st.name)
 			}
 		}
-		b.logf("%s on %s", st.name, fx.name)
+		b.logf("%s on %s", st.name, ws.name)
 		if err := st.fn(); err != nil {
 			return fmt.Errorf("%s: %w", st.name, err)
 		}
@@ -424,14 +448,16 @@ func (b *bench) sortTables() {
 	slices.SortStableFunc(b.rep.tables, func(x, y *table) int { return x.num - y.num })
 }
 
-// table returns the report's table number num, creating it on first use.
+// table returns the report's table number num with that title, creating
+// it on first use. A section may have several tables, each its title.
 func (b *bench) table(num int, title, intro string, header ...string) *table {
+	title = fmt.Sprintf("%d. %s", num, title)
 	for _, t := range b.rep.tables {
-		if t.num == num {
+		if t.num == num && t.title == title {
 			return t
 		}
 	}
-	t := &table{num: num, title: fmt.Sprintf("%d. %s", num, title), intro: intro, header: header}
+	t := &table{num: num, title: title, intro: intro, header: header}
 	b.rep.tables = append(b.rep.tables, t)
 	return t
 }
