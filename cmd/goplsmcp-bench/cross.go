@@ -276,17 +276,48 @@ func (b *bench) crossEditLoop(ctx context.Context, ws *workspace, s *servers) er
 	})}
 	variants[0].close = func() error { _, err := s.cross.c.Sync(ctx, crossURI, e.orig); return err }
 	if s.ours.has("go_diagnostics", "file", "text") {
-		variants = append(variants, &crossVariant{name: "goplsmcp overlay: go_diagnostics file + text", direct: variants[0].name, n: n,
-			run: oursOverlay(s.ours),
-			// Naming the file without text drops the overlay.
-			close: func() error {
-				_, err := s.ours.mustCall(ctx, "go_diagnostics", map[string]any{"files": []string{e.file}})
-				return err
-			}})
+		overlay := func(name string, srv *mcpServer) *crossVariant {
+			return &crossVariant{name: name, direct: variants[0].name, n: n,
+				run: oursOverlay(srv),
+				// Naming the file without text drops the overlay.
+				close: func() error {
+					_, err := srv.mustCall(ctx, "go_diagnostics", map[string]any{"files": []string{e.file}})
+					return err
+				}}
+		}
+		if s.crossOurs != nil {
+			variants = append(variants, overlay("goplsmcp overlay: go_diagnostics file + text", s.crossOurs))
+			v := overlay(fmt.Sprintf("goplsmcp overlay, in the session of tables 1, 2, 6 and 7 (%s), for context", openBuffers(ctx, s.ours)), s.ours)
+			v.n, v.informational = defaultN, true
+			if v.n > 0 {
+				variants = append(variants, v)
+			}
+		} else {
+			variants = append(variants, overlay("goplsmcp overlay: go_diagnostics file + text", s.ours))
+		}
 	} else {
 		defer func() {
 			t.add(ws.name, e.what, "goplsmcp overlay: go_diagnostics file + text", "—", "—", "—", "—", "—", "not measured: go_diagnostics takes no file + text yet")
 		}()
+	}
+	// For context: the direct client with the importers open too.
+	if s.crossOpen != nil && defaultN > 0 {
+		uri, err := s.crossOpen.open(ctx, e.file)
+		if err != nil {
+			return err
+		}
+		for _, f := range e.importers {
+			if _, err := s.crossOpen.open(ctx, f); err != nil {
+				return err
+			}
+		}
+		v := directVariant("direct LSP overlay, the importers open too (as goplsmcp's gopls holds them, for their quick fixes), for context", s.crossOpen, ws.root, func(text string) error {
+			_, err := s.crossOpen.c.Sync(ctx, uri, text)
+			return err
+		})
+		v.n, v.informational, v.direct = defaultN, true, variants[0].name
+		v.close = func() error { _, err := s.crossOpen.c.Sync(ctx, uri, e.orig); return err }
+		variants = append(variants, v)
 	}
 	// For context: what an editor with gopls's default settings waits.
 	if defaultN > 0 {
@@ -346,7 +377,12 @@ func (b *bench) crossEditLoop(ctx context.Context, ws *workspace, s *servers) er
 		variants = append(variants, direct, ours)
 	}
 
-	t.note("%s: %s, in %s; %s. Each answer must name %s.", ws.name, e.what, e.file, e.detail, strings.Join(e.importers, ", "))
+	oursOverlaySrv := s.ours
+	if s.crossOurs != nil {
+		oursOverlaySrv = s.crossOurs
+	}
+	t.note("%s: %s, in %s; %s. Each answer must name %s. Before the first edit, goplsmcp's gopls (overlay rows) had %s, the direct client's %d.",
+		ws.name, e.what, e.file, e.detail, strings.Join(e.importers, ", "), openBuffers(ctx, oursOverlaySrv), len(s.cross.c.OpenDocuments()))
 	b.logf("  cross-package edit on %s: %s (%d samples)", ws.name, e.file, n)
 	// Two unmeasured samples first, a breaking and an undoing one: the
 	// first of each may type-check more than the edit's packages.
@@ -411,4 +447,20 @@ func errAnswer(a answer) error {
 		return nil
 	}
 	return fmt.Errorf("go_diagnostics answered with an error: %.300s", a.text)
+}
+
+// openBuffers says how many files and overlays a goplsmcp's gopls holds
+// open, as go_workspace reports it.
+func openBuffers(ctx context.Context, srv *mcpServer) string {
+	a, err := srv.mustCall(ctx, "go_workspace", map[string]any{})
+	if err != nil {
+		return "open files unknown"
+	}
+	var out struct {
+		OpenBuffers int `json:"openBuffers"`
+	}
+	if json.Unmarshal(a.structured, &out) != nil {
+		return "open files unknown"
+	}
+	return fmt.Sprintf("%d files open in its gopls", out.OpenBuffers)
 }

@@ -122,6 +122,18 @@ type servers struct {
 	cross     *directClient
 	savedDisk *workspace
 	saved     *directClient
+	// crossOurs is a goplsmcp of the cross-package loop's own, on the
+	// workspace, which no other question has opened files in: gopls
+	// analyses every package with an open file when it diagnoses the
+	// workspace, so a goplsmcp that earlier sections had open files in
+	// everywhere would measure them (it is shown too, for context). Nil
+	// on GOROOT/src, where the loop runs before the questions that open
+	// files, and both sides have opened the same ones.
+	crossOurs *mcpServer
+	// crossOpen is a direct client like cross that also holds the broken
+	// importers open, as goplsmcp's gopls does once it has asked for
+	// their quick fixes; shown for context, on the fixture.
+	crossOpen *directClient
 }
 
 // startAll starts goplsmcp, gopls mcp and the direct client on ws, waits
@@ -132,7 +144,7 @@ func (b *bench) startAll(ctx context.Context, ws *workspace, withEdit bool, sett
 	// most of its start waiting for its gopls.
 	s := &servers{}
 	var wg sync.WaitGroup
-	errs := make([]error, 6)
+	errs := make([]error, 8)
 	wg.Go(func() { s.ours, errs[0] = b.startOurs(ctx, ws.root, "goplsmcp") })
 	wg.Go(func() { s.peer, errs[1] = b.startPeer(ctx, ws.root) })
 	// On GOROOT/src the direct client of table 2 is the cross-package
@@ -154,6 +166,12 @@ func (b *bench) startAll(ctx context.Context, ws *workspace, withEdit bool, sett
 		wg.Go(func() {
 			s.cross, errs[4] = startDirect(ctx, b.cfg.gopls, ws.root, b.envFor("direct-cross"), noDiagnosticsDelay)
 		})
+		wg.Go(func() { s.crossOurs, errs[6] = b.startOurs(ctx, ws.root, "goplsmcp-cross") })
+		if b.plan.crossDefaultN > 0 {
+			wg.Go(func() {
+				s.crossOpen, errs[7] = startDirect(ctx, b.cfg.gopls, ws.root, b.envFor("direct-open"), noDiagnosticsDelay)
+			})
+		}
 		wg.Go(func() {
 			if s.savedDisk, errs[5] = b.fixtureWorkspace("saved"); errs[5] != nil {
 				return
@@ -184,10 +202,12 @@ func (b *bench) startAll(ctx context.Context, ws *workspace, withEdit bool, sett
 // servers (with their gopls children) and the direct client's gopls.
 func (s *servers) pids() []int {
 	pids := []int{s.ours.pid(), s.peer.pid(), s.direct.c.PID()}
-	if s.edit != nil {
-		pids = append(pids, s.edit.pid())
+	for _, m := range []*mcpServer{s.edit, s.crossOurs} {
+		if m != nil {
+			pids = append(pids, m.pid())
+		}
 	}
-	for _, d := range []*directClient{s.cross, s.saved} {
+	for _, d := range []*directClient{s.cross, s.saved, s.crossOpen} {
 		if d != nil && d != s.direct {
 			pids = append(pids, d.c.PID())
 		}
@@ -208,11 +228,17 @@ func (s *servers) close() {
 	if s.edit != nil {
 		s.edit.close()
 	}
+	if s.crossOurs != nil {
+		s.crossOurs.close()
+	}
 	if s.cross != nil && s.cross != s.direct {
 		s.cross.close()
 	}
 	if s.saved != nil {
 		s.saved.close()
+	}
+	if s.crossOpen != nil {
+		s.crossOpen.close()
 	}
 }
 
