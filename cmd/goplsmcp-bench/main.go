@@ -28,6 +28,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/goplsmcp/goplsmcp/lspclient"
 )
 
 func main() {
@@ -51,6 +53,9 @@ type config struct {
 	sections map[string]bool
 	out      string
 	answers  string // directory for the compared answers' texts, or ""
+	// govulndb is a vulnerability database in its file layout, for
+	// go_vulncheck (offline, it needs one), or "".
+	govulndb string
 	command  string // the command line, for the report
 }
 
@@ -130,6 +135,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	sections := fs.String("sections", strings.Join(allSections, ","), "comma-separated measurements to run: "+strings.Join(allSections, ", "))
 	fs.StringVar(&cfg.out, "o", "", "write the markdown report to this file as well as stdout")
 	fs.StringVar(&cfg.answers, "answers", "", "write the text of every answer compared with gopls mcp into this directory, to read them side by side")
+	govulndb := fs.String("govulndb", "auto", `vulnerability database directory for go_vulncheck (GOVULNDB), "auto" (testdata/vulncheck/vulndb beside the fixture, if there is one) or "off"`)
 	generate := fs.String("generate", "", "write the bench fixture module into this directory and exit")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -167,7 +173,16 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	default:
 		cfg.goroot = *goroot
 	}
-	for _, p := range []*string{&cfg.goplsmcp, &cfg.gopls, &cfg.fixture, &cfg.goroot, &cfg.answers} {
+	switch *govulndb {
+	case "off":
+	case "auto":
+		if dir := filepath.Join(filepath.Dir(cfg.fixture), "vulncheck", "vulndb"); isDir(dir) {
+			cfg.govulndb = dir
+		}
+	default:
+		cfg.govulndb = *govulndb
+	}
+	for _, p := range []*string{&cfg.goplsmcp, &cfg.gopls, &cfg.fixture, &cfg.goroot, &cfg.answers, &cfg.govulndb} {
 		if *p == "" {
 			continue
 		}
@@ -209,7 +224,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if real, err := filepath.EvalSymlinks(tmp); err == nil {
 		tmp = real
 	}
-	b := &bench{cfg: cfg, plan: plans[cfg.mode], log: stderr, rep: &report{}, tmp: tmp, env: childEnv(), start: time.Now()}
+	b := &bench{cfg: cfg, plan: plans[cfg.mode], log: stderr, rep: &report{}, tmp: tmp, env: childEnv(cfg.govulndb), start: time.Now()}
 	b.describeMachine(ctx)
 	if err := b.runAll(ctx); err != nil {
 		return err
@@ -229,10 +244,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 // childEnv is the environment of every process the harness starts: the
 // same for goplsmcp, gopls mcp and the direct client's gopls, and offline,
-// as goplsmcp runs gopls.
-func childEnv() []string {
+// as goplsmcp runs gopls; with GOVULNDB set to govulndb, if not "", for
+// both servers' go_vulncheck.
+func childEnv(govulndb string) []string {
 	env := os.Environ()
-	for _, kv := range []string{"GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=readonly"} {
+	set := []string{"GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=readonly"}
+	if govulndb != "" {
+		set = append(set, "GOVULNDB="+lspclient.FileURI(govulndb))
+	}
+	for _, kv := range set {
 		k, _, _ := strings.Cut(kv, "=")
 		env = slices.DeleteFunc(env, func(e string) bool { return strings.HasPrefix(e, k+"=") })
 		env = append(env, kv)
@@ -460,4 +480,10 @@ func (b *bench) table(num int, title, intro string, header ...string) *table {
 	t := &table{num: num, title: title, intro: intro, header: header}
 	b.rep.tables = append(b.rep.tables, t)
 	return t
+}
+
+// isDir reports whether path is a directory.
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }

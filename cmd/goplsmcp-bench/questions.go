@@ -143,6 +143,10 @@ func fixtureQuestions() questionSet {
 		{tool: "go_call_hierarchy", what: "callers of core.ParseSKU", args: map[string]any{"file": "core/sku.go", "symbol": "ParseSKU"}},
 		{tool: "go_type_hierarchy", what: "type hierarchy of core.Store", args: map[string]any{"file": "core/store.go", "symbol": "Store"}},
 		closeQuestion("inventory/item.go"),
+		{tool: "go_source", what: "source of core.ParseSKU", args: map[string]any{"file": "core/sku.go", "symbol": "ParseSKU"}},
+		{tool: "go_package_graph", what: "importers of " + core, args: map[string]any{"packagePaths": []string{core}}},
+		// ./... holds package broken, which govulncheck cannot load.
+		{tool: "go_vulncheck", what: "vulnerabilities of ./inventory/...", args: map[string]any{"pattern": "./inventory/..."}, peer: map[string]any{"pattern": "./inventory/..."}},
 	}
 	extra := []toolQuestion{
 		{tool: "go_symbol_references", what: fmt.Sprintf("references of core.Wrap (%d uses), goplsmcp's default limit (100 listed, per-file counts for all)", wrapUses),
@@ -186,6 +190,9 @@ func gorootQuestions() questionSet {
 		{tool: "go_call_hierarchy", what: "callers of (*Server).Serve", args: map[string]any{"file": "net/http/server.go", "symbol": "(*Server).Serve"}},
 		{tool: "go_type_hierarchy", what: "type hierarchy of net/http.Handler", args: map[string]any{"file": "net/http/server.go", "symbol": "Handler"}},
 		closeQuestion("net/textproto/textproto.go"),
+		{tool: "go_source", what: "source of (*Server).Serve", args: map[string]any{"file": "net/http/server.go", "symbol": "(*Server).Serve"}},
+		{tool: "go_package_graph", what: "importers of net/textproto", args: map[string]any{"packagePaths": []string{"net/textproto"}}},
+		{tool: "go_vulncheck", what: "vulnerabilities of net/textproto", args: map[string]any{"pattern": "./net/textproto"}, peer: map[string]any{"pattern": "./net/textproto"}},
 	}
 	return newQuestionSet(qs, nil)
 }
