@@ -287,7 +287,7 @@ func (b *bench) crossEditLoop(ctx context.Context, ws *workspace, s *servers) er
 		}
 		if s.crossOurs != nil {
 			variants = append(variants, overlay("goplsmcp overlay: go_diagnostics file + text", s.crossOurs))
-			v := overlay(fmt.Sprintf("goplsmcp overlay, in the session of tables 1, 2, 6 and 7 (%s), for context", openBuffers(ctx, s.ours)), s.ours)
+			v := overlay(fmt.Sprintf("goplsmcp overlay, in the session of tables 1, 2, 6 and 7 (%s open in its gopls), for context", openBuffers(ctx, s.ours)), s.ours)
 			v.n, v.informational = defaultN, true
 			if v.n > 0 {
 				variants = append(variants, v)
@@ -381,8 +381,8 @@ func (b *bench) crossEditLoop(ctx context.Context, ws *workspace, s *servers) er
 	if s.crossOurs != nil {
 		oursOverlaySrv = s.crossOurs
 	}
-	t.note("%s: %s, in %s; %s. Each answer must name %s. Before the first edit, goplsmcp's gopls (overlay rows) had %s, the direct client's %d.",
-		ws.name, e.what, e.file, e.detail, strings.Join(e.importers, ", "), openBuffers(ctx, oursOverlaySrv), len(s.cross.c.OpenDocuments()))
+	t.note("%s: %s, in %s; %s. Each answer must name %s. Open in gopls before the first edit: goplsmcp's (overlay row) %s, the direct client's %s, the edited file among them.",
+		ws.name, e.what, e.file, e.detail, strings.Join(e.importers, ", "), openBuffers(ctx, oursOverlaySrv), files(len(s.cross.c.OpenDocuments())))
 	b.logf("  cross-package edit on %s: %s (%d samples)", ws.name, e.file, n)
 	// Two unmeasured samples first, a breaking and an undoing one: the
 	// first of each may type-check more than the edit's packages.
@@ -454,13 +454,21 @@ func errAnswer(a answer) error {
 func openBuffers(ctx context.Context, srv *mcpServer) string {
 	a, err := srv.mustCall(ctx, "go_workspace", map[string]any{})
 	if err != nil {
-		return "open files unknown"
+		return "an unknown number of files"
 	}
 	var out struct {
 		OpenBuffers int `json:"openBuffers"`
 	}
 	if json.Unmarshal(a.structured, &out) != nil {
-		return "open files unknown"
+		return "an unknown number of files"
 	}
-	return fmt.Sprintf("%d files open in its gopls", out.OpenBuffers)
+	return files(out.OpenBuffers)
+}
+
+// files says n files.
+func files(n int) string {
+	if n == 1 {
+		return "1 file"
+	}
+	return fmt.Sprintf("%d files", n)
 }
