@@ -233,10 +233,10 @@ func (b *bench) crossEditLoop(ctx context.Context, ws *workspace, s *servers) er
 	if err != nil {
 		return err
 	}
-	n, defaultN := b.plan.crossN, b.plan.crossDefaultN
+	n, contextN := b.plan.crossN, b.plan.crossContextN
 	timeout := b.plan.callTimeout
 	if !ws.fixture {
-		n, defaultN, timeout = b.plan.crossGorootN, 0, b.plan.gorootCallTimeout
+		n, contextN, timeout = b.plan.crossGorootN, 0, b.plan.gorootCallTimeout
 	}
 	// A direct variant: apply makes gopls see text; the answer is gopls
 	// publishing the condition.
@@ -288,7 +288,7 @@ func (b *bench) crossEditLoop(ctx context.Context, ws *workspace, s *servers) er
 		if s.crossOurs != nil {
 			variants = append(variants, overlay("goplsmcp overlay: go_diagnostics file + text", s.crossOurs))
 			v := overlay(fmt.Sprintf("goplsmcp overlay, in the session of tables 1, 2, 6 and 7 (%s open in its gopls), for context", openBuffers(ctx, s.ours)), s.ours)
-			v.n, v.informational = defaultN, true
+			v.n, v.informational = contextN, true
 			if v.n > 0 {
 				variants = append(variants, v)
 			}
@@ -301,7 +301,7 @@ func (b *bench) crossEditLoop(ctx context.Context, ws *workspace, s *servers) er
 		}()
 	}
 	// For context: the direct client with the importers open too.
-	if s.crossOpen != nil && defaultN > 0 {
+	if s.crossOpen != nil && contextN > 0 {
 		uri, err := s.crossOpen.open(ctx, e.file)
 		if err != nil {
 			return err
@@ -315,12 +315,12 @@ func (b *bench) crossEditLoop(ctx context.Context, ws *workspace, s *servers) er
 			_, err := s.crossOpen.c.Sync(ctx, uri, text)
 			return err
 		})
-		v.n, v.informational, v.direct = defaultN, true, variants[0].name
+		v.n, v.informational, v.direct = contextN, true, variants[0].name
 		v.close = func() error { _, err := s.crossOpen.c.Sync(ctx, uri, e.orig); return err }
 		variants = append(variants, v)
 	}
 	// For context: what an editor with gopls's default settings waits.
-	if defaultN > 0 {
+	if contextN > 0 {
 		defURI, err := s.direct.open(ctx, e.file)
 		if err != nil {
 			return err
@@ -329,7 +329,7 @@ func (b *bench) crossEditLoop(ctx context.Context, ws *workspace, s *servers) er
 			_, err := s.direct.c.Sync(ctx, defURI, text)
 			return err
 		})
-		v.n, v.informational, v.direct = defaultN, true, variants[0].name
+		v.n, v.informational, v.direct = contextN, true, variants[0].name
 		v.close = func() error { _, err := s.direct.c.Sync(ctx, defURI, e.orig); return err }
 		variants = append(variants, v)
 	}

@@ -68,9 +68,10 @@ type plan struct {
 	coldGorootN        int
 	editN              int
 	// crossN and crossGorootN are the samples of the cross-package edit
-	// loop on the fixture and on GOROOT/src; crossDefaultN those of the
-	// direct client with gopls's default diagnostics delay, for context.
-	crossN, crossGorootN, crossDefaultN int
+	// loop on the fixture and on GOROOT/src; crossContextN those of its
+	// rows shown for context (gopls's default diagnostics delay, the
+	// importers open, the long session), on the fixture only.
+	crossN, crossGorootN, crossContextN int
 	memCalls                            int
 	idleWindow                          time.Duration
 	concRounds                          int
@@ -92,7 +93,7 @@ var plans = map[string]plan{
 		overheadN: 200, warmN: 10,
 		peerN: 30, peerGorootN: 15, peerGorootDiagN: 3,
 		coldFixtureN: 5, coldGorootN: 2,
-		editN: 60, crossN: 60, crossGorootN: 20, crossDefaultN: 10,
+		editN: 60, crossN: 60, crossGorootN: 20, crossContextN: 10,
 		memCalls: 1000, idleWindow: 5 * time.Second,
 		concRounds: 15, loadRounds: 15, restCalls: 20,
 		settleMax: 2 * time.Minute, settleGorootMax: 10 * time.Minute,
@@ -104,7 +105,7 @@ var plans = map[string]plan{
 		// GOROOT/src only when asked for with -goroot DIR.
 		peerN: 10, peerGorootN: 5, peerGorootDiagN: 1,
 		coldFixtureN: 2, coldGorootN: 1,
-		editN: 15, crossN: 16, crossGorootN: 4, crossDefaultN: 4,
+		editN: 15, crossN: 16, crossGorootN: 4, crossContextN: 4,
 		memCalls: 1000, idleWindow: 2 * time.Second,
 		concRounds: 5, loadRounds: 5, restCalls: 20, settleSections: true,
 		settleMax: time.Minute, settleGorootMax: 5 * time.Minute,
@@ -115,7 +116,7 @@ var plans = map[string]plan{
 		overheadN: 5, warmN: 1,
 		peerN: 2, peerGorootN: 2, peerGorootDiagN: 1,
 		coldFixtureN: 1, coldGorootN: 1,
-		editN: 4, crossN: 4, crossGorootN: 2, crossDefaultN: 0,
+		editN: 4, crossN: 4, crossGorootN: 2, crossContextN: 0,
 		memCalls: 100, idleWindow: time.Second,
 		concRounds: 2, loadRounds: 1, restCalls: 3,
 		settleMax: 20 * time.Second, settleGorootMax: time.Minute,

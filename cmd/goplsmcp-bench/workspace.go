@@ -167,7 +167,7 @@ func (b *bench) startAll(ctx context.Context, ws *workspace, withEdit bool, sett
 			s.cross, errs[4] = startDirect(ctx, b.cfg.gopls, ws.root, b.envFor("direct-cross"), noDiagnosticsDelay)
 		})
 		wg.Go(func() { s.crossOurs, errs[6] = b.startOurs(ctx, ws.root, "goplsmcp-cross") })
-		if b.plan.crossDefaultN > 0 {
+		if b.plan.crossContextN > 0 {
 			wg.Go(func() {
 				s.crossOpen, errs[7] = startDirect(ctx, b.cfg.gopls, ws.root, b.envFor("direct-open"), noDiagnosticsDelay)
 			})
