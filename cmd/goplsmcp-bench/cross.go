@@ -119,7 +119,7 @@ func gorootCrossEdit(ws *workspace) (*crossEdit, error) {
 	e := &crossEdit{
 		file: file, orig: string(orig), broken: broken,
 		what:    "(*textproto.Reader).ReadLine gains a parameter",
-		detail:  "net/http (request.go, response.go) and net/mail (message.go) call it; their tests and net/textproto's break too",
+		detail:  "net/http (request.go, response.go) and net/mail (message.go) call it; net/textproto's own tests break too",
 		errText: "not enough arguments in call to",
 		noSaved: "GOROOT/src is read only, and a writable stand-in would be a copy of the whole Go installation (so that the go command takes it for the standard library) loaded by two more gopls",
 	}
