@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"go.lsp.dev/protocol"
 )
 
 // Sentinel errors that callers branch on.
@@ -75,6 +77,12 @@ type Options struct {
 	// OnProgress, if set, receives gopls's $/progress reports. It must not
 	// block.
 	OnProgress func(p Progress)
+	// OnDiagnostics, if set, receives each textDocument/publishDiagnostics
+	// as gopls sends it, after [Client.PublishedDiagnostics] holds it: the
+	// file's URI and its diagnostics (none when gopls cleared them). It
+	// runs on the goroutine that reads gopls's output, so it must not
+	// block.
+	OnDiagnostics func(uri string, diagnostics []protocol.Diagnostic)
 }
 
 // A Client is the one owner of gopls. It starts gopls, keeps the LSP

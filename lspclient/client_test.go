@@ -6,9 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"go.lsp.dev/protocol"
 )
 
 // goplsPath returns the pinned gopls that make builds into bin/.
@@ -160,4 +163,72 @@ func TestLocate(t *testing.T) {
 	if err != nil || p != goplsPath(t) {
 		t.Errorf("Locate(explicit) = %q, %v", p, err)
 	}
+}
+
+// TestOnDiagnostics checks that OnDiagnostics sees each publication as
+// gopls sends it, the store already holding it: a type error when the
+// file is opened, and an empty list once it is fixed.
+func TestOnDiagnostics(t *testing.T) {
+	root := exampleRoot(t)
+	type publication struct {
+		uri      string
+		messages []string
+		stored   bool // PublishedDiagnostics agreed when it came
+	}
+	got := make(chan publication, 64)
+	// The hook must not block, so it does not wait for Start to return:
+	// what comes before is not this test's.
+	var started atomic.Pointer[Client]
+	c := startWith(t, Options{Root: root, OnDiagnostics: func(uri string, diags []protocol.Diagnostic) {
+		c := started.Load()
+		if c == nil {
+			return
+		}
+		p := publication{uri: uri}
+		for _, d := range diags {
+			p.messages = append(p.messages, d.Message)
+		}
+		p.stored = len(c.PublishedDiagnostics()[uri]) == len(diags)
+		select {
+		case got <- p:
+		default:
+		}
+	}})
+	started.Store(c)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	path := filepath.Join(root, "broken", "broken.go")
+	uri := FileURI(path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// await returns the first publication for uri that satisfies ok.
+	await := func(what string, ok func(publication) bool) {
+		t.Helper()
+		for {
+			select {
+			case p := <-got:
+				if p.uri != uri || !ok(p) {
+					continue
+				}
+				if !p.stored {
+					t.Errorf("%s: PublishedDiagnostics did not hold the publication when OnDiagnostics ran", what)
+				}
+				return
+			case <-ctx.Done():
+				t.Fatalf("%s: no publication for broken.go within the deadline", what)
+			}
+		}
+	}
+	if _, err := c.Sync(ctx, uri, string(data)); err != nil {
+		t.Fatal(err)
+	}
+	await("opened", func(p publication) bool {
+		return len(p.messages) == 1 && strings.Contains(p.messages[0], `cannot use "1" (untyped string constant) as float64 value`)
+	})
+	if _, err := c.Sync(ctx, uri, strings.Replace(string(data), `H: "1"`, `H: 1`, 1)); err != nil {
+		t.Fatal(err)
+	}
+	await("fixed", func(p publication) bool { return len(p.messages) == 0 })
 }

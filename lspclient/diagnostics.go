@@ -49,22 +49,25 @@ func (s *diagnosticStore) snapshot() (map[string][]protocol.Diagnostic, uint64) 
 	return out, s.gen
 }
 
-func (s *diagnosticStore) publish(params json.RawMessage) {
+// publish stores a textDocument/publishDiagnostics and returns what it
+// said, ok false if it could not be read.
+func (s *diagnosticStore) publish(params json.RawMessage) (uri string, diags []protocol.Diagnostic, ok bool) {
 	var p struct {
 		URI         string                `json:"uri"`
 		Version     int32                 `json:"version"`
 		Diagnostics []protocol.Diagnostic `json:"diagnostics"`
 	}
 	if json.Unmarshal(params, &p) != nil {
-		return
+		return "", nil, false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(p.Diagnostics) == 0 {
 		delete(s.byURI, p.URI)
-		return
+	} else {
+		s.byURI[p.URI] = publishedDiagnostics{version: p.Version, diagnostics: p.Diagnostics}
 	}
-	s.byURI[p.URI] = publishedDiagnostics{version: p.Version, diagnostics: p.Diagnostics}
+	return p.URI, p.Diagnostics, true
 }
 
 // PublishedDiagnostics returns the diagnostics gopls last published, by

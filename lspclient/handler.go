@@ -14,7 +14,9 @@ func (c *Client) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 	params := req.Params()
 	switch req.Method() {
 	case "textDocument/publishDiagnostics":
-		c.diags.publish(params)
+		if uri, diags, ok := c.diags.publish(params); ok && c.opts.OnDiagnostics != nil {
+			c.opts.OnDiagnostics(uri, diags)
+		}
 		return nil
 	case "$/progress":
 		c.prog.report(params)

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -74,7 +77,8 @@ func TestSmoke(t *testing.T) {
 	report := stdout.String()
 	for _, heading := range []string{
 		"### Targets", "### 1. Bridge overhead", "### 2. Against gopls mcp", "### 3. Cold start",
-		"### 4. Edit loop", "### 5. Memory and idle", "### 6. Tokens", "### 7. Concurrency",
+		"### 4. Edit loop", "### 4. Edit loop: an edit that breaks other packages", "### 5. Memory and idle",
+		"### 6. Tokens", "### 6. Tokens: every tool's answer, both channels", "### 7. Concurrency",
 		"### 8. Declaration source and package graph",
 	} {
 		if !strings.Contains(report, heading+"\n") {
@@ -87,7 +91,7 @@ func TestSmoke(t *testing.T) {
 	if n := strings.Count(report, want); n != 3 {
 		t.Errorf("the report says %q %d times, want 3 (two warm, one cold):\n%s", want, n, report)
 	}
-	for _, bad := range []string{"error answer", "**differ**"} {
+	for _, bad := range []string{"error answer", "**differ**", "no question", "an answer without both channels"} {
 		if strings.Contains(report, bad) {
 			t.Errorf("the report contains %q:\n%s", bad, report)
 		}
@@ -102,6 +106,61 @@ func TestSmoke(t *testing.T) {
 		if r[2] != r[3] {
 			t.Errorf("edit loop, %s: %s of %s answers correct", r[1], r[2], r[3])
 		}
+	}
+	// The edit that breaks other packages: every answer names the broken
+	// importers (or none, once undone), overlay and saved, and gopls
+	// published them to the direct client every time.
+	crossRow := regexp.MustCompile(`(?m)^\| fixture \| [^|]* \| ((?:direct LSP|goplsmcp) (?:overlay|saved)[^|]*) \| (\d+) \|[^|]*\|[^|]*\|[^|]*\| (\d+)/(\d+) \|`)
+	crossRows := crossRow.FindAllStringSubmatch(report, -1)
+	if len(crossRows) < 4 {
+		t.Errorf("the cross-package edit table has %d measured rows on the fixture, want at least 4 (overlay and saved, both sides):\n%s", len(crossRows), report)
+	}
+	for _, r := range crossRows {
+		if r[3] != r[4] || r[3] != r[2] || r[2] == "0" {
+			t.Errorf("cross-package edit, %s: %s of %s answers right, of %s samples", r[1], r[3], r[4], r[2])
+		}
+	}
+	// Every tool listed has its answer sized, both channels, on the
+	// fixture.
+	answerRow := regexp.MustCompile(`(?m)^\| fixture \| (go_\w+) \| [^|]+ \| (\d+ B|[\d.]+ KiB) \| (\d+ B|[\d.]+ KiB) \|`)
+	sized := map[string]bool{}
+	for _, m := range answerRow.FindAllStringSubmatch(report, -1) {
+		sized[m[1]] = true
+	}
+	listed := regexp.MustCompile(`tools/list \(goplsmcp (\d+) tools`).FindStringSubmatch(report)
+	if listed == nil {
+		t.Fatalf("the report does not say how many tools goplsmcp lists:\n%s", report)
+	}
+	if n, _ := strconv.Atoi(listed[1]); len(sized) != n || n == 0 {
+		t.Errorf("table 6 sizes the answers of %d tools on the fixture, goplsmcp lists %s:\n%s", len(sized), listed[1], report)
+	}
+}
+
+// TestGorootQuestions resolves the questions and the cross-package edit
+// that make bench asks of $(go env GOROOT)/src, which go test does not
+// run: the text they look for must still be in this Go's tree. Nothing is
+// written.
+func TestGorootQuestions(t *testing.T) {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := gorootWorkspace(filepath.Join(strings.TrimSpace(string(out)), "src"))
+	set := gorootQuestions()
+	if diff := cmp.Diff(fixtureQuestions().tools(), set.tools()); diff != "" {
+		t.Errorf("the fixture and GOROOT/src have questions for different tools (-fixture +GOROOT):\n%s", diff)
+	}
+	for _, q := range append(slices.Collect(maps.Values(set.byTool)), set.extra...) {
+		if _, err := q.ready(ws); err != nil {
+			t.Error(err)
+		}
+	}
+	e, err := gorootCrossEdit(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.broken == e.orig || len(e.importers) == 0 {
+		t.Errorf("the cross-package edit of %s changes nothing or breaks no importer", e.file)
 	}
 }
 

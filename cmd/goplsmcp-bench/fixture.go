@@ -17,7 +17,10 @@ import (
 //   - core.Wrap is called exactly wrapUses times, spread over five
 //     packages and twenty-five files (the "symbol with ~200 uses");
 //   - core.ParseSKU is declared in core and used in inventory and catalog
-//     (the three-package rename);
+//     (the three-package rename), and re-exported by inventory as
+//     inventory.ParseItemSKU, which cmd/benchapp calls: a change of its
+//     signature breaks importers at two depths (the cross-package edit
+//     loop, see cross.go);
 //   - package broken has type errors and a vet warning;
 //   - inventory/item.go is the file the per-call queries address.
 const (
@@ -44,6 +47,10 @@ var domains = []struct {
 // core.ParseSKU.
 var skuUsers = map[string]bool{"inventory/item.go": true, "inventory/stock.go": true, "catalog/product.go": true, "catalog/variant.go": true}
 
+// skuUsersAtDepth2 are the files that call core.ParseSKU through
+// inventory.ParseItemSKU, whose type is ParseSKU's.
+var skuUsersAtDepth2 = []string{"cmd/benchapp/main.go"}
+
 // generateFixture writes the fixture module into dir, which should be
 // empty or absent.
 func generateFixture(dir string) error {
@@ -56,6 +63,7 @@ func generateFixture(dir string) error {
 		"core/store.go":    coreStore,
 		"broken/broken.go": brokenGo,
 		"broken/vet.go":    brokenVet,
+		"inventory/sku.go": inventorySKU,
 		"cmd/benchapp/main.go": func() string {
 			var b strings.Builder
 			b.WriteString("// Command benchapp wires the fixture's packages together.\npackage main\n\nimport (\n\t\"fmt\"\n\n")
@@ -67,7 +75,7 @@ func generateFixture(dir string) error {
 				e := d.entities[0]
 				fmt.Fprintf(&b, "\tif x, err := %s.New%s(\"id-%s\", \"first\"); err != nil {\n\t\tfmt.Println(err)\n\t} else if err := x.Save(store); err != nil {\n\t\tfmt.Println(err)\n\t}\n", d.pkg, e, d.pkg)
 			}
-			b.WriteString("}\n")
+			b.WriteString("\tif _, err := inventory.ParseItemSKU(\"ABC-123\"); err != nil {\n\t\tfmt.Println(err)\n\t}\n}\n")
 			return b.String()
 		}(),
 	}
@@ -335,6 +343,17 @@ func (s *MemStore) Put(key string, value []byte) error {
 	s.m[key] = value
 	return nil
 }
+`
+
+// inventorySKU re-exports core.ParseSKU: its type follows ParseSKU's, so
+// the callers of inventory.ParseItemSKU break when ParseSKU's signature
+// changes, though inventory's own declaration still compiles.
+const inventorySKU = `package inventory
+
+import "example.com/benchmod/core"
+
+// ParseItemSKU parses the stock keeping unit of an item.
+var ParseItemSKU = core.ParseSKU
 `
 
 // brokenGo has type errors of the kinds agents most often leave behind.

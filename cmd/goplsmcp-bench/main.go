@@ -28,6 +28,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/goplsmcp/goplsmcp/lspclient"
 )
 
 func main() {
@@ -51,6 +53,9 @@ type config struct {
 	sections map[string]bool
 	out      string
 	answers  string // directory for the compared answers' texts, or ""
+	// govulndb is a vulnerability database in its file layout, for
+	// go_vulncheck (offline, it needs one), or "".
+	govulndb string
 	command  string // the command line, for the report
 }
 
@@ -62,9 +67,14 @@ type plan struct {
 	coldFixtureN       int
 	coldGorootN        int
 	editN              int
-	memCalls           int
-	idleWindow         time.Duration
-	concRounds         int
+	// crossN and crossGorootN are the samples of the cross-package edit
+	// loop on the fixture and on GOROOT/src; crossContextN those of its
+	// rows shown for context (gopls's default diagnostics delay, the
+	// importers open, the long session), on the fixture only.
+	crossN, crossGorootN, crossContextN int
+	memCalls                            int
+	idleWindow                          time.Duration
+	concRounds                          int
 	// loadRounds are the rounds of new packages loading (table 7), each
 	// with restCalls calls at rest.
 	loadRounds, restCalls int
@@ -83,7 +93,7 @@ var plans = map[string]plan{
 		overheadN: 200, warmN: 10,
 		peerN: 30, peerGorootN: 15, peerGorootDiagN: 3,
 		coldFixtureN: 5, coldGorootN: 2,
-		editN:    60,
+		editN: 60, crossN: 60, crossGorootN: 20, crossContextN: 10,
 		memCalls: 1000, idleWindow: 5 * time.Second,
 		concRounds: 15, loadRounds: 15, restCalls: 20,
 		settleMax: 2 * time.Minute, settleGorootMax: 10 * time.Minute,
@@ -95,7 +105,7 @@ var plans = map[string]plan{
 		// GOROOT/src only when asked for with -goroot DIR.
 		peerN: 10, peerGorootN: 5, peerGorootDiagN: 1,
 		coldFixtureN: 2, coldGorootN: 1,
-		editN:    15,
+		editN: 15, crossN: 16, crossGorootN: 4, crossContextN: 4,
 		memCalls: 1000, idleWindow: 2 * time.Second,
 		concRounds: 5, loadRounds: 5, restCalls: 20, settleSections: true,
 		settleMax: time.Minute, settleGorootMax: 5 * time.Minute,
@@ -106,7 +116,7 @@ var plans = map[string]plan{
 		overheadN: 5, warmN: 1,
 		peerN: 2, peerGorootN: 2, peerGorootDiagN: 1,
 		coldFixtureN: 1, coldGorootN: 1,
-		editN:    4,
+		editN: 4, crossN: 4, crossGorootN: 2, crossContextN: 0,
 		memCalls: 100, idleWindow: time.Second,
 		concRounds: 2, loadRounds: 1, restCalls: 3,
 		settleMax: 20 * time.Second, settleGorootMax: time.Minute,
@@ -126,6 +136,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	sections := fs.String("sections", strings.Join(allSections, ","), "comma-separated measurements to run: "+strings.Join(allSections, ", "))
 	fs.StringVar(&cfg.out, "o", "", "write the markdown report to this file as well as stdout")
 	fs.StringVar(&cfg.answers, "answers", "", "write the text of every answer compared with gopls mcp into this directory, to read them side by side")
+	govulndb := fs.String("govulndb", "auto", `vulnerability database directory for go_vulncheck (GOVULNDB), "auto" (testdata/vulncheck/vulndb beside the fixture, if there is one) or "off"`)
 	generate := fs.String("generate", "", "write the bench fixture module into this directory and exit")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -163,7 +174,16 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	default:
 		cfg.goroot = *goroot
 	}
-	for _, p := range []*string{&cfg.goplsmcp, &cfg.gopls, &cfg.fixture, &cfg.goroot, &cfg.answers} {
+	switch *govulndb {
+	case "off":
+	case "auto":
+		if dir := filepath.Join(filepath.Dir(cfg.fixture), "vulncheck", "vulndb"); isDir(dir) {
+			cfg.govulndb = dir
+		}
+	default:
+		cfg.govulndb = *govulndb
+	}
+	for _, p := range []*string{&cfg.goplsmcp, &cfg.gopls, &cfg.fixture, &cfg.goroot, &cfg.answers, &cfg.govulndb} {
 		if *p == "" {
 			continue
 		}
@@ -205,7 +225,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if real, err := filepath.EvalSymlinks(tmp); err == nil {
 		tmp = real
 	}
-	b := &bench{cfg: cfg, plan: plans[cfg.mode], log: stderr, rep: &report{}, tmp: tmp, env: childEnv(), start: time.Now()}
+	b := &bench{cfg: cfg, plan: plans[cfg.mode], log: stderr, rep: &report{}, tmp: tmp, env: childEnv(cfg.govulndb), start: time.Now()}
 	b.describeMachine(ctx)
 	if err := b.runAll(ctx); err != nil {
 		return err
@@ -225,10 +245,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 // childEnv is the environment of every process the harness starts: the
 // same for goplsmcp, gopls mcp and the direct client's gopls, and offline,
-// as goplsmcp runs gopls.
-func childEnv() []string {
+// as goplsmcp runs gopls; with GOVULNDB set to govulndb, if not "", for
+// both servers' go_vulncheck.
+func childEnv(govulndb string) []string {
 	env := os.Environ()
-	for _, kv := range []string{"GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=readonly"} {
+	set := []string{"GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=readonly"}
+	if govulndb != "" {
+		set = append(set, "GOVULNDB="+lspclient.FileURI(govulndb))
+	}
+	for _, kv := range set {
 		k, _, _ := strings.Cut(kv, "=")
 		env = slices.DeleteFunc(env, func(e string) bool { return strings.HasPrefix(e, k+"=") })
 		env = append(env, kv)
@@ -361,12 +386,13 @@ func (b *bench) runAll(ctx context.Context) error {
 	var gr *workspace
 	if b.cfg.goroot != "" {
 		gr = gorootWorkspace(b.cfg.goroot)
-		if sec["peers"] {
-			s, err := b.startAll(ctx, gr, false, b.plan.settleGorootMax)
+		if sec["peers"] || sec["edit"] || sec["tokens"] {
+			// One session, so that the tree is loaded once.
+			s, err := b.startAll(ctx, gr, sec["edit"], b.plan.settleGorootMax)
 			if err != nil {
 				return err
 			}
-			err = b.peers(ctx, gr, s)
+			err = b.gorootSections(ctx, gr, s)
 			s.close()
 			if err != nil {
 				return err
@@ -397,11 +423,26 @@ func (b *bench) runAll(ctx context.Context) error {
 	return nil
 }
 
+// gorootSections are the measurements made on GOROOT/src. The edit
+// loop's edit comes before the tokens questions, which open files: both
+// sides' gopls then hold the same files open (those of table 2 and the
+// edited one), and so analyse the same packages after each edit.
+func (b *bench) gorootSections(ctx context.Context, gr *workspace, s *servers) error {
+	return b.runSections(ctx, gr, s, []section{
+		{"peers", func() error { return b.peers(ctx, gr, s) }},
+		{"edit", func() error { return b.crossEditLoop(ctx, gr, s) }},
+		{"tokens", func() error { return b.tokens(ctx, gr, s) }},
+	}, b.plan.settleGorootMax)
+}
+
+// A section is one measurement, run if selected.
+type section struct {
+	name string
+	fn   func() error
+}
+
 func (b *bench) fixtureSections(ctx context.Context, fx *workspace, s *servers) error {
-	steps := []struct {
-		name string
-		fn   func() error
-	}{
+	return b.runSections(ctx, fx, s, []section{
 		{"overhead", func() error { return b.overhead(ctx, fx, s) }},
 		{"peers", func() error { return b.peers(ctx, fx, s) }},
 		{"tokens", func() error { return b.tokens(ctx, fx, s) }},
@@ -409,7 +450,11 @@ func (b *bench) fixtureSections(ctx context.Context, fx *workspace, s *servers) 
 		{"edit", func() error { return b.editLoop(ctx, fx, s) }},
 		// Last, so that it counts every call made before it.
 		{"memory", func() error { return b.memory(ctx, fx, s) }},
-	}
+	}, b.plan.settleMax)
+}
+
+// runSections runs the selected steps on ws, each starting with gopls idle.
+func (b *bench) runSections(ctx context.Context, ws *workspace, s *servers, steps []section, settleMax time.Duration) error {
 	for _, st := range steps {
 		if !b.cfg.sections[st.name] {
 			continue
@@ -417,11 +462,11 @@ func (b *bench) fixtureSections(ctx context.Context, fx *workspace, s *servers) 
 		// Each section starts with gopls idle: the calls of the one
 		// before may have left it diagnosing in the background.
 		if b.plan.settleSections {
-			if _, quiet := settle(ctx, s.pids(), b.plan.settleMax); !quiet {
+			if _, quiet := settle(ctx, s.pids(), settleMax); !quiet {
 				b.logf("warning: gopls still busy before %s; measuring anyway", st.name)
 			}
 		}
-		b.logf("%s on %s", st.name, fx.name)
+		b.logf("%s on %s", st.name, ws.name)
 		if err := st.fn(); err != nil {
 			return fmt.Errorf("%s: %w", st.name, err)
 		}
@@ -435,14 +480,22 @@ func (b *bench) sortTables() {
 	slices.SortStableFunc(b.rep.tables, func(x, y *table) int { return x.num - y.num })
 }
 
-// table returns the report's table number num, creating it on first use.
+// table returns the report's table number num with that title, creating
+// it on first use. A section may have several tables, each its title.
 func (b *bench) table(num int, title, intro string, header ...string) *table {
+	title = fmt.Sprintf("%d. %s", num, title)
 	for _, t := range b.rep.tables {
-		if t.num == num {
+		if t.num == num && t.title == title {
 			return t
 		}
 	}
-	t := &table{num: num, title: fmt.Sprintf("%d. %s", num, title), intro: intro, header: header}
+	t := &table{num: num, title: title, intro: intro, header: header}
 	b.rep.tables = append(b.rep.tables, t)
 	return t
+}
+
+// isDir reports whether path is a directory.
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }

@@ -31,8 +31,10 @@ type mcpServer struct {
 	exited  chan struct{}
 	waitErr error
 
-	// tools maps each tool's name to its input properties.
-	tools map[string]map[string]bool
+	// tools maps each tool's name to its input properties; toolNames are
+	// the names in the order tools/list gives them.
+	tools     map[string]map[string]bool
+	toolNames []string
 	// toolsList is the raw tools/list result.
 	toolsList json.RawMessage
 	// calls counts the tools/call requests sent.
@@ -98,6 +100,7 @@ func (s *mcpServer) initialize(ctx context.Context) error {
 			props[p] = true
 		}
 		s.tools[t.Name] = props
+		s.toolNames = append(s.toolNames, t.Name)
 	}
 	return nil
 }

@@ -4,96 +4,214 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
+	"strings"
 )
 
 // defaultTools is the number of tools goplsmcp lists by default (gopls
 // mcp's optional tools, offered with --tools, left out).
 const defaultTools = 23
 
-// tokens measures what a model reads: the tool list, and typical answers
-// next to gopls mcp's for the same question.
+// tokens measures what a model reads: the tool list (once, on the
+// fixture), and every tool's answer, both channels, next to gopls mcp's
+// for the same question.
 func (b *bench) tokens(ctx context.Context, ws *workspace, s *servers) error {
+	if ws.fixture {
+		if err := b.toolsList(s); err != nil {
+			return err
+		}
+	}
+	return b.answers(ctx, ws, s)
+}
+
+// toolsList sizes the two servers' tools/list results.
+func (b *bench) toolsList(s *servers) error {
 	t := b.table(6, "Tokens",
-		fmt.Sprintf("Bytes a model reads (about four per token). tools/list is the whole JSON result at protocol %s (goplsmcp's includes titles, annotations and output schemas, which gopls mcp's lacks). For answers, text is the result's text content; goplsmcp's whole result adds the structured content a client may pass on instead. Target: tools/list ≤ 32 KiB for all %d default tools; answers ≤ 0.6 of gopls mcp's for the same information.", protocolVersion, defaultTools),
-		"what", "goplsmcp text", "goplsmcp whole result", "gopls mcp text", "text ratio", "met")
+		fmt.Sprintf("Bytes a model reads (about four per token). tools/list is the whole JSON result at protocol %s (goplsmcp's includes titles, annotations and output schemas, which gopls mcp's lacks). Target: tools/list ≤ 32 KiB for all %d default tools. The answers follow, in the next table.", protocolVersion, defaultTools),
+		"what", "goplsmcp", "gopls mcp", "ratio", "met")
 
 	ourTools, peerTools := len(s.ours.tools), len(s.peer.tools)
 	listBytes := len(s.ours.toolsList)
 	const listLimit = 32 << 10
 	perTool := float64(listBytes) / float64(ourTools)
-	t.add(fmt.Sprintf("tools/list (goplsmcp %d tools, gopls mcp %d)", ourTools, peerTools), "—", kib(listBytes), kib(len(s.peer.toolsList)), "—", check(listBytes <= listLimit))
+	t.add(fmt.Sprintf("tools/list (goplsmcp %d tools, gopls mcp %d)", ourTools, peerTools), kib(listBytes), kib(len(s.peer.toolsList)), ratio(float64(listBytes), float64(len(s.peer.toolsList))), check(listBytes <= listLimit))
 	// Clients validate structured results against outputSchema; most put
 	// only the rest of each tool (name, title, description, input schema)
 	// into the model's context.
 	if withoutOut, err := withoutOutputSchemas(s.ours.toolsList); err == nil {
-		t.add("tools/list without output schemas (what most clients show the model)", "—", kib(withoutOut), kib(len(s.peer.toolsList)), ratio(float64(withoutOut), float64(len(s.peer.toolsList))), "—")
+		t.add("tools/list without output schemas (what most clients show the model)", kib(withoutOut), kib(len(s.peer.toolsList)), ratio(float64(withoutOut), float64(len(s.peer.toolsList))), "—")
 	}
 	if ourTools < defaultTools {
 		t.note("goplsmcp lists %d of the %d default tools in this build; at its current %.0f bytes per tool, %d would take about %s.", ourTools, defaultTools, perTool, defaultTools, kib(int(perTool*defaultTools)))
 	}
 	b.rep.judge(fmt.Sprintf("6. tools/list ≤ 32 KiB (%d tools listed)", ourTools), fmt.Sprintf("%s; ~%s at %d tools", kib(listBytes), kib(int(perTool*defaultTools)), defaultTools), listBytes <= listLimit && perTool*defaultTools <= listLimit)
 
-	abs := func(rel string) string { return filepath.Join(ws.root, filepath.FromSlash(rel)) }
-	brokenFiles := []string{abs("broken/broken.go"), abs("broken/vet.go")}
-	type answerPair struct {
-		what       string
-		tool       string
-		ours, peer map[string]any
-		// target: the 0.6 bytes target applies; verdict: it is judged
-		// here rather than in table 2, which asks the same question.
-		target, verdict bool
+	return nil
+}
+
+// Targets of the answers in table 6 (issue 11): the structured content,
+// compact, within 1.3× the text it restates; and both channels within
+// 0.6× gopls mcp's text for the same facts.
+const (
+	structuredLimit = 1.3
+	peerLimit       = 0.6
+)
+
+// answers asks every tool goplsmcp lists its question on ws, and sizes
+// both channels of the answer against each other and against gopls mcp's
+// text where gopls mcp has the tool.
+func (b *bench) answers(ctx context.Context, ws *workspace, s *servers) error {
+	t := b.table(6, "Tokens: every tool's answer, both channels",
+		fmt.Sprintf("One realistic question to every tool goplsmcp lists, on the fixture and on GOROOT/src. text is the answer's text content, JSON its structuredContent, compact (Claude Code and Codex give the model the latter, Gemini CLI the former); gopls mcp's text is its answer to the same question, where it has the tool, asked for the same facts (every reference, up to 100 search results, every declaration of a package). Targets: JSON ≤ %g× the text; text and JSON ≤ %g× gopls mcp's text. A ratio that misses is in bold.", structuredLimit, peerLimit),
+		"workspace", "tool", "question", "text", "JSON", "JSON / text", "gopls mcp text", "text / gopls mcp", "JSON / gopls mcp", "met")
+	set, other, otherName := fixtureQuestions(), gorootQuestions(), "GOROOT/src"
+	if !ws.fixture {
+		set, other, otherName = other, set, "the fixture"
 	}
-	pairs := []answerPair{
-		{fmt.Sprintf("references of core.Wrap (%d uses), everything listed", wrapUses), "go_symbol_references",
-			map[string]any{"file": abs("core/errors.go"), "symbol": "Wrap", "includeDeclaration": true, "limit": 1000},
-			map[string]any{"file": abs("core/errors.go"), "symbol": "Wrap"}, true, false},
-		{fmt.Sprintf("references of core.Wrap (%d uses), goplsmcp's default limit (100 listed, per-file counts for all)", wrapUses), "go_symbol_references",
-			map[string]any{"file": abs("core/errors.go"), "symbol": "Wrap"},
-			map[string]any{"file": abs("core/errors.go"), "symbol": "Wrap"}, false, false},
-		{"diagnostics of the broken package", "go_diagnostics",
-			map[string]any{"files": brokenFiles}, map[string]any{"files": brokenFiles}, true, true},
-		{"rename ParseSKU across three packages", "go_rename_symbol",
-			map[string]any{"file": abs("core/sku.go"), "symbol": "ParseSKU", "new_name": "ParseStockKeepingUnit"},
-			map[string]any{"file": abs("core/sku.go"), "symbol": "ParseSKU", "new_name": "ParseStockKeepingUnit"}, true, false},
+	timeout := b.callTimeout(ws.root)
+	var (
+		structMisses, peerMisses []string
+		structWorst, peerWorst   struct {
+			r    float64
+			tool string
+		}
+		asked, compared int
+		missing         []string
+	)
+	// Every tool the build lists has a question on both workspaces, even
+	// the one not measured in this run.
+	for _, tool := range s.ours.toolNames {
+		if _, ok := other.byTool[tool]; !ok {
+			missing = append(missing, tool+" on "+otherName)
+		}
 	}
-	for _, p := range pairs {
-		if !s.ours.has(p.tool) {
-			t.add(p.what, "—", "—", "—", "—", "not measured: goplsmcp has no "+p.tool+" yet")
-			if p.verdict {
-				b.rep.unavailable("6. "+p.what+": ≤ 0.6 of gopls mcp's bytes", "goplsmcp has no "+p.tool+" yet")
-			}
+	var todo []toolQuestion
+	for _, tool := range s.ours.toolNames {
+		q, ok := set.byTool[tool]
+		if !ok {
+			missing = append(missing, tool+" on "+ws.name)
+			t.add(ws.name, tool, "—", "—", "—", "—", "—", "—", "—", "**no question**: add one to questions.go")
 			continue
 		}
-		o, err := callWithin(ctx, b.plan.callTimeout, s.ours, p.tool, p.ours)
+		todo = append(todo, q)
+	}
+	for _, q := range set.extra {
+		if s.ours.has(q.tool) {
+			todo = append(todo, q)
+		}
+	}
+	for _, q := range todo {
+		q, err := q.ready(ws)
 		if err != nil {
 			return err
 		}
-		q, err := callWithin(ctx, b.plan.callTimeout, s.peer, p.tool, p.peer)
-		if err != nil {
-			return err
-		}
-		b.saveAnswer("goplsmcp", ws.name, p.what, o.text)
-		b.saveAnswer("gopls-mcp", ws.name, p.what, q.text)
-		if o.isError || q.isError {
-			msg := fmt.Sprintf("error answer: goplsmcp %q; gopls mcp %q", truncate(o.text, 100), truncate(q.text, 100))
-			t.add(p.what, "—", "—", "—", "—", msg)
-			if p.verdict {
-				b.rep.judge("6. "+p.what+": a correct answer from both", msg, false)
+		for _, c := range q.setup {
+			if _, err := callWithin(ctx, timeout, s.ours, c.tool, c.args); err != nil {
+				return fmt.Errorf("%s: setting up %q: %w", q.tool, q.what, err)
 			}
+		}
+		o, err := callWithin(ctx, timeout, s.ours, q.tool, q.args)
+		if err != nil {
+			return fmt.Errorf("%s: %q: %w", q.tool, q.what, err)
+		}
+		for _, c := range q.cleanup {
+			if _, err := callWithin(ctx, timeout, s.ours, c.tool, c.args); err != nil {
+				return fmt.Errorf("%s: cleaning up after %q: %w", q.tool, q.what, err)
+			}
+		}
+		b.saveAnswer("goplsmcp", ws.name, q.tool+" "+q.what, o.text)
+		b.saveAnswer("goplsmcp-json", ws.name, q.tool+" "+q.what, string(o.structured))
+		if o.isError || len(o.structured) == 0 || o.text == "" {
+			msg := fmt.Sprintf("error answer: %q", truncate(o.text, 120))
+			if !o.isError {
+				msg = fmt.Sprintf("an answer without both channels (%d bytes of text, %d of JSON)", len(o.text), len(o.structured))
+			}
+			t.add(ws.name, q.tool, q.what, "—", "—", "—", "—", "—", "—", "**"+msg+"**")
+			b.rep.judge(fmt.Sprintf("6. %s on %s: an answer", q.tool, ws.name), msg, false)
 			continue
 		}
-		r := float64(len(o.text)) / float64(len(q.text))
-		met := "—"
-		if p.target {
-			met = check(r <= 0.6)
+		asked++
+		text, js := len(o.text), len(o.structured)
+		rs := float64(js) / float64(text)
+		met := rs <= structuredLimit
+		if !q.notSameFacts {
+			if rs > structWorst.r {
+				structWorst.r, structWorst.tool = rs, q.tool
+			}
+			if rs > structuredLimit {
+				structMisses = append(structMisses, fmt.Sprintf("%s %s", q.tool, ratio(float64(js), float64(text))))
+			}
 		}
-		if p.verdict {
-			b.rep.judge("6. "+p.what+": ≤ 0.6 of gopls mcp's bytes", fmt.Sprintf("%s (%d vs %d bytes)", ratio(float64(len(o.text)), float64(len(q.text))), len(o.text), len(q.text)), r <= 0.6)
+		peerText, rText, rJSON := "—", "—", "—"
+		if q.peer != nil && s.peer.has(q.tool) {
+			p, err := callWithin(ctx, timeout, s.peer, q.tool, q.peer)
+			if err != nil {
+				return fmt.Errorf("gopls mcp %s: %q: %w", q.tool, q.what, err)
+			}
+			b.saveAnswer("gopls-mcp", ws.name, q.tool+" "+q.what, p.text)
+			same, agree := true, ""
+			if q.count != nil {
+				on, ok1 := q.count(o, true)
+				pn, ok2 := q.count(p, false)
+				same = ok1 && ok2 && on == pn
+				if !same {
+					agree = fmt.Sprintf(" (%d vs %d %s **differ**)", on, pn, q.unit)
+				}
+			}
+			switch {
+			case p.isError:
+				peerText = "error: " + truncate(p.text, 80)
+			case !same:
+				peerText = kib(len(p.text)) + agree
+			default:
+				peerText = kib(len(p.text))
+				pt := float64(len(p.text))
+				rt, rj := float64(text)/pt, float64(js)/pt
+				rText, rJSON = bold(ratio(float64(text), pt), rt > peerLimit), bold(ratio(float64(js), pt), rj > peerLimit)
+				if q.notSameFacts {
+					break
+				}
+				compared++
+				met = met && rt <= peerLimit && rj <= peerLimit
+				if w := max(rt, rj); w > peerWorst.r {
+					peerWorst.r, peerWorst.tool = w, q.tool
+				}
+				if rt > peerLimit || rj > peerLimit {
+					peerMisses = append(peerMisses, fmt.Sprintf("%s text %s, JSON %s", q.tool, ratio(float64(text), pt), ratio(float64(js), pt)))
+				}
+			}
 		}
-		t.add(p.what, kib(len(o.text)), kib(o.wire), kib(len(q.text)), ratio(float64(len(o.text)), float64(len(q.text))), met)
+		verdict := check(met)
+		if q.notSameFacts {
+			verdict = "—"
+		}
+		t.add(ws.name, q.tool, q.what, kib(text), kib(js), bold(ratio(float64(js), float64(text)), rs > structuredLimit), peerText, rText, rJSON, verdict)
+	}
+	if len(missing) > 0 {
+		b.rep.judge("6. every tool listed has a question on both workspaces", "no question for "+strings.Join(missing, ", ")+": add them to questions.go", false)
+	}
+	summary := func(n int, worst struct {
+		r    float64
+		tool string
+	}, misses []string) string {
+		m := fmt.Sprintf("%d answers, largest %s (%s)", n, ratio(worst.r, 1), worst.tool)
+		if len(misses) > 0 {
+			m += "; over: " + strings.Join(misses, "; ")
+		}
+		return m
+	}
+	b.rep.judge(fmt.Sprintf("6. every tool's JSON ≤ %g× its text, on %s", structuredLimit, ws.name), summary(asked, structWorst, structMisses), len(structMisses) == 0 && asked > 0)
+	if compared > 0 {
+		b.rep.judge(fmt.Sprintf("6. text and JSON ≤ %g× gopls mcp's text for the same facts, on %s", peerLimit, ws.name), summary(compared, peerWorst, peerMisses), len(peerMisses) == 0)
 	}
 	return nil
+}
+
+// bold marks s when a target is missed.
+func bold(s string, missed bool) string {
+	if missed {
+		return "**" + s + "**"
+	}
+	return s
 }
 
 // withoutOutputSchemas returns the size of a tools/list result with every

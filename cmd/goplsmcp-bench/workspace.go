@@ -114,6 +114,26 @@ type servers struct {
 	// edit loop that writes files; nil when that is not measured.
 	disk *workspace
 	edit *mcpServer
+	// cross is the direct client of the cross-package edit loop, with
+	// gopls diagnosing at once after a change (noDiagnosticsDelay), and
+	// saved another on a copy of its own (savedDisk), for the edits
+	// written to disk; nil when that is not measured. On GOROOT/src cross
+	// is direct, and there is no saved.
+	cross     *directClient
+	savedDisk *workspace
+	saved     *directClient
+	// crossOurs is a goplsmcp of the cross-package loop's own, on the
+	// workspace, which no other question has opened files in: gopls
+	// analyses every package with an open file when it diagnoses the
+	// workspace, so a goplsmcp that earlier sections had open files in
+	// everywhere would measure them (it is shown too, for context). Nil
+	// on GOROOT/src, where the loop runs before the questions that open
+	// files, and both sides have opened the same ones.
+	crossOurs *mcpServer
+	// crossOpen is a direct client like cross that also holds the broken
+	// importers open, as goplsmcp's gopls does once it has asked for
+	// their quick fixes; shown for context, on the fixture.
+	crossOpen *directClient
 }
 
 // startAll starts goplsmcp, gopls mcp and the direct client on ws, waits
@@ -124,19 +144,45 @@ func (b *bench) startAll(ctx context.Context, ws *workspace, withEdit bool, sett
 	// most of its start waiting for its gopls.
 	s := &servers{}
 	var wg sync.WaitGroup
-	errs := make([]error, 4)
+	errs := make([]error, 8)
 	wg.Go(func() { s.ours, errs[0] = b.startOurs(ctx, ws.root, "goplsmcp") })
 	wg.Go(func() { s.peer, errs[1] = b.startPeer(ctx, ws.root) })
-	wg.Go(func() { s.direct, errs[2] = startDirect(ctx, b.cfg.gopls, ws.root, b.envFor("direct")) })
-	if withEdit {
+	// On GOROOT/src the direct client of table 2 is the cross-package
+	// edit loop's too, rather than a fourth gopls loading the tree: its
+	// questions change nothing, so diagnosing at once after a change
+	// does not touch them.
+	var directSettings map[string]any
+	if withEdit && !ws.fixture {
+		directSettings = noDiagnosticsDelay
+	}
+	wg.Go(func() { s.direct, errs[2] = startDirect(ctx, b.cfg.gopls, ws.root, b.envFor("direct"), directSettings) })
+	if withEdit && ws.fixture {
 		wg.Go(func() {
 			if s.disk, errs[3] = b.fixtureWorkspace("edit"); errs[3] != nil {
 				return
 			}
 			s.edit, errs[3] = b.startOurs(ctx, s.disk.root, "goplsmcp-edit")
 		})
+		wg.Go(func() {
+			s.cross, errs[4] = startDirect(ctx, b.cfg.gopls, ws.root, b.envFor("direct-cross"), noDiagnosticsDelay)
+		})
+		wg.Go(func() { s.crossOurs, errs[6] = b.startOurs(ctx, ws.root, "goplsmcp-cross") })
+		if b.plan.crossContextN > 0 {
+			wg.Go(func() {
+				s.crossOpen, errs[7] = startDirect(ctx, b.cfg.gopls, ws.root, b.envFor("direct-open"), noDiagnosticsDelay)
+			})
+		}
+		wg.Go(func() {
+			if s.savedDisk, errs[5] = b.fixtureWorkspace("saved"); errs[5] != nil {
+				return
+			}
+			s.saved, errs[5] = startDirect(ctx, b.cfg.gopls, s.savedDisk.root, b.envFor("direct-saved"), noDiagnosticsDelay)
+		})
 	}
 	wg.Wait()
+	if withEdit && !ws.fixture {
+		s.cross = s.direct
+	}
 	if err := errors.Join(errs...); err != nil {
 		s.close()
 		return nil, err
@@ -156,8 +202,15 @@ func (b *bench) startAll(ctx context.Context, ws *workspace, withEdit bool, sett
 // servers (with their gopls children) and the direct client's gopls.
 func (s *servers) pids() []int {
 	pids := []int{s.ours.pid(), s.peer.pid(), s.direct.c.PID()}
-	if s.edit != nil {
-		pids = append(pids, s.edit.pid())
+	for _, m := range []*mcpServer{s.edit, s.crossOurs} {
+		if m != nil {
+			pids = append(pids, m.pid())
+		}
+	}
+	for _, d := range []*directClient{s.cross, s.saved, s.crossOpen} {
+		if d != nil && d != s.direct {
+			pids = append(pids, d.c.PID())
+		}
 	}
 	return pids
 }
@@ -174,6 +227,18 @@ func (s *servers) close() {
 	}
 	if s.edit != nil {
 		s.edit.close()
+	}
+	if s.crossOurs != nil {
+		s.crossOurs.close()
+	}
+	if s.cross != nil && s.cross != s.direct {
+		s.cross.close()
+	}
+	if s.saved != nil {
+		s.saved.close()
+	}
+	if s.crossOpen != nil {
+		s.crossOpen.close()
 	}
 }
 

@@ -39,4 +39,7 @@ func main() {
 	} else if err := x.Save(store); err != nil {
 		fmt.Println(err)
 	}
+	if _, err := inventory.ParseItemSKU("ABC-123"); err != nil {
+		fmt.Println(err)
+	}
 }
