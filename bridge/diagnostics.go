@@ -250,16 +250,27 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 			srcs = append(srcs, src)
 		}
 	}
+	// An edit breaks other packages: the whole workspace's parse and type
+	// errors, as gopls finds them with the text it holds now, the named
+	// files' unsaved text included, asked for beside the named files' own.
+	var others map[string][]protocol.Diagnostic
+	var othersErr error
+	var wg sync.WaitGroup
+	if workspace {
+		wg.Go(func() { others, othersErr = b.workspaceErrors(ctx) })
+	}
 	byURI := map[string][]protocol.Diagnostic{}
-	if err := b.diagnoseSources(ctx, srcs, byURI); err != nil {
+	err = b.diagnoseSources(ctx, srcs, byURI)
+	wg.Wait()
+	if err == nil {
+		err = othersErr
+	}
+	if err != nil {
 		return nil, err
 	}
-	if workspace {
-		// An edit breaks other packages: the whole workspace's parse and
-		// type errors, as gopls finds them with the text it holds now,
-		// the named files' unsaved text included.
-		if err := b.workspaceErrors(ctx, byURI); err != nil {
-			return nil, err
+	for uri, diags := range others {
+		if _, named := byURI[uri]; !named {
+			byURI[uri] = diags
 		}
 	}
 	gen := b.client.Generation()
@@ -272,24 +283,22 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 	return out, nil
 }
 
-// workspaceErrors adds to byURI the parse and type errors gopls finds in
-// every build of the workspace (see workspaceFiles), in the files that
-// byURI does not have yet: analyzers' findings are for the files a call
-// names. It returns when gopls has published them.
-func (b *Bridge) workspaceErrors(ctx context.Context, byURI map[string][]protocol.Diagnostic) error {
+// workspaceErrors returns the parse and type errors gopls finds in every
+// build of the workspace (see workspaceFiles), by URI: analyzers' findings
+// are for the files a call names. It returns when gopls has published
+// them.
+func (b *Bridge) workspaceErrors(ctx context.Context) (map[string][]protocol.Diagnostic, error) {
 	files, err := b.workspaceFiles(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	published, err := b.client.WorkspaceDiagnostics(ctx, files...)
 	if err != nil {
-		return goplsError(err)
+		return nil, goplsError(err)
 	}
+	byURI := map[string][]protocol.Diagnostic{}
 	scratch := filepath.Join(b.root, filepath.FromSlash(scratchDir))
 	for uri, diags := range published {
-		if _, named := byURI[uri]; named {
-			continue
-		}
 		p, err := lspclient.URIPath(uri)
 		if err != nil || !within(b.root, p) || within(scratch, p) || b.foreign(ctx, uri) {
 			continue
@@ -304,7 +313,7 @@ func (b *Bridge) workspaceErrors(ctx context.Context, byURI map[string][]protoco
 			byURI[uri] = errs
 		}
 	}
-	return nil
+	return byURI, nil
 }
 
 // buildSources are the sources of the diagnostics that come from loading,
@@ -409,7 +418,8 @@ func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map
 			if err != nil {
 				continue
 			}
-			s, err := b.openCurrent(ctx, p)
+			// Another file with errors: its fixes need not open it.
+			s, err := b.peekCurrent(ctx, p)
 			if err != nil {
 				continue
 			}

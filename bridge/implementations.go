@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"go/ast"
 	"strings"
@@ -97,6 +98,12 @@ func (b *Bridge) implementations(ctx context.Context, in *ImplementationsInput) 
 			defErr = b.client.Call(ctx, "textDocument/definition", t.position(), &defs)
 		}
 	})
+	var re *lspclient.ResponseError
+	if implErr == nil && defErr != nil && !errors.As(defErr, &re) {
+		// gopls failed as a whole, not just to find the declaration,
+		// which says which way the answer goes.
+		implErr = defErr
+	}
 	if implErr != nil {
 		return nil, goplsError(implErr)
 	}

@@ -124,6 +124,11 @@ func (b *Bridge) readModule(dir string) (diskModule, bool) {
 			replaced[r.Old.Path+"@"+r.Old.Version] = r.New
 		}
 	}
+	if b.env.goroot != "" && within(b.env.goroot, dir) {
+		// std and cmd: the go command builds them from GOROOT's vendor
+		// directories, never from the module cache.
+		return m, true
+	}
 	for _, r := range f.Require {
 		v := r.Mod
 		if n, ok := replaced[v.Path+"@"+v.Version]; ok {

@@ -380,6 +380,16 @@ func TestProgressRelay(t *testing.T) {
 	if n := len(st.notes.snapshot()); n != 0 {
 		t.Errorf("%d notifications for a call without a progress token", n)
 	}
+	// A change, so that gopls diagnoses the workspace again rather than
+	// go_diagnostics keeping the answer it has.
+	f := filepath.Join(root, "shapes", "shapes.go")
+	data, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f, append(data, "\n// changed\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	call("diag")
 	atResponse := st.notes.snapshot()
 	// A round trip after the response: anything the relay sent late

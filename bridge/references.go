@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"cmp"
+	"errors"
 	"context"
 	"fmt"
 	"slices"
@@ -91,13 +92,20 @@ func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*Referenc
 	if withDecl {
 		calls = 2
 	}
+	var defErr error
 	forEach(ctx, calls, func(i int) {
 		if i == 0 {
 			err = b.client.Call(ctx, "textDocument/references", params, &locs)
-		} else if b.client.Call(ctx, "textDocument/definition", t.position(), &defs) != nil {
-			defs = nil
+		} else {
+			defErr = b.client.Call(ctx, "textDocument/definition", t.position(), &defs)
 		}
 	})
+	var re *lspclient.ResponseError
+	if err == nil && defErr != nil && !errors.As(defErr, &re) {
+		// gopls failed as a whole (it was restarted, say), not just to
+		// find the declaration: an answer without it would be wrong.
+		err = defErr
+	}
 	if err != nil {
 		return nil, goplsError(err)
 	}
