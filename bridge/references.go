@@ -2,8 +2,8 @@ package bridge
 
 import (
 	"cmp"
-	"errors"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"

@@ -123,19 +123,6 @@ func (b *Bridge) hold(ctx context.Context, path, text string, kind bufferKind) (
 // written or through a symbolic link), the file read as context, which no
 // tool edits. The caller must release the source.
 func (b *Bridge) openCurrent(ctx context.Context, path string) (*source, error) {
-	return b.current(ctx, path, true)
-}
-
-// peekCurrent is openCurrent for a file gopls needs not hold: one it does
-// not hold open already is read from disk, as gopls reads it, and not
-// opened, which would make gopls analyse its package in full at every
-// later diagnosis of the workspace. The caller must release the source.
-func (b *Bridge) peekCurrent(ctx context.Context, path string) (*source, error) {
-	return b.current(ctx, path, false)
-}
-
-// current is openCurrent, or peekCurrent when open is false.
-func (b *Bridge) current(ctx context.Context, path string, open bool) (*source, error) {
 	if !b.confined(path) {
 		text, err := b.readFile(path)
 		if err != nil {
@@ -159,13 +146,6 @@ func (b *Bridge) current(ctx context.Context, path string, open bool) (*source, 
 		src := b.newSource(path, l.Text, kind)
 		src.lease = l
 		return src, nil
-	}
-	if !open {
-		text, err := b.readFile(path)
-		if err != nil {
-			return nil, err
-		}
-		return b.newSource(path, text, fromDisk), nil
 	}
 	return b.open(ctx, path)
 }
