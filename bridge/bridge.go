@@ -84,8 +84,8 @@ type Bridge struct {
 	// modules are the modules under the root, at a disk epoch (see
 	// diskModules).
 	modules genCache[string, []diskModule]
-	// wsFiles name every build for the workspace's diagnostics, since
-	// gopls's last change (see workspaceFiles).
+	// wsFiles name every build for the workspace's diagnostics, at a
+	// disk epoch, by the documents open (see workspaceFiles).
 	wsFiles genCache[string, []string]
 	// resolved are files named lately, known to be regular files inside
 	// the root with no symbolic link on the way, at a disk epoch (see

@@ -276,7 +276,20 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 	gen := b.client.Generation()
 	out := b.shapeDiagnostics(byURI, limit, in.Detailed, first)
 	out.URI = bufferURI
-	if err := b.addFixes(ctx, out, byURI, srcs, gen, workspace); err != nil {
+	// The quick fixes: of the files named, where the call's attention is
+	// (the errors an edit causes elsewhere are mended in the edit); of
+	// every file listed when none is named. Each file's fixes cost gopls
+	// its package's analysis.
+	fixed := byURI
+	if len(first) > 0 {
+		fixed = map[string][]protocol.Diagnostic{}
+		for _, uri := range first {
+			if d, ok := byURI[uri]; ok {
+				fixed[uri] = d
+			}
+		}
+	}
+	if err := b.addFixes(ctx, out, fixed, srcs, gen, workspace); err != nil {
 		return nil, err
 	}
 	out.finish()
@@ -359,7 +372,7 @@ func (b *Bridge) diagnoseSources(ctx context.Context, srcs []*source, into map[s
 	return firstErr
 }
 
-// addFixes attaches to each listed diagnostic the quick fixes gopls
+// addFixes attaches to each listed diagnostic of byURI the quick fixes gopls
 // offers for it, found at generation gen (those asked for since the last
 // change are kept; see diagCache).
 // diagnosed says whether gopls has diagnosed the workspace in full already.

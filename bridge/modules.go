@@ -253,10 +253,12 @@ func (b *Bridge) knownModules(ctx context.Context) (gomods map[string]bool, root
 // an edit that breaks them shows. Other nested modules are diagnosed once
 // a call names one of their files.
 func (b *Bridge) workspaceFiles(ctx context.Context) ([]string, error) {
-	// Kept while gopls is told of no change: every call of a session
-	// that asks again (go_diagnostics after go_diagnostics) costs nothing.
-	gen := b.client.Generation()
-	if files, ok := b.wsFiles.get(gen, ""); ok {
+	// gopls's builds change when files change on disk (a go.mod, a new
+	// module), and when a file is opened in a module gopls had no build
+	// for: they are kept while neither happens, so that each call after an
+	// edit does not ask gopls for its views and packages again.
+	epoch, _ := b.client.DiskEpoch(b.root)
+	if files, ok := b.wsFiles.get(epoch, openSet(b.client)); ok {
 		return files, nil
 	}
 	mods := b.diskModules()
@@ -300,8 +302,15 @@ func (b *Bridge) workspaceFiles(ctx context.Context) ([]string, error) {
 		}
 		files = append(files, lspclient.FileURI(anyGo))
 	}
-	b.wsFiles.put(gen, b.client.Changed(gen), "", files)
+	b.wsFiles.put(epoch, false, openSet(b.client), files)
 	return files, nil
+}
+
+// openSet names the documents open in gopls, as a key.
+func openSet(c *lspclient.Client) string {
+	open := c.OpenDocuments()
+	slices.Sort(open)
+	return strings.Join(open, "\n")
 }
 
 // missingModules returns, for each module of the root whose requirements
