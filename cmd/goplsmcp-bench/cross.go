@@ -311,7 +311,7 @@ func (b *bench) crossEditLoop(ctx context.Context, ws *workspace, s *servers) er
 				return err
 			}
 		}
-		v := directVariant("direct LSP overlay, the importers open too (as goplsmcp's gopls holds them, for their quick fixes), for context", s.crossOpen, ws.root, func(text string) error {
+		v := directVariant("direct LSP overlay, the importers open too (as a session that has named them keeps them open), for context", s.crossOpen, ws.root, func(text string) error {
 			_, err := s.crossOpen.c.Sync(ctx, uri, text)
 			return err
 		})

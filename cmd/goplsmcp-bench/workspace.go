@@ -131,8 +131,9 @@ type servers struct {
 	// files, and both sides have opened the same ones.
 	crossOurs *mcpServer
 	// crossOpen is a direct client like cross that also holds the broken
-	// importers open, as goplsmcp's gopls does once it has asked for
-	// their quick fixes; shown for context, on the fixture.
+	// importers open, as goplsmcp's gopls does once calls have named
+	// them: gopls then analyses their packages at every diagnosis; shown
+	// for context, on the fixture.
 	crossOpen *directClient
 }
 
