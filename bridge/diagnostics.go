@@ -542,18 +542,6 @@ func severityName(s protocol.DiagnosticSeverity) string {
 	return "error"
 }
 
-func codeString(c any) string {
-	switch c := c.(type) {
-	case nil:
-		return ""
-	case string:
-		return c
-	case float64:
-		return fmt.Sprint(int64(c))
-	}
-	return fmt.Sprint(c)
-}
-
 // anyGoFile returns a Go file inside the root, which names the workspace
 // to gopls's diagnose command. It searches the tree breadth first and
 // stops at the first one.

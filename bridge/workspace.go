@@ -11,7 +11,6 @@ import (
 
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
-	"golang.org/x/mod/modfile"
 )
 
 // WorkspaceInput is the input of go_workspace, which takes no arguments.
@@ -261,19 +260,6 @@ func buildKind(viewType string) string {
 		return "ad hoc"
 	}
 	return viewType
-}
-
-// goDirective returns the go version a go.mod file declares, or "".
-func goDirective(gomod string) string {
-	data, err := readBounded(gomod)
-	if err != nil {
-		return ""
-	}
-	f, err := modfile.ParseLax(gomod, data, nil)
-	if err != nil || f.Go == nil {
-		return ""
-	}
-	return f.Go.Version
 }
 
 // goToolchain caches the local Go toolchain's version.
