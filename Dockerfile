@@ -12,7 +12,7 @@
 # The offline defaults hold: goplsmcp gives gopls GOPROXY=off,
 # GOTOOLCHAIN=local and -mod=readonly unless --allow-network is passed, so
 # nothing here sets them (an image-wide GOPROXY=off would defeat
-# --allow-network). See README, "Run as a sidecar", and
+# --allow-network). See docs/sidecar.md, "Run as a sidecar", and
 # deploy/kubernetes.yaml.
 #
 # cmd/goplsmcp/deploy_test.go runs the build stage's RUN lines in a copy of

@@ -4,7 +4,7 @@
 GO ?= go
 GOPLS_VERSION := $(shell $(GO) list -m -f '{{.Version}}' golang.org/x/tools/gopls)
 
-.PHONY: all build gopls goplsmcp test test-concurrency soak fuzz demo vet interop clean bench bench-quick
+.PHONY: all build gopls goplsmcp test hygiene test-concurrency soak fuzz demo vet interop clean bench bench-quick
 
 all: build
 
@@ -26,13 +26,19 @@ gopls:
 vet:
 	$(GO) vet ./...
 
+# No binary or other large file may be committed: every tracked file over
+# 1 MB outside testdata/ and lock files fails the build.
+hygiene:
+	@big="$$(git ls-files -z | xargs -0 -r stat -c "%s %n" 2>/dev/null | awk '$$1 > 1000000 && $$2 !~ /^testdata\// && $$2 !~ /(^|\/)(package-lock\.json|go\.sum)$$/ {print}')"; \
+	if [ -n "$$big" ]; then echo "FAIL: tracked files over 1 MB:"; echo "$$big"; exit 1; fi
+
 # The suite must leave the fixtures in testdata/ as they were, byte for
 # byte (tests copy them before use, and no tool writes): their state as git
 # sees it — changes, new files, ignored ones too — is compared before and
 # after the tests.
 FIXTURES = { git status --porcelain --untracked-files=all --ignored=matching -- testdata; git diff --no-ext-diff -- testdata; } 2>&1 | sha256sum
 
-test: build vet
+test: build vet hygiene
 	@before="$$($(FIXTURES))"; \
 	$(GO) test -race ./... || exit 1; \
 	$(MAKE) --no-print-directory test-concurrency || exit 1; \

@@ -56,7 +56,7 @@ type chaosOutcome struct {
 // starts, loads, replays buffers or answers — while tool calls are in
 // flight. Every call must be answered; each successful answer must be the
 // right one; each failure must be the one documented for a restart
-// (README, "When gopls misbehaves"), which a call gets only when gopls
+// (docs/troubleshooting.md, "When gopls misbehaves"), which a call gets only when gopls
 // died under the request and under its one retry; at least 90 % of the
 // calls must be answered right; and after the last kill the calls succeed
 // with the open buffer still applied.

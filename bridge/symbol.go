@@ -734,5 +734,5 @@ func goplsError(err error) error {
 }
 
 // errRestarted is the one error a call gets because gopls was restarted
-// under it (README, "When gopls misbehaves").
+// under it (docs/troubleshooting.md, "When gopls misbehaves").
 var errRestarted = errors.New("gopls was restarted while answering; send the call again")
