@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
@@ -58,6 +59,9 @@ type Bridge struct {
 	client *lspclient.Client
 	log    *slog.Logger
 	env    goEnv
+	// reads is the one read gate: every file read for an answer goes
+	// through it (see package place).
+	reads  *iplace.Gate
 	limits Limits
 	// allowWrite lets the edit tools write (see Config.AllowWrite).
 	allowWrite bool
@@ -117,6 +121,10 @@ func New(cfg Config) (*Bridge, error) {
 		allowWrite: cfg.AllowWrite, buildCtx: cfg.BuildContext, sessions: map[string]*sessionState{}, tools: cfg.Tools}
 	b.env.extra = cfg.Client.GoEnv()
 	b.env.log = log
+	b.reads = iplace.New(cfg.Root, func() (string, string) {
+		b.env.load()
+		return b.env.goroot, b.env.modcache
+	})
 	b.gate.init()
 	b.diags.files.max, b.diags.fixes.max = maxCachedDiagFiles, maxCachedFixes
 	b.apis.max = maxCachedPackages

@@ -17,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 )
 
@@ -406,13 +407,7 @@ func pathErrText(err error) string {
 }
 
 // within reports whether path is root or below it. Both must be clean.
-func within(root, path string) bool {
-	if path == root {
-		return true
-	}
-	rel, err := filepath.Rel(root, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
+func within(root, path string) bool { return iplace.Within(root, path) }
 
 // hasControl reports whether s holds a C0 or C1 control character or DEL.
 func hasControl(s string) bool {

@@ -379,7 +379,7 @@ func TestEditsRefusedOutside(t *testing.T) {
 		if err := json.Unmarshal([]byte(tt.we), &we); err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
-		_, err := f.b.editsFrom(t.Context(), &we)
+		_, err := f.b.editsFrom(t.Context(), &we, time.Time{})
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: got %v, want an error containing %q", tt.name, err, tt.want)
 		}
