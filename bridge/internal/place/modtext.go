@@ -12,12 +12,14 @@ import (
 // that would point gopls at a directory outside the root: a replace by a
 // directory, or a use. gopls would load that directory's code and show it
 // in answers, bytes the gate would never read itself. Text that does not
-// parse is left to gopls, which reports it and loads nothing from it.
+// parse is left to gopls, which parses it the same way, reports it and
+// loads nothing from it.
 func (g *Gate) CheckModText(path, text string) error {
 	var dirs []string
 	switch filepath.Base(path) {
 	case "go.mod":
-		f, err := modfile.ParseLax(path, []byte(text), nil)
+		// Parse, not ParseLax, which leaves out replace directives.
+		f, err := modfile.Parse(path, []byte(text), nil)
 		if err != nil {
 			return nil
 		}
