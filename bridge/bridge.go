@@ -71,6 +71,9 @@ type Bridge struct {
 	// beforeWrite, if set, runs after the edits to write are prepared
 	// and before the files are checked; tests change a file there.
 	beforeWrite func()
+	// afterCompute, if set, runs when gopls has answered a rename and
+	// before the edits are taken from its answer (tests).
+	afterCompute func()
 	// buffers are the snippets gopls holds for this bridge.
 	buffers buffers
 	// lines and parsed keep the lines of the files shown lately and the

@@ -91,6 +91,9 @@ func (b *Bridge) rename(ctx context.Context, in *RenameInput) (*RenameOutput, er
 	if err := b.client.Call(ctx, "textDocument/rename", params, &we); err != nil {
 		return nil, goplsError(err)
 	}
+	if b.afterCompute != nil {
+		b.afterCompute()
+	}
 	es, err := b.editsFrom(ctx, &we, asked)
 	if err != nil {
 		return nil, err
