@@ -124,10 +124,7 @@ func New(cfg Config) (*Bridge, error) {
 		allowWrite: cfg.AllowWrite, buildCtx: cfg.BuildContext, sessions: map[string]*sessionState{}, tools: cfg.Tools}
 	b.env.extra = cfg.Client.GoEnv()
 	b.env.log = log
-	b.reads = iplace.New(cfg.Root, func() (string, string) {
-		b.env.load()
-		return b.env.goroot, b.env.modcache
-	})
+	b.initReads()
 	b.gate.init()
 	b.diags.files.max, b.diags.fixes.max = maxCachedDiagFiles, maxCachedFixes
 	b.apis.max = maxCachedPackages
@@ -212,4 +209,13 @@ func (b *Bridge) editing() *mcp.ToolAnnotations {
 func readOnly() *mcp.ToolAnnotations {
 	t, f := true, false
 	return &mcp.ToolAnnotations{ReadOnlyHint: &t, IdempotentHint: &t, OpenWorldHint: &f}
+}
+
+// initReads makes the read gate of the root, which learns GOROOT and
+// GOMODCACHE from the go command on first need.
+func (b *Bridge) initReads() {
+	b.reads = iplace.New(b.root, func() (string, string) {
+		b.env.load()
+		return b.env.goroot, b.env.modcache
+	})
 }

@@ -63,7 +63,9 @@ func newConfinementFixture(t *testing.T) *confinementFixture {
 	if err := syscall.Mkfifo(filepath.Join(root, "pipe.go"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return &confinementFixture{root: root, outside: outside, b: &Bridge{root: root}}
+	b := &Bridge{root: root}
+	b.initReads()
+	return &confinementFixture{root: root, outside: outside, b: b}
 }
 
 // TestResolveFile checks every file argument: what is inside the root
