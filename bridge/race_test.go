@@ -61,11 +61,12 @@ func TestApplySavedWhileComputing(t *testing.T) {
 }
 
 // TestApplyRaceTimed renames a function used by 100 packages with apply:
-// true while an editor saves one of the files (a comment line prepended)
-// about 0.27 s into the call, as an editor would, at whatever moment that
-// falls. Whatever the interleaving, no file is corrupted (every file
-// parses, and the rename is in every file or in none but the saved one)
-// and the editor's line is never lost.
+// true while an editor saves one of the files (a comment line prepended to
+// what is on disk, as in the issue: 0.27 s into a call), in rounds whose
+// save falls at moments spread over the call's duration, so that some fall
+// while gopls computes and some while goplsmcp writes. Whatever the
+// interleaving, no file is corrupted (every file parses, and the rename is
+// in every file or in none) and no save is lost.
 func TestApplyRaceTimed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 100-package workspace")
@@ -90,48 +91,69 @@ func TestApplyRaceTimed(t *testing.T) {
 	}
 	c, _ := startConfigured(t, root, bridge.Config{AllowWrite: true})
 	ctx := testCtx(t)
-	// Loaded first, so that the call's time is the rename's.
-	if res, err := c.CallTool(ctx, "go_describe", map[string]any{"file": "p50/p50.go", "symbol": "F50"}); err != nil || res.IsError {
-		t.Fatalf("describe: %v %v", err, res)
-	}
-	saved := filepath.Join(root, "p50", "p50.go")
-	const line = "// saved by an editor while goplsmcp renamed\n"
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		time.Sleep(270 * time.Millisecond) // the editor's moment, not a wait for a condition
-		data, err := os.ReadFile(saved)
-		if err == nil {
-			err = os.WriteFile(saved, append([]byte(line), data...), 0o644)
-		}
-		if err != nil {
-			t.Error(err)
-		}
-	}()
+	// The rename proposed, not applied, measures the call; the saved
+	// file is not open in gopls, which reads it from disk.
 	began := time.Now()
-	res, err := c.CallTool(ctx, "go_rename_symbol", map[string]any{"file": "base/base.go", "symbol": "Target", "new_name": "Renamed", "apply": true})
-	if err != nil {
-		t.Fatal(err)
+	if res, err := c.CallTool(ctx, "go_rename_symbol", map[string]any{"file": "base/base.go", "symbol": "Target", "new_name": "Measure"}); err != nil || res.IsError {
+		t.Fatalf("rename without apply: %v %v", err, res)
 	}
 	took := time.Since(began)
-	<-done
-	after := snapshot(t, root)
-	if !strings.HasPrefix(after["p50/p50.go"], line) {
-		t.Errorf("the editor's line is lost:\n%s", after["p50/p50.go"])
-	}
-	assertParses(t, root)
-	renamed := 0
-	for name, text := range after {
-		if strings.Contains(text, "Renamed") {
-			renamed++
-		} else if !res.IsError && name != "p50/p50.go" && name != "go.mod" {
-			t.Errorf("the apply succeeded but %s is not renamed", name)
+	saved := filepath.Join(root, "p50", "p50.go")
+	name, saves := "Target", 0
+	const rounds = 6
+	for round := range rounds {
+		at := 270 * time.Millisecond
+		if round > 0 {
+			at = took * time.Duration(2*round-1) / (2 * rounds)
+		}
+		line := fmt.Sprintf("// save %d\n", round)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			time.Sleep(at) // the editor's moment, not a wait for a condition
+			data, err := os.ReadFile(saved)
+			if err == nil {
+				err = os.WriteFile(saved, append([]byte(line), data...), 0o644)
+			}
+			if err != nil {
+				t.Error(err)
+			}
+		}()
+		next := fmt.Sprintf("Renamed%d", round)
+		res, err := c.CallTool(ctx, "go_rename_symbol", map[string]any{"file": "base/base.go", "symbol": name, "new_name": next, "apply": true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-done
+		saves++
+		after := snapshot(t, root)
+		for i := range round + 1 {
+			if !strings.Contains(after["p50/p50.go"], fmt.Sprintf("// save %d\n", i)) {
+				t.Fatalf("round %d: the editor's save %d is lost:\n%s", round, i, after["p50/p50.go"])
+			}
+		}
+		assertParses(t, root)
+		renamed := 0
+		for f, text := range after {
+			switch {
+			case strings.Contains(text, next):
+				renamed++
+			case !res.IsError && f != "go.mod":
+				t.Errorf("round %d: the apply succeeded but %s is not renamed:\n%s", round, f, text)
+			}
+		}
+		if res.IsError && renamed > 0 {
+			t.Errorf("round %d: the apply failed (%s) but %d files were written", round, res.Text(), renamed)
+		}
+		if t.Failed() {
+			t.FailNow()
+		}
+		t.Logf("round %d, save at %s: isError=%v (%.120s); %d files renamed", round, at.Round(time.Millisecond), res.IsError, res.Text(), renamed)
+		if !res.IsError {
+			name = next
 		}
 	}
-	if res.IsError && renamed > 0 {
-		t.Errorf("the apply failed (%s) but %d files were written", res.Text(), renamed)
-	}
-	t.Logf("rename across %d packages took %s; isError=%v (%.200s); %d files renamed", n, took.Round(time.Millisecond), res.IsError, res.Text(), renamed)
+	t.Logf("%d rounds over %d packages (a call takes about %s), %d saves, none lost", rounds, n, took.Round(time.Millisecond), saves)
 }
 
 // assertParses checks that every Go file under root parses.
