@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"go.lsp.dev/protocol"
 )
@@ -26,6 +27,9 @@ type codeAction struct {
 	} `json:"disabled"`
 
 	raw json.RawMessage
+	// asked is when gopls was asked for the action, which computed its
+	// edits from the files as they were then.
+	asked time.Time
 }
 
 // editable reports whether the action's effect is an edit goplsmcp can
@@ -47,6 +51,7 @@ func (b *Bridge) codeActions(ctx context.Context, src *source, rng protocol.Rang
 		actx["only"] = only
 	}
 	var raws []json.RawMessage
+	asked := time.Now()
 	err := b.client.Call(ctx, "textDocument/codeAction", map[string]any{
 		"textDocument": map[string]any{"uri": src.uri},
 		"range":        rng,
@@ -57,7 +62,7 @@ func (b *Bridge) codeActions(ctx context.Context, src *source, rng protocol.Rang
 	}
 	out := make([]*codeAction, 0, len(raws))
 	for _, raw := range raws {
-		a := &codeAction{raw: raw}
+		a := &codeAction{raw: raw, asked: asked}
 		if err := json.Unmarshal(raw, a); err != nil {
 			return nil, fmt.Errorf("decoding gopls's code action: %w", err)
 		}
@@ -83,7 +88,7 @@ func (b *Bridge) actionEdits(ctx context.Context, a *codeAction) (*editSet, erro
 		}
 		we = resolved.Edit
 	}
-	return b.editsFrom(ctx, we)
+	return b.editsFrom(ctx, we, a.asked)
 }
 
 // Fix is a quick fix for a diagnostic: a title and its edits.

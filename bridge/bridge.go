@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
@@ -58,6 +59,9 @@ type Bridge struct {
 	client *lspclient.Client
 	log    *slog.Logger
 	env    goEnv
+	// reads is the one read gate: every file read for an answer goes
+	// through it (see package place).
+	reads  *iplace.Gate
 	limits Limits
 	// allowWrite lets the edit tools write (see Config.AllowWrite).
 	allowWrite bool
@@ -67,6 +71,9 @@ type Bridge struct {
 	// beforeWrite, if set, runs after the edits to write are prepared
 	// and before the files are checked; tests change a file there.
 	beforeWrite func()
+	// afterCompute, if set, runs when gopls has answered a rename and
+	// before the edits are taken from its answer (tests).
+	afterCompute func()
 	// buffers are the snippets gopls holds for this bridge.
 	buffers buffers
 	// lines and parsed keep the lines of the files shown lately and the
@@ -117,6 +124,7 @@ func New(cfg Config) (*Bridge, error) {
 		allowWrite: cfg.AllowWrite, buildCtx: cfg.BuildContext, sessions: map[string]*sessionState{}, tools: cfg.Tools}
 	b.env.extra = cfg.Client.GoEnv()
 	b.env.log = log
+	b.initReads()
 	b.gate.init()
 	b.diags.files.max, b.diags.fixes.max = maxCachedDiagFiles, maxCachedFixes
 	b.apis.max = maxCachedPackages
@@ -201,4 +209,13 @@ func (b *Bridge) editing() *mcp.ToolAnnotations {
 func readOnly() *mcp.ToolAnnotations {
 	t, f := true, false
 	return &mcp.ToolAnnotations{ReadOnlyHint: &t, IdempotentHint: &t, OpenWorldHint: &f}
+}
+
+// initReads makes the read gate of the root, which learns GOROOT and
+// GOMODCACHE from the go command on first need.
+func (b *Bridge) initReads() {
+	b.reads = iplace.New(b.root, func() (string, string) {
+		b.env.load()
+		return b.env.goroot, b.env.modcache
+	})
 }

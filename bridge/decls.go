@@ -6,7 +6,6 @@ import (
 	"go/parser"
 	"go/printer"
 	"go/token"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -456,7 +455,7 @@ func (b *Bridge) importPathOf(dir string) string {
 		}
 	}
 	for d := dir; ; {
-		if mod := modulePath(filepath.Join(d, "go.mod")); mod != "" {
+		if mod := b.modulePath(filepath.Join(d, "go.mod")); mod != "" {
 			rel, _ := filepath.Rel(d, dir)
 			rel = filepath.ToSlash(rel)
 			switch {
@@ -476,8 +475,8 @@ func (b *Bridge) importPathOf(dir string) string {
 }
 
 // modulePath reads the module directive of a go.mod file, or "".
-func modulePath(gomod string) string {
-	data, err := os.ReadFile(gomod)
+func (b *Bridge) modulePath(gomod string) string {
+	data, err := b.reads.ReadFile(gomod)
 	if err != nil {
 		return ""
 	}

@@ -7,7 +7,10 @@
 // unified diffs, which it proposes, and writes only when allowed to and
 // asked (see apply.go). It uses package mcp
 // to register tools and package lspclient to reach gopls, and may import
-// nothing else of this module. One file holds one tool: its input and
+// nothing else of this module but its internal packages, in this order:
+// internal/place (the root, the one read gate and path resolution through
+// links; imports nothing of the module) and internal/edit (the only write
+// path; imports place). Neither imports bridge. One file holds one tool: its input and
 // output types, its handler and its text rendering.
 //
 // A tool whose answer spans the workspace (a search, the workspace's

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"go.lsp.dev/protocol"
@@ -119,7 +120,12 @@ type documentChange struct {
 // editsFrom turns gopls's workspace edit into an edit set. Every file must
 // be inside the root: goplsmcp proposes no edits to the standard library
 // or the module cache.
-func (b *Bridge) editsFrom(ctx context.Context, we *workspaceEdit) (*editSet, error) {
+//
+// Each file's text is captured here, as the bytes the edits apply to: the
+// buffer gopls holds, or the file on disk, which must not have changed
+// since asked, when gopls was asked (a file saved while gopls computed
+// may hold bytes it never saw). The zero asked skips that check.
+func (b *Bridge) editsFrom(ctx context.Context, we *workspaceEdit, asked time.Time) (*editSet, error) {
 	es := &editSet{}
 	byURI := map[string]*fileEdit{}
 	get := func(uri string) (*fileEdit, error) {
@@ -187,9 +193,9 @@ func (b *Bridge) editsFrom(ctx context.Context, we *workspaceEdit) (*editSet, er
 		if fe.created {
 			continue
 		}
-		text, ok := b.textOf(fe.path, nil)
-		if !ok {
-			return nil, fmt.Errorf("cannot read %s, which the change edits", b.displayPath(fe.path))
+		text, err := b.editedText(fe.path, asked)
+		if err != nil {
+			return nil, err
 		}
 		fe.before = text
 		fe.sum = sha256.Sum256([]byte(text))
@@ -305,4 +311,23 @@ func (idx *lineIndex) offset(p protocol.Position) int {
 func (e Edit) String() string {
 	return fmt.Sprintf("%s:%d:%d-%d:%d %q", e.File, e.Range.Start.Line, e.Range.Start.Character,
 		e.Range.End.Line, e.Range.End.Character, e.NewText)
+}
+
+// editedText is the text an edit to the file at path applies to: the
+// buffer gopls holds for it, else the file on disk, read afresh (not from
+// the file cache) through the read gate, and refused if it was modified
+// at or after asked.
+func (b *Bridge) editedText(path string, asked time.Time) (string, error) {
+	if text, _, ok := b.client.Document(lspclient.FileURI(path)); ok {
+		return text, nil
+	}
+	name := b.displayPath(path)
+	data, fi, err := b.reads.ReadFileInfo(path)
+	if err != nil {
+		return "", fmt.Errorf("cannot read %s, which the change edits; nothing was written", name)
+	}
+	if !asked.IsZero() && !fi.ModTime().Before(asked) {
+		return "", fmt.Errorf("%s changed on disk while gopls computed the edits, which may not fit it; nothing was written; call again", name)
+	}
+	return string(data), nil
 }

@@ -4,3 +4,8 @@ package bridge
 // apply and before it checks them, so that a test can change a file in
 // that window without waiting on time.
 func SetBeforeWrite(b *Bridge, f func()) { b.beforeWrite = f }
+
+// SetAfterCompute makes b run f when gopls has computed a rename's edits
+// and before they are matched with the files' text, so that a test can
+// save a file while gopls computes without waiting on time.
+func SetAfterCompute(b *Bridge, f func()) { b.afterCompute = f }

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"time"
 
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -44,6 +45,7 @@ func (b *Bridge) format(ctx context.Context, in *FormatInput) (*FormatOutput, er
 	}
 	defer src.release()
 	var edits []protocol.TextEdit
+	asked := time.Now()
 	err = b.client.Call(ctx, "textDocument/formatting", map[string]any{
 		"textDocument": map[string]any{"uri": src.uri},
 		"options":      map[string]any{"tabSize": 8, "insertSpaces": false},
@@ -51,7 +53,7 @@ func (b *Bridge) format(ctx context.Context, in *FormatInput) (*FormatOutput, er
 	if err != nil {
 		return nil, goplsError(err)
 	}
-	es, err := b.editsFrom(ctx, &workspaceEdit{Changes: map[string][]protocol.TextEdit{src.uri: edits}})
+	es, err := b.editsFrom(ctx, &workspaceEdit{Changes: map[string][]protocol.TextEdit{src.uri: edits}}, asked)
 	if err != nil {
 		return nil, err
 	}

@@ -225,6 +225,7 @@ func TestMakesOverlay(t *testing.T) {
 // send them.
 func TestEveryOverlayIsSeen(t *testing.T) {
 	b := &Bridge{root: t.TempDir(), log: slog.New(slog.DiscardHandler), sessions: map[string]*sessionState{}}
+	b.initReads()
 	b.gate.init()
 	s := mcp.NewServer("goplsmcp", "test", nil)
 	if err := b.Register(s); err != nil {

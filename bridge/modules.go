@@ -95,7 +95,7 @@ func (b *Bridge) findModules() []diskModule {
 // readModule reads the module whose go.mod is in dir.
 func (b *Bridge) readModule(dir string) (diskModule, bool) {
 	gomod := filepath.Join(dir, "go.mod")
-	data, err := readBounded(gomod)
+	data, err := b.reads.ReadFile(gomod)
 	if err != nil {
 		return diskModule{}, false
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 )
 
@@ -63,40 +64,6 @@ func (b *Bridge) resolveFile(file string) (string, error) {
 // maxResolved bounds the resolved paths kept.
 const maxResolved = 1024
 
-// realFile resolves p, a clean absolute path inside the root named by the
-// client as arg, to the regular file it names inside the root.
-func (b *Bridge) realFile(arg, p string) (string, error) {
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			if fi, lerr := os.Lstat(p); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
-				return "", fmt.Errorf("file %s is a symbolic link that leads nowhere; pass a path inside the workspace root", quote(arg))
-			}
-			if _, perr := b.placeInRoot(arg, p); perr != nil && !errors.Is(perr, errNoParent) {
-				// A dangling link or a link out on the way says more
-				// than "does not exist".
-				return "", perr
-			}
-			return "", fmt.Errorf("file %s does not exist; paths are relative to the workspace root %s", quote(arg), b.root)
-		}
-		return "", fmt.Errorf("file %s cannot be resolved: %v", quote(arg), pathErrText(err))
-	}
-	if !within(b.root, real) {
-		return "", fmt.Errorf("file %s leads outside the workspace root through a symbolic link; only files inside the root are read", quote(arg))
-	}
-	fi, err := os.Stat(real)
-	if err != nil {
-		return "", fmt.Errorf("file %s cannot be read: %v", quote(arg), pathErrText(err))
-	}
-	if fi.IsDir() {
-		return "", fmt.Errorf("%s is a directory; pass a file", quote(arg))
-	}
-	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("file %s is not a regular file (a device, pipe or socket); pass a Go source file", quote(arg))
-	}
-	return real, nil
-}
-
 // resolveNewFile is resolveFile for a file that may not exist yet (the
 // target of unsaved text): its nearest existing directory must resolve
 // inside the root, and no symbolic link, dangling or not, may lie on the
@@ -122,55 +89,18 @@ func (b *Bridge) resolveNewFile(file string) (string, error) {
 	return real, nil
 }
 
+// realFile resolves p, a clean absolute path inside the root named by the
+// client as arg, to the regular file it names inside the root.
+func (b *Bridge) realFile(arg, p string) (string, error) { return b.reads.RealFile(quote(arg), p) }
+
 // errNoParent marks a path whose nearest existing ancestor is not a
 // directory.
-var errNoParent = errors.New("a part of the path is a file, not a directory")
+var errNoParent = iplace.ErrNoParent
 
 // placeInRoot returns where p, a clean absolute path inside the root that
-// does not exist, would be: its nearest existing ancestor resolved through
-// symbolic links, which must be a directory inside the root, joined with
-// the rest. arg names p in messages.
+// does not exist, would be (see place.Gate.PlaceInRoot).
 func (b *Bridge) placeInRoot(arg, p string) (string, error) {
-	var rest []string
-	dir := p
-	for {
-		rest = append(rest, filepath.Base(dir))
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("file %s cannot be placed: no part of it exists", quote(arg))
-		}
-		dir = parent
-		fi, err := os.Lstat(dir)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return "", fmt.Errorf("file %s cannot be resolved: %v", quote(arg), pathErrText(err))
-		}
-		real := dir
-		if fi.Mode()&fs.ModeSymlink != 0 {
-			real, err = filepath.EvalSymlinks(dir)
-			if err != nil {
-				return "", fmt.Errorf("file %s lies under a symbolic link that leads nowhere; pass a path inside the workspace root", quote(arg))
-			}
-		} else if within(b.root, dir) {
-			// The root is free of links; a directory below it may
-			// still sit under one.
-			if real, err = filepath.EvalSymlinks(dir); err != nil {
-				return "", fmt.Errorf("file %s cannot be resolved: %v", quote(arg), pathErrText(err))
-			}
-		}
-		if !within(b.root, real) {
-			return "", fmt.Errorf("file %s leads outside the workspace root through a symbolic link; only files inside the root are read", quote(arg))
-		}
-		if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
-			return "", errNoParent
-		}
-		for i := len(rest) - 1; i >= 0; i-- {
-			real = filepath.Join(real, rest[i])
-		}
-		return real, nil
-	}
+	return b.reads.PlaceInRoot(quote(arg), p)
 }
 
 // lexicalPath checks a file argument as text and returns it as a clean
@@ -344,6 +274,18 @@ func (b *Bridge) resolveURI(uri string) (string, error) {
 	return path, nil
 }
 
+// realBuffer resolves p, a clean path inside the root, the way buffers
+// are named (see place.Gate.RealBuffer).
+func (b *Bridge) realBuffer(arg, p string) (string, error) { return b.reads.RealBuffer(quote(arg), p) }
+
+// confined reports whether path, absolute and from gopls, is inside the
+// root both as written and through its symbolic links. Only such files are
+// opened as workspace files or given edits; others are read-only context.
+func (b *Bridge) confined(path string) bool { return b.reads.Confined(path) }
+
+// pathErrText is the reason of a file system error without the path.
+func pathErrText(err error) string { return iplace.PathErrText(err) }
+
 // bufferPath is the path of the buffer a go_close file argument names:
 // checked as any file argument, and, when it exists, resolved through its
 // links (which must stay inside the root), since buffers are opened under
@@ -356,63 +298,8 @@ func (b *Bridge) bufferPath(file string) (string, error) {
 	return b.realBuffer(file, p)
 }
 
-// realBuffer resolves p, a clean path inside the root, the way buffers
-// are named: through its links when it exists, else by its nearest
-// existing directory.
-func (b *Bridge) realBuffer(arg, p string) (string, error) {
-	if real, err := filepath.EvalSymlinks(p); err == nil {
-		if !within(b.root, real) {
-			return "", fmt.Errorf("file %s leads outside the workspace root through a symbolic link; only files inside the root are read", quote(arg))
-		}
-		return real, nil
-	}
-	if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		return "", fmt.Errorf("file %s is a symbolic link that leads nowhere; pass a path inside the workspace root", quote(arg))
-	}
-	real, err := b.placeInRoot(arg, p)
-	if errors.Is(err, errNoParent) {
-		return p, nil // nothing can be open there
-	}
-	return real, err
-}
-
-// confined reports whether path, absolute and from gopls, is inside the
-// root both as written and through its symbolic links (for a file not on
-// disk, through its nearest existing directory). Only such files are
-// opened as workspace files or given edits; others are read-only context.
-func (b *Bridge) confined(path string) bool {
-	path = filepath.Clean(path)
-	if !filepath.IsAbs(path) || !within(b.root, path) {
-		return false
-	}
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		return within(b.root, real)
-	}
-	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
-		return false
-	}
-	_, err := b.placeInRoot(path, path)
-	return err == nil
-}
-
-// pathErrText is the reason of a file system error without the path,
-// which the message names already.
-func pathErrText(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
-
 // within reports whether path is root or below it. Both must be clean.
-func within(root, path string) bool {
-	if path == root {
-		return true
-	}
-	rel, err := filepath.Rel(root, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
+func within(root, path string) bool { return iplace.Within(root, path) }
 
 // hasControl reports whether s holds a C0 or C1 control character or DEL.
 func hasControl(s string) bool {

@@ -63,7 +63,9 @@ func newConfinementFixture(t *testing.T) *confinementFixture {
 	if err := syscall.Mkfifo(filepath.Join(root, "pipe.go"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return &confinementFixture{root: root, outside: outside, b: &Bridge{root: root}}
+	b := &Bridge{root: root}
+	b.initReads()
+	return &confinementFixture{root: root, outside: outside, b: b}
 }
 
 // TestResolveFile checks every file argument: what is inside the root
@@ -379,7 +381,7 @@ func TestEditsRefusedOutside(t *testing.T) {
 		if err := json.Unmarshal([]byte(tt.we), &we); err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
-		_, err := f.b.editsFrom(t.Context(), &we)
+		_, err := f.b.editsFrom(t.Context(), &we, time.Time{})
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: got %v, want an error containing %q", tt.name, err, tt.want)
 		}

@@ -3,10 +3,8 @@ package bridge
 import (
 	"context"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -132,7 +130,7 @@ func (b *Bridge) completePromptArg(ctx context.Context, arg, prefix string, _ ma
 		out = append(out, p)
 		return len(out) <= maxFileCompletions
 	}
-	entries := readDirBounded(dir)
+	entries := b.reads.ReadDirBounded(dir)
 	// Files of the directory itself first, then matching subdirectories.
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), base) && !e.IsDir() && strings.HasSuffix(e.Name(), ".go") && e.Type().IsRegular() {
@@ -153,7 +151,7 @@ func (b *Bridge) completePromptArg(ctx context.Context, arg, prefix string, _ ma
 		if !add(dirPart + name + "/") {
 			return out, nil
 		}
-		for _, f := range readDirBounded(sub) {
+		for _, f := range b.reads.ReadDirBounded(sub) {
 			if f.Type().IsRegular() && strings.HasSuffix(f.Name(), ".go") {
 				if !add(dirPart + name + "/" + f.Name()) {
 					return out, nil
@@ -167,27 +165,6 @@ func (b *Bridge) completePromptArg(ctx context.Context, arg, prefix string, _ ma
 // realDirInRoot resolves dir's symbolic links and reports whether the
 // result is a directory inside the root.
 func (b *Bridge) realDirInRoot(dir string) (string, bool) {
-	dir = filepath.Clean(dir)
-	if !within(b.root, dir) {
-		return "", false
-	}
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil || !within(b.root, real) {
-		return "", false
-	}
-	fi, err := os.Stat(real)
-	return real, err == nil && fi.IsDir()
-}
-
-// readDirBounded reads at most a few thousand entries of dir, sorted by
-// name.
-func readDirBounded(dir string) []os.DirEntry {
-	f, err := os.Open(dir)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	entries, _ := f.ReadDir(5000)
-	slices.SortFunc(entries, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	return entries
+	real, err := b.reads.RealDir(filepath.Clean(dir))
+	return real, err == nil
 }

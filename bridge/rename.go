@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -86,10 +87,14 @@ func (b *Bridge) rename(ctx context.Context, in *RenameInput) (*RenameOutput, er
 	params := t.position()
 	params["newName"] = in.NewName
 	var we workspaceEdit
+	asked := time.Now()
 	if err := b.client.Call(ctx, "textDocument/rename", params, &we); err != nil {
 		return nil, goplsError(err)
 	}
-	es, err := b.editsFrom(ctx, &we)
+	if b.afterCompute != nil {
+		b.afterCompute()
+	}
+	es, err := b.editsFrom(ctx, &we, asked)
 	if err != nil {
 		return nil, err
 	}

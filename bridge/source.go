@@ -4,16 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"unicode/utf16"
 
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
 
 // maxFileBytes bounds a file the bridge reads to show or send.
-const maxFileBytes = 8 << 20
+const maxFileBytes = iplace.MaxFileBytes
 
 // bufferKind says where a source's text comes from.
 type bufferKind int
@@ -70,7 +69,7 @@ func (b *Bridge) open(ctx context.Context, path string) (*source, error) {
 // read again only if it changed since it was last read (see
 // lspclient.Client.ReadFile).
 func (b *Bridge) readFile(path string) (string, error) {
-	return b.client.ReadFile(path, readBounded)
+	return b.client.ReadFile(path, b.reads.ReadFile)
 }
 
 // currentText returns the text of a file as gopls holds it: an open
@@ -87,6 +86,9 @@ func (b *Bridge) currentText(path string) (string, bool) {
 // without writing it, until the file is named again without text or
 // closed with go_close. The caller must release the source.
 func (b *Bridge) openOverlay(ctx context.Context, path, text string) (*source, error) {
+	if err := b.reads.CheckModText(path, text); err != nil {
+		return nil, err
+	}
 	return b.hold(ctx, path, text, fromOverlay)
 }
 
@@ -125,6 +127,9 @@ func (b *Bridge) hold(ctx context.Context, path, text string, kind bufferKind) (
 func (b *Bridge) openCurrent(ctx context.Context, path string) (*source, error) {
 	if !b.confined(path) {
 		text, err := b.readFile(path)
+		if errors.Is(err, iplace.ErrOutside) {
+			return nil, fmt.Errorf("%s leads outside the workspace root, the Go installation and the module cache, so its text is not shown; read it yourself if you trust it", b.displayPath(path))
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -148,36 +153,6 @@ func (b *Bridge) openCurrent(ctx context.Context, path string) (*source, error) 
 		return src, nil
 	}
 	return b.open(ctx, path)
-}
-
-// readBounded reads a regular file of at most maxFileBytes. Anything else
-// (a pipe, a device) is refused before it is opened: reading it could
-// block or never end.
-func readBounded(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	if fi.Size() > maxFileBytes {
-		return nil, fmt.Errorf("%s is %d bytes, larger than the %d bytes goplsmcp reads", path, fi.Size(), maxFileBytes)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	// The file may have grown since it was measured.
-	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxFileBytes {
-		return nil, fmt.Errorf("%s is larger than the %d bytes goplsmcp reads", path, maxFileBytes)
-	}
-	return data, nil
 }
 
 // line returns line i, or "" when out of range.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"io"
 	"io/fs"
 	"net/url"
@@ -458,15 +459,14 @@ func (b *Bridge) resolveDir(dir string) (string, error) {
 	if err != nil {
 		return "", errors.New(strings.Replace(err.Error(), "file ", "dir ", 1))
 	}
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return "", fmt.Errorf("dir %s does not exist; paths are relative to the workspace root %s", quote(dir), b.root)
-	}
-	if !within(b.root, real) {
+	real, err := b.reads.RealDir(p)
+	switch {
+	case errors.Is(err, iplace.ErrOutside):
 		return "", fmt.Errorf("dir %s leads outside the workspace root through a symbolic link; pass a directory inside the root", quote(dir))
-	}
-	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+	case errors.Is(err, iplace.ErrNotDir):
 		return "", fmt.Errorf("dir %s is not a directory; pass the directory of a module", quote(dir))
+	case err != nil:
+		return "", fmt.Errorf("dir %s does not exist; paths are relative to the workspace root %s", quote(dir), b.root)
 	}
 	return real, nil
 }

@@ -42,6 +42,16 @@ const (
 	DefaultMaxSessions     = 64
 )
 
+// HTTP connection timeouts. A request's headers must arrive within
+// headerTimeout and its body within bodyTimeout of them; a kept-alive
+// connection with no request is closed after connIdleTimeout. Together
+// with the connection cap they shed clients that hold sockets.
+const (
+	headerTimeout   = 10 * time.Second
+	bodyTimeout     = 30 * time.Second
+	connIdleTimeout = 60 * time.Second
+)
+
 // writeTimeout bounds one write to an HTTP client, so that a client that
 // stops reading cannot hold a call (or the session's log writer) forever.
 const writeTimeout = 30 * time.Second
@@ -71,6 +81,10 @@ type HTTPOptions struct {
 	KeepAlive time.Duration
 	// MaxSessions bounds the sessions open at once (default 64).
 	MaxSessions int
+	// MaxConns bounds the connections open at once (default
+	// [DefaultMaxConns]); at the cap the oldest connection that has not
+	// carried the token is closed to make room.
+	MaxConns int
 	// Ready, if set, says whether the server can answer calls now; while
 	// it says no, ReadyPath answers 503. It must be quick and safe for
 	// concurrent use.
@@ -147,10 +161,20 @@ func (s *Server) ServeStreamableHTTP(ctx context.Context, ln net.Listener, opts 
 		ln.Close()
 		return err
 	}
+	maxConns := opts.MaxConns
+	if maxConns <= 0 {
+		maxConns = DefaultMaxConns
+	}
+	ln = newConnLimiter(ln, maxConns)
+	// No ReadTimeout: it would also end the event streams and long calls
+	// of a client with the token; the body's deadline is set around its
+	// read (see post).
 	hs := &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: headerTimeout,
+		IdleTimeout:       connIdleTimeout,
 		MaxHeaderBytes:    64 << 10,
+		ConnContext:       withConn,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 	}
 	served := make(chan error, 1)
@@ -330,10 +354,14 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !h.authorized(r) {
+		// Refused before its body is read, and the connection closed
+		// after the answer rather than kept for another try.
+		w.Header().Set("Connection", "close")
 		w.Header().Set("WWW-Authenticate", `Bearer realm="goplsmcp"`)
 		httpError(w, http.StatusUnauthorized, "Unauthorized: send the token as Authorization: Bearer TOKEN")
 		return
 	}
+	trust(r.Context())
 	switch r.Method {
 	case http.MethodPost:
 		h.post(w, r)
@@ -479,7 +507,12 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	max := h.srv.opts.MaxMessageBytes
+	// A body that never ends would hold the connection: it has its own
+	// deadline, lifted once read so that the answer may take its time.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(bodyTimeout))
 	body, err := io.ReadAll(io.LimitReader(r.Body, int64(max)+1))
+	_ = rc.SetReadDeadline(time.Time{})
 	if err != nil {
 		httpError(w, http.StatusBadRequest, "Bad Request: the body could not be read")
 		return

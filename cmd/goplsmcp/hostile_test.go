@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -540,4 +542,167 @@ func TestHostileLimits(t *testing.T) {
 	}
 	failed := runHostileRows(t, s, rows, 20000, strings.NewReplacer())
 	t.Logf("%d limit rows and %d before initialize, %d failed", len(rows), len(early), failed)
+}
+
+// TestHostileLeaks is a repository that tries to make goplsmcp show what
+// lies outside it: a file link to a secret file (mode 600) and one to
+// /proc/self/environ (whose text holds a marker variable of the server's
+// environment), each embedded; a directory link to outside code, called
+// and embedded through; and unsaved go.mod and go.work text that points
+// at an outside module. Every tool that returns places is called on them
+// through the real binary; neither the secret nor the marker may appear
+// in any answer, or in the server's log.
+func TestHostileLeaks(t *testing.T) {
+	root := exampleRoot(t)
+	secret, marker := "SECRET"+randomHex(t), "MARKER"+randomHex(t)
+	t.Setenv("GOPLSMCP_LEAK_MARKER", marker)
+	out := filepath.Join(t.TempDir(), "outside")
+	write := func(path, text string, mode os.FileMode) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(out, "secret.txt"), secret+"\n", 0o600)
+	write(filepath.Join(out, "pkg", "pkg.go"), "package sub\n\n// Hidden is declared outside the root.\nfunc Hidden() string { return \""+secret+"\" }\n", 0o644)
+	write(filepath.Join(out, "pkg", "secret.txt"), secret+"\n", 0o644)
+	write(filepath.Join(out, "ext", "go.mod"), "module example.com/ext\n\ngo 1.26\n", 0o644)
+	write(filepath.Join(out, "ext", "ext.go"), "package ext\n\n// Ext is outside.\nfunc Ext() string { return \""+secret+"\" }\n", 0o644)
+	leak := `package leak
+
+import (
+	_ "embed"
+
+	"example.com/shapes/sub"
+)
+
+//go:embed env.txt
+var Env string
+
+//go:embed secret.txt
+var Secret string
+
+//go:embed data/secret.txt
+var Data string
+
+// Use calls code behind a directory link out of the root.
+func Use() string { return sub.Hidden() + Env + Secret + Data }
+`
+	write(filepath.Join(root, "leak", "leak.go"), leak, 0o644)
+	// A go.work on disk, for unsaved text of it to be given.
+	write(filepath.Join(root, "go.work"), "go 1.26\n\nuse .\n", 0o644)
+	for link, target := range map[string]string{
+		"leak/env.txt":    "/proc/self/environ",
+		"leak/secret.txt": filepath.Join(out, "secret.txt"),
+		"leak/data":       filepath.Join(out, "pkg"),
+		"sub":             filepath.Join(out, "pkg"),
+	} {
+		if err := os.Symlink(target, filepath.Join(root, filepath.FromSlash(link))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// at addresses the first occurrence of word after anchor in leak.go.
+	at := func(anchor, word string) string {
+		t.Helper()
+		for i, line := range strings.Split(leak, "\n") {
+			if j := strings.Index(line, anchor); j >= 0 {
+				k := strings.Index(line[j:], word)
+				return fmt.Sprintf(`"file":"leak/leak.go","line":%d,"character":%d`, i, j+k)
+			}
+		}
+		t.Fatalf("%q is not in leak.go", anchor)
+		return ""
+	}
+	gomod := "module example.com/shapes\n\ngo 1.26\n\nrequire example.com/ext v0.0.0\n\nreplace example.com/ext => "
+	calls := []struct{ tool, args, want string }{
+		{"go_definition", "{" + at("go:embed env.txt", "env.txt") + "}", ""},
+		{"go_definition", "{" + at("go:embed secret.txt", "secret.txt") + "}", ""},
+		{"go_definition", "{" + at("go:embed data/", "data/") + "}", ""},
+		{"go_definition", "{" + at("sub.Hidden()", "Hidden") + "}", ""},
+		{"go_definition", "{" + at("var Env", "Env") + `,"kind":"type"}`, ""},
+		{"go_references", "{" + at("sub.Hidden()", "Hidden") + "}", ""},
+		{"go_references", "{" + at("var Env", "Env") + "}", ""},
+		{"go_describe", "{" + at("sub.Hidden()", "Hidden") + `,"detailed":true}`, ""},
+		{"go_describe", "{" + at("go:embed env.txt", "env.txt") + "}", ""},
+		{"go_source", "{" + at("sub.Hidden()", "Hidden") + "}", "error: "},
+		{"go_source", `{"symbol":"sub.Hidden"}`, "error: "},
+		{"go_source", "{" + at("var Secret", "Secret") + "}", ""},
+		{"go_call_hierarchy", "{" + at("func Use", "Use") + `,"direction":"outgoing","depth":2}`, ""},
+		{"go_call_hierarchy", "{" + at("sub.Hidden()", "Hidden") + `,"direction":"incoming"}`, ""},
+		{"go_implementations", "{" + at("sub.Hidden()", "Hidden") + "}", ""},
+		{"go_signature", "{" + at("sub.Hidden()", "()") + "}", ""},
+		{"go_symbols", `{"file":"leak/leak.go","detailed":true}`, ""},
+		{"go_search", `{"query":"Hidden","detailed":true}`, ""},
+		{"go_search", `{"query":"Ext","scope":"all","detailed":true}`, ""},
+		{"go_file_context", `{"file":"leak/leak.go","detailed":true}`, ""},
+		{"go_context", `{"file":"leak/leak.go"}`, ""},
+		{"go_file_metadata", `{"file":"leak/leak.go"}`, ""},
+		{"go_package_api", `{"packagePaths":["example.com/shapes/sub"],"detailed":true}`, ""},
+		{"go_package_api", `{"packagePaths":["example.com/shapes/leak"],"detailed":true}`, ""},
+		{"go_diagnostics", `{"files":["leak/leak.go"]}`, ""},
+		{"go_workspace", `{}`, ""},
+		{"go_diagnostics", `{"file":"go.mod","text":` + jsonString(gomod+filepath.Join(out, "ext")+"\n") + `}`, "error: points at"},
+		{"go_diagnostics", `{"file":"go.mod","text":` + jsonString(gomod+"../outside/ext\n") + `}`, "error: points at"},
+		{"go_diagnostics", `{"file":"go.work","text":` + jsonString("go 1.26\n\nuse (\n\t.\n\t"+filepath.Join(out, "ext")+"\n)\n") + `}`, "error: points at"},
+		{"go_source", `{"symbol":"ext.Ext"}`, "error: "},
+		{"go_package_api", `{"packagePaths":["example.com/ext"],"detailed":true}`, ""},
+	}
+	s := startSession(t, "--root", root, "--gopls", goplsPath(t))
+	goplsPID := s.goplsPID()
+	var logs []string
+	drain := func() {
+		for {
+			select {
+			case line := <-s.stderr:
+				logs = append(logs, line)
+			default:
+				return
+			}
+		}
+	}
+	for _, c := range calls {
+		m := s.request("tools/call", `{"name":`+jsonString(c.tool)+`,"arguments":`+c.args+`}`)
+		data, _ := json.Marshal(m)
+		answer := string(data)
+		if strings.Contains(answer, secret) || strings.Contains(answer, marker) {
+			t.Errorf("%s %s leaks what lies outside the root:\n%.2000s", c.tool, c.args, answer)
+		}
+		res, _ := m["result"].(map[string]any)
+		if c.want != "" && res != nil {
+			text, _ := res["content"].([]any)[0].(map[string]any)["text"].(string)
+			isError, _ := res["isError"].(bool)
+			kind, frag, _ := strings.Cut(c.want, ": ")
+			if (kind == "error") != isError || !strings.Contains(text, frag) {
+				t.Errorf("%s %s: got isError=%v %q, want %s containing %q", c.tool, c.args, isError, text, kind, frag)
+			}
+		}
+		drain()
+	}
+	if err := syscall.Kill(goplsPID, 0); err != nil {
+		t.Errorf("gopls %d is gone: %v", goplsPID, err)
+	}
+	s.stdin.Close()
+	for range s.lines {
+	}
+	<-s.exited
+	drain()
+	for _, line := range logs {
+		if strings.Contains(line, secret) || strings.Contains(line, marker) {
+			t.Errorf("the log leaks what lies outside the root: %.500s", line)
+		}
+	}
+	t.Logf("%d calls, %d log lines, nothing leaked", len(calls), len(logs))
+}
+
+// randomHex is 16 random hexadecimal digits.
+func randomHex(t *testing.T) string {
+	t.Helper()
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(b[:])
 }

@@ -39,11 +39,12 @@ var writeCalls = map[string][]string{
 // the reason. Paths are relative to the module root.
 var writeAllowed = map[string]string{
 	"cmd/goplsmcp/run.go:startStack:os.OpenFile":             "--log-file: the log goes to a file the user names on the command line",
-	"bridge/apply.go:apply:os.Remove":                        "--allow-write and apply: true only: removes its own temporary file after linking a new file into place",
-	"bridge/apply.go:apply:os.Link":                          "--allow-write and apply: true only: links a new file into place, never over another",
-	"bridge/apply.go:apply:os.Rename":                        "--allow-write and apply: true only: renames the checked temporary file over its target",
-	"bridge/apply.go:writeTemp:os.CreateTemp":                "--allow-write and apply: true only: the temporary file beside the target",
-	"bridge/apply.go:writeTemp:os.Remove":                    "--allow-write and apply: true only: removes the temporary file when writing it failed",
+	"bridge/internal/edit/write.go:Write:os.Remove":          "--allow-write and apply: true only: removes its own temporary files (after linking a new file into place, or when the apply stops)",
+	"bridge/internal/edit/write.go:Write:os.Link":            "--allow-write and apply: true only: links a new file into place, never over another",
+	"bridge/internal/edit/write.go:Write:os.Rename":          "--allow-write and apply: true only: renames the checked temporary file over its target",
+	"bridge/internal/edit/write.go:writeTemp:os.CreateTemp":  "--allow-write and apply: true only: the temporary file beside the target",
+	"bridge/internal/edit/write.go:writeTemp:os.Remove":      "--allow-write and apply: true only: removes the temporary file when writing it failed",
+	"bridge/internal/edit/write.go:writeInPlace:os.OpenFile": "--allow-write and apply: true only: rewrites a checked hard-linked file (or one whose owner a rename would lose) in place",
 	"cmd/goplsmcp/run.go:startCPUProfile:os.Create":          "--cpuprofile: the profile goes to a file the user names on the command line",
 	"cmd/goplsmcp/run.go:goplsVersion:exec.CommandContext":   "gopls version, for --version",
 	"lspclient/process.go:spawn:exec.Command":                "gopls itself, which is told no edits are applied (workspace/applyEdit answers applied: false)",

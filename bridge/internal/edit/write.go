@@ -1,0 +1,265 @@
+package edit
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/goplsmcp/goplsmcp/bridge/internal/place"
+)
+
+// A File is one file of a change on its way to disk.
+type File struct {
+	// Path is the file as gopls named it: absolute, clean, inside the
+	// root.
+	Path string
+	// Name is how messages name it.
+	Name string
+	// Created says the change creates the file, which must not exist.
+	Created bool
+	// Sum is the SHA-256 of the bytes the edits were computed from,
+	// which the file must still hold to be written.
+	Sum [32]byte
+	// After is the new content.
+	After string
+}
+
+// A Writer writes changes to files inside the root of its gate.
+type Writer struct {
+	Gate *place.Gate
+	// BeforeWrite, if set, runs after the new contents are prepared and
+	// before the targets are locked and checked: tests change a file
+	// there to race the write.
+	BeforeWrite func()
+}
+
+// locks are the per-file write locks of the process, by real path: two
+// sessions (or two calls) applying to one file take turns, and each
+// re-checks the file after the other wrote it.
+var locks sync.Map // string → *sync.Mutex
+
+func lockFile(path string) func() {
+	m, _ := locks.LoadOrStore(path, new(sync.Mutex))
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
+}
+
+// pending is one file prepared to be written.
+type pending struct {
+	f       *File
+	target  string // the real path written
+	tmp     string // the new content beside it; "" when written in place
+	inPlace bool
+}
+
+// Write writes files, each atomically where it can. Right before the
+// first file is replaced every target is checked again, under its lock:
+// it must still resolve to where it did inside the root and hold the
+// bytes its edits were computed from (or, for a new file, still not
+// exist). If any fails nothing is written and the error names the file.
+// written holds the paths written (as named and as resolved), with
+// whether each was created, also when a later write failed.
+func (w *Writer) Write(files []File) (written map[string]bool, err error) {
+	var ps []*pending
+	defer func() {
+		for _, p := range ps {
+			if p.tmp != "" {
+				_ = os.Remove(p.tmp)
+			}
+		}
+	}()
+	for i := range files {
+		f := &files[i]
+		t, err := w.target(f)
+		if err != nil {
+			return nil, err
+		}
+		p := &pending{f: f, target: t.path}
+		switch {
+		case f.Created:
+			p.tmp, err = writeTemp(t.path, f.After, 0o644, nil)
+		case t.links > 1:
+			// Renaming over a hard-linked file would leave the other
+			// names holding the old content.
+			p.inPlace = true
+		default:
+			p.tmp, err = writeTemp(t.path, f.After, t.mode, t.owner)
+			if errors.Is(err, errOwner) {
+				p.inPlace, err = true, nil
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("preparing the write of %s: %v; nothing was written", f.Name, err)
+		}
+		ps = append(ps, p)
+	}
+	if w.BeforeWrite != nil {
+		w.BeforeWrite()
+	}
+	targets := make([]string, 0, len(ps))
+	for _, p := range ps {
+		targets = append(targets, p.target)
+	}
+	slices.Sort(targets)
+	for _, t := range slices.Compact(targets) {
+		defer lockFile(t)()
+	}
+	for _, p := range ps {
+		if err := w.checkUnchanged(p); err != nil {
+			return nil, err
+		}
+	}
+	written = map[string]bool{}
+	for i, p := range ps {
+		var err error
+		switch {
+		case p.f.Created:
+			// Linked, not renamed: it fails if something appeared there.
+			err = os.Link(p.tmp, p.target)
+			_ = os.Remove(p.tmp)
+		case p.inPlace:
+			err = writeInPlace(p.target, p.f.After)
+		default:
+			err = os.Rename(p.tmp, p.target)
+		}
+		p.tmp = ""
+		if err != nil {
+			var done []string
+			for _, q := range ps[:i] {
+				done = append(done, q.f.Name)
+			}
+			return written, fmt.Errorf("writing %s failed (%v) after %d of %d files were written (%s); check them with git diff",
+				p.f.Name, unwrap(err), i, len(ps), strings.Join(done, ", "))
+		}
+		written[p.f.Path] = p.f.Created
+		written[p.target] = p.f.Created
+	}
+	return written, nil
+}
+
+func unwrap(err error) error {
+	if u := errors.Unwrap(err); u != nil {
+		return u
+	}
+	return err
+}
+
+// target is where a file is written and what it must keep.
+type target struct {
+	path  string
+	mode  fs.FileMode
+	owner *owner // nil when unknown or for a new file
+	links uint64
+}
+
+// target resolves where f is written: the real path of an existing
+// regular file inside the root, or, for a new file, a path in an
+// existing directory inside the root.
+func (w *Writer) target(f *File) (target, error) {
+	root := w.Gate.Root()
+	if f.Created {
+		dir, err := filepath.EvalSymlinks(filepath.Dir(f.Path))
+		if err != nil {
+			return target{}, fmt.Errorf("the change creates %s, whose directory does not exist; create it first", f.Name)
+		}
+		if !place.Within(root, dir) {
+			return target{}, fmt.Errorf("the change creates %s, whose directory leads outside the workspace root; nothing was written", f.Name)
+		}
+		return target{path: filepath.Join(dir, filepath.Base(f.Path))}, nil
+	}
+	real, err := filepath.EvalSymlinks(f.Path)
+	if err != nil {
+		return target{}, fmt.Errorf("%s is not on disk (a snippet, or a file deleted since the edits were computed), and apply writes files on disk; nothing was written", f.Name)
+	}
+	if !place.Within(root, real) {
+		return target{}, fmt.Errorf("%s leads outside the workspace root through a symbolic link, and goplsmcp writes only inside it; nothing was written", f.Name)
+	}
+	fi, err := os.Lstat(real)
+	if err != nil || !fi.Mode().IsRegular() {
+		return target{}, fmt.Errorf("%s is not a regular file; nothing was written", f.Name)
+	}
+	o, links := ownerOf(fi)
+	return target{path: real, mode: fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky), owner: o, links: links}, nil
+}
+
+// checkUnchanged checks, under the target's lock, that it still resolves
+// where it did and holds the bytes the edits apply to.
+func (w *Writer) checkUnchanged(p *pending) error {
+	t, err := w.target(p.f)
+	if err != nil {
+		return err
+	}
+	if t.path != p.target {
+		return fmt.Errorf("%s now resolves to another file than when the edits were computed; nothing was written; call again", p.f.Name)
+	}
+	if p.f.Created {
+		if _, err := os.Lstat(t.path); !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("the change creates %s, which exists now; nothing was written; call again", p.f.Name)
+		}
+		return nil
+	}
+	data, err := w.Gate.ReadFile(t.path)
+	if err != nil || sha256.Sum256(data) != p.f.Sum {
+		return fmt.Errorf("%s on disk is not the text the edits were computed for: it changed since, or the call gave unsaved text for it; nothing was written; call again (without text) to compute the edits afresh", p.f.Name)
+	}
+	return nil
+}
+
+// errOwner says a temporary file cannot be given the owner of the file
+// it would replace.
+var errOwner = errors.New("cannot keep the file's owner")
+
+// writeTemp writes content to a new temporary file beside target, with
+// the given mode and owner, and returns its path. Its name starts with a
+// dot, so that neither the go command nor the watcher takes it for a
+// source file. On any failure it is removed.
+func writeTemp(target, content string, mode fs.FileMode, o *owner) (string, error) {
+	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".goplsmcp-*")
+	if err != nil {
+		return "", err
+	}
+	_, err = f.WriteString(content)
+	// The owner first: changing it clears the setuid and setgid bits.
+	if err == nil && o != nil {
+		err = o.keep(f)
+	}
+	if err == nil {
+		err = f.Chmod(mode)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}
+
+// writeInPlace replaces the content of the file at path, keeping its
+// inode (and so its hard links, mode and owner). Not atomic: it is used
+// only where a rename would lose what the file is.
+func writeInPlace(path, content string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(content)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

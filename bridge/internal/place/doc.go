@@ -1,0 +1,11 @@
+// Package place owns the one read gate of goplsmcp: whether the bytes of a
+// path may be read to answer a call. A path passes if, after resolving its
+// symbolic links, it is inside the workspace root, or it is Go source
+// (a .go file or go.mod) of the Go installation (GOROOT) or the module
+// cache (GOMODCACHE). Every read of a workspace path for an answer goes
+// through Gate.ReadFile; a place outside the gate may be named as gopls
+// gave it, but its text is never read.
+//
+// It imports only the standard library; bridge composes a Gate and
+// passes it down.
+package place

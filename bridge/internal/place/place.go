@@ -1,0 +1,132 @@
+package place
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// MaxFileBytes bounds a file read for an answer.
+const MaxFileBytes = 8 << 20
+
+// ErrOutside marks a path the gate refuses: its bytes are not read.
+var ErrOutside = errors.New("outside the workspace root, the Go installation and the module cache")
+
+// A Gate decides which files may be read for an answer. Root is fixed;
+// the Go installation and the module cache are learnt on first need,
+// through Dirs, since learning them runs the go command.
+type Gate struct {
+	root string
+	dirs func() (goroot, modcache string)
+}
+
+// New returns the gate of root, which must be absolute, clean and free of
+// symbolic links. dirs returns GOROOT and GOMODCACHE with their links
+// resolved ("" when unknown); it may be nil.
+func New(root string, dirs func() (goroot, modcache string)) *Gate {
+	return &Gate{root: root, dirs: dirs}
+}
+
+// Root is the workspace root.
+func (g *Gate) Root() string { return g.root }
+
+// Readable resolves path through its symbolic links and reports the real
+// path if its bytes may be read for an answer: inside the root, or Go
+// source of GOROOT or the module cache. Otherwise the error wraps
+// ErrOutside (or says why the path cannot be resolved).
+func (g *Gate) Readable(path string) (string, error) {
+	if !filepath.IsAbs(path) {
+		return "", fmt.Errorf("%s is not an absolute path: %w", path, ErrOutside)
+	}
+	real, err := filepath.EvalSymlinks(filepath.Clean(path))
+	if err != nil {
+		return "", err
+	}
+	if g.admits(real) {
+		return real, nil
+	}
+	return "", fmt.Errorf("%s: %w", path, ErrOutside)
+}
+
+// admits reports whether real, a path with no symbolic link, passes.
+func (g *Gate) admits(real string) bool {
+	if Within(g.root, real) {
+		return true
+	}
+	if !IsGoSource(real) || g.dirs == nil {
+		return false
+	}
+	goroot, modcache := g.dirs()
+	return goroot != "" && Within(goroot, real) || modcache != "" && Within(modcache, real)
+}
+
+// IsGoSource reports whether path names Go source shown from outside the
+// root: a .go file or a go.mod.
+func IsGoSource(path string) bool {
+	return strings.HasSuffix(path, ".go") || filepath.Base(path) == "go.mod"
+}
+
+// ReadFile reads the file at path if the gate admits it: a regular file
+// of at most MaxFileBytes, opened by its real path. Anything else (a
+// pipe, a device) is refused before it is opened, since reading it could
+// block or never end.
+func (g *Gate) ReadFile(path string) ([]byte, error) {
+	data, _, err := g.ReadFileInfo(path)
+	return data, err
+}
+
+// ReadFileInfo is ReadFile that also returns the file's information as
+// it was after the read: a change during the read shows in its
+// modification time.
+func (g *Gate) ReadFileInfo(path string) ([]byte, os.FileInfo, error) {
+	real, err := g.Readable(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Measured before it is opened: opening a pipe could block.
+	fi, err := os.Stat(real)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	f, err := os.Open(real)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	// A link swapped in on the way since it was resolved would open
+	// another file than the one checked.
+	if ofi, err := f.Stat(); err != nil || !os.SameFile(fi, ofi) {
+		return nil, nil, fmt.Errorf("%s changed while it was opened: %w", path, ErrOutside)
+	}
+	if fi.Size() > MaxFileBytes {
+		return nil, nil, fmt.Errorf("%s is %d bytes, larger than the %d bytes goplsmcp reads", path, fi.Size(), MaxFileBytes)
+	}
+	// The file may have grown since it was measured.
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(data) > MaxFileBytes {
+		return nil, nil, fmt.Errorf("%s is larger than the %d bytes goplsmcp reads", path, MaxFileBytes)
+	}
+	after, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	return data, after, nil
+}
+
+// Within reports whether path is root or below it. Both must be clean.
+func Within(root, path string) bool {
+	if path == root {
+		return true
+	}
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
