@@ -286,9 +286,9 @@ func (b *Bridge) packageDir(ctx context.Context, path string, workspace map[stri
 	}
 	listCtx, cancel := context.WithTimeout(ctx, goCommandTimeout)
 	defer cancel()
-	// As gopls's go command looks (--env GOMODCACHE=... included), and
-	// never downloading.
-	outb, err := goCommand(listCtx, b.root, append(b.client.GoEnv(), "GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=readonly"),
+	// As gopls's go command looks (--env GOMODCACHE=... included, vendor/
+	// where it is consistent), and never downloading.
+	outb, err := goCommand(listCtx, b.root, b.client.OfflineGoEnv(),
 		"list", "-find", "-e", "-f", "{{.Dir}}", "--", path)
 	if err == nil {
 		if dir := strings.TrimSpace(string(outb)); dir != "" && isDir(dir) {

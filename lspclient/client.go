@@ -17,6 +17,9 @@ import (
 var (
 	// ErrTimeout means gopls did not answer within the request timeout.
 	ErrTimeout = errors.New("gopls did not answer in time")
+	// ErrLoadTimeout means gopls did not finish loading the workspace
+	// within the load timeout.
+	ErrLoadTimeout = errors.New("gopls did not finish loading the workspace in time")
 	// ErrExited means the gopls process ended while a request was pending.
 	ErrExited = errors.New("gopls exited")
 	// ErrClosed means the client has been closed.
@@ -28,6 +31,11 @@ var (
 
 // DefaultTimeout bounds each request to gopls when Options.Timeout is zero.
 const DefaultTimeout = 30 * time.Second
+
+// DefaultLoadTimeout bounds the wait for gopls's workspace load when
+// Options.LoadTimeout is zero: a large repository with an empty gopls
+// cache takes minutes, and the first call must not fail for that.
+const DefaultLoadTimeout = 10 * time.Minute
 
 // Defaults of the crash-loop policy: this many unexpected ends of gopls
 // within the window make the client stop restarting it until the window
@@ -55,16 +63,22 @@ type Options struct {
 	// Env holds KEY=VALUE pairs added to gopls's environment.
 	Env []string
 	// AllowNetwork lets the go command that gopls runs download modules
-	// and toolchains. Without it gopls runs with GOPROXY=off,
-	// GOTOOLCHAIN=local and -mod=readonly added to GOFLAGS.
+	// and toolchains. Without it gopls runs with GOPROXY=off and
+	// GOTOOLCHAIN=local, and -mod=mod dropped from GOFLAGS (the go
+	// command's own module mode, read-only or vendor, is kept).
 	AllowNetwork bool
 	// Settings are gopls settings, sent as initializationOptions and in
 	// answer to workspace/configuration. Keys here override the defaults.
 	Settings map[string]any
 	// Logger receives the client's log and gopls's stderr; nil discards.
 	Logger *slog.Logger
-	// Timeout bounds each request (default 30 s), and each write to gopls.
+	// Timeout bounds each request (default 30 s), and each write to gopls,
+	// once the workspace is loaded.
 	Timeout time.Duration
+	// LoadTimeout bounds the wait for gopls's workspace load (default
+	// 10 min), which requests made during it wait for before Timeout
+	// starts to count.
+	LoadTimeout time.Duration
 	// CrashLimit and CrashWindow set the crash-loop policy (defaults 5 and
 	// one minute): after CrashLimit unexpected ends of gopls within
 	// CrashWindow, requests fail with [ErrCrashLoop] until the oldest of
@@ -140,6 +154,9 @@ type Client struct {
 func Start(ctx context.Context, opts Options) (*Client, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
+	}
+	if opts.LoadTimeout <= 0 {
+		opts.LoadTimeout = DefaultLoadTimeout
 	}
 	if opts.CrashLimit <= 0 {
 		opts.CrashLimit = DefaultCrashLimit
@@ -263,6 +280,17 @@ func isWorkspaceWide(ctx context.Context) bool {
 // traced is Call, recording each attempt under name in the context's
 // trace (see [WithTrace]).
 func (c *Client) traced(ctx context.Context, name, method string, params, result any) error {
+	// gopls answers nothing until its workspace load is over, and that
+	// takes as long as the workspace is big: the wait has its own bound,
+	// and --timeout counts only gopls's answer after it.
+	if !c.Loaded() {
+		began := time.Now()
+		err := c.awaitLoad(ctx)
+		record(ctx, "waiting for the workspace to load", began, err)
+		if err != nil {
+			return err
+		}
+	}
 	// Files changed on disk are told to gopls before it answers.
 	c.watch.barrier()
 	if isWorkspaceWide(ctx) {
