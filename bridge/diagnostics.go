@@ -497,6 +497,10 @@ func (b *Bridge) shapeDiagnostics(byURI map[string][]protocol.Diagnostic, limit 
 				// how to get it.
 				x.hint = b.missingFor(d.Message)
 			}
+			if strings.Contains(d.Message, "Inconsistent vendoring") {
+				// gopls names `go mod vendor` even in a go.work.
+				x.hint = b.vendorFix()
+			}
 			if detailed {
 				x.endLine, x.endChar = int(d.Range.End.Line), int(d.Range.End.Character)
 				x.text = lines.line(uri, x.line)

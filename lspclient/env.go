@@ -72,8 +72,10 @@ func goEnvFileValue(env []string, key string) string {
 	return value
 }
 
-// lookupEnv returns the value of key in env. As for os/exec, the last
-// occurrence wins.
+// LookupEnv returns the value of key in env (KEY=VALUE pairs). As for
+// os/exec, the last occurrence wins.
+func LookupEnv(env []string, key string) string { return lookupEnv(env, key) }
+
 func lookupEnv(env []string, key string) string {
 	for i := len(env) - 1; i >= 0; i-- {
 		if v, ok := strings.CutPrefix(env[i], key+"="); ok {
