@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"go/parser"
@@ -51,9 +52,11 @@ type diskModule struct {
 	missing []string
 	// requires are its requirements as go.mod states them, path@version.
 	requires []string
-	// vendorFix, for a module built from a vendor/ that no longer matches
-	// its requirements, is the sentence that says so and how to fix it.
-	vendorFix string
+	// loadFix, for a module the go command loads no package of (a
+	// vendor/ that no longer matches its requirements, a go directive
+	// newer than the installed Go), is the sentence that says so and how
+	// to fix it.
+	loadFix string
 }
 
 // diskModules returns the modules under the root, the root's first, then
@@ -91,13 +94,23 @@ func (b *Bridge) findModules() []diskModule {
 	for _, m := range mods {
 		tree[m.path] = true
 	}
+	// Offline the go command runs only the installed toolchain
+	// (GOTOOLCHAIN=local) and refuses a module that needs a newer one.
+	if installed := b.goVersion(); installed != "" && !b.client.AllowsNetwork() {
+		for i, m := range mods {
+			if m.goVersion != "" && version.Compare("go"+m.goVersion, installed) > 0 {
+				mods[i].loadFix = fmt.Sprintf("%s requires go %s but the installed Go is %s, and goplsmcp does not download toolchains: install Go %s or newer (or restart goplsmcp with --allow-network)",
+					b.displayPath(m.gomod), m.goVersion, installed, m.goVersion)
+			}
+		}
+	}
 	readonly := strings.Contains(lspclient.LookupEnv(b.client.OfflineGoEnv(), "GOFLAGS"), "-mod=readonly")
 	for i := range mods {
 		if !readonly && b.vendored(mods[i]) {
 			// The go command builds it from vendor/, not the module
 			// cache: nothing is missing that a download would bring.
 			mods[i].missing = nil
-			mods[i].vendorFix = b.vendorMismatch(mods[i], mods)
+			mods[i].loadFix = cmp.Or(mods[i].loadFix, b.vendorMismatch(mods[i], mods))
 			continue
 		}
 		mods[i].missing = slices.DeleteFunc(mods[i].missing, func(req string) bool {
@@ -179,11 +192,11 @@ func (b *Bridge) vendorMismatch(m diskModule, mods []diskModule) string {
 	return fmt.Sprintf("vendor/modules.txt does not match %s, so the go command loads no package: run `%s` %s", what, cmd, where)
 }
 
-// vendorFix returns the first module's vendorFix; "" if none has one.
-func (b *Bridge) vendorFix() string {
+// loadFix returns the first module's loadFix; "" if none has one.
+func (b *Bridge) loadFix() string {
 	for _, m := range b.diskModules() {
-		if m.vendorFix != "" {
-			return m.vendorFix
+		if m.loadFix != "" {
+			return m.loadFix
 		}
 	}
 	return ""
@@ -516,7 +529,7 @@ func (b *Bridge) missingHintFor(msg string) string {
 	if hint := b.missingFor(msg); hint != "" || !loadFailure.MatchString(msg) {
 		return hint
 	}
-	if fix := b.vendorFix(); fix != "" {
+	if fix := b.loadFix(); fix != "" {
 		return fix
 	}
 	mods := b.missingModules()

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -228,6 +229,112 @@ func TestInconsistentVendor(t *testing.T) {
 				if !strings.Contains(ours.Text(), tt.fix) {
 					t.Errorf("%s does not name %s:\n%s", tool, tt.fix, ours.Text())
 				}
+			}
+		})
+	}
+}
+
+// writeShape writes files (name → content) into a new root.
+func writeShape(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := realTempDir(t)
+	for name, data := range files {
+		writeWorkspaceFile(t, root, name, []byte(data))
+	}
+	return root
+}
+
+// TestNewerGo: a go.mod that needs a newer Go than the installed one,
+// offline, gets one sentence naming both versions and what to install, on
+// every answer that the refused load empties, and gopls keeps running.
+func TestNewerGo(t *testing.T) {
+	root := writeShape(t, map[string]string{
+		"go.mod":  "module example.com/future\n\ngo 1.99\n",
+		"main.go": "package main\n\n// Hello greets.\nfunc Hello() string { return \"hi\" }\n\nfunc main() { println(Hello()) }\n",
+	})
+	st := startStackOf(t, root, stackConfig{})
+	pid := st.lsp.PID()
+	ctx := testCtx(t)
+	want := regexp.MustCompile(`go\.mod requires go 1\.99 but the installed Go is go1\.\d+(\.\d+)?, and goplsmcp does not download toolchains: install Go 1\.99 or newer`)
+	for _, call := range []struct {
+		tool    string
+		args    map[string]any
+		isError bool
+	}{
+		{"go_workspace", map[string]any{}, false},
+		{"go_diagnostics", map[string]any{}, false},
+		{"go_symbol_references", map[string]any{"file": "main.go", "symbol": "Hello"}, true},
+		{"go_diagnostics", map[string]any{}, false},
+	} {
+		res, err := st.client.CallTool(ctx, call.tool, call.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.IsError != call.isError || !want.MatchString(res.Text()) {
+			t.Errorf("%s (error %v): %s\nwant the error %v and a sentence matching %s", call.tool, res.IsError, res.Text(), call.isError, want)
+		}
+	}
+	if got := st.lsp.PID(); got != pid {
+		t.Errorf("gopls was restarted (pid %d, then %d): a refused load must not look like a crash", pid, got)
+	}
+}
+
+// TestBuildTagsFromGOFLAGS: GOFLAGS=-tags=... in goplsmcp's environment
+// reaches gopls's go command, so symbols in the tagged files resolve, as
+// for gopls mcp run with the same environment.
+func TestBuildTagsFromGOFLAGS(t *testing.T) {
+	t.Setenv("GOFLAGS", "-tags=special")
+	root := writeShape(t, map[string]string{
+		"go.mod":     "module example.com/tagged\n\ngo 1.26\n",
+		"main.go":    "package main\n\nfunc main() { println(Tagged()) }\n",
+		"special.go": "//go:build special\n\npackage main\n\n// Tagged is built only with -tags=special.\nfunc Tagged() int { return 1 }\n",
+	})
+	s := startShape(t, root, []string{"GOPROXY=off", "GOTOOLCHAIN=local"})
+	s.ask(t, "go_diagnostics", `{}`)
+	s.ask(t, "go_symbol_references", `{"file":"$WORKDIR/main.go","symbol":"Tagged"}`)
+	s.ask(t, "go_symbol_references", `{"file":"$WORKDIR/special.go","symbol":"Tagged"}`)
+	res, err := s.ours.CallTool(testCtx(t), "go_definition", map[string]any{"file": "main.go", "symbol": "Tagged"})
+	if err != nil || res.IsError || !strings.Contains(res.Text(), "special.go") {
+		t.Errorf("go_definition of Tagged = %v %s; want special.go", err, res.Text())
+	}
+}
+
+// TestCgo: a package that imports "C" answers for its Go parts with and
+// without a C compiler, as gopls mcp does; without one, go_diagnostics
+// says what cannot be checked.
+func TestCgo(t *testing.T) {
+	files := map[string]string{
+		"go.mod": "module example.com/cgo\n\ngo 1.26\n",
+		"c.go": "package main\n\n// #include <stdlib.h>\n// static int twice(int x) { return 2 * x; }\nimport \"C\"\n\n" +
+			"// Twice doubles n in C.\nfunc Twice(n int) int { return int(C.twice(C.int(n))) }\n",
+		"main.go": "package main\n\n// Plain is Go only.\nfunc Plain() int { return Twice(2) }\n\nfunc main() { println(Plain()) }\n",
+	}
+	for _, tt := range []struct {
+		name string
+		env  []string
+	}{
+		{"with a C compiler", []string{"GOPROXY=off", "GOTOOLCHAIN=local", "CGO_ENABLED=1"}},
+		{"without a C compiler", []string{"GOPROXY=off", "GOTOOLCHAIN=local", "CGO_ENABLED=1", "CC=goplsmcp-no-such-cc"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.name == "with a C compiler" {
+				if _, err := exec.LookPath("cc"); err != nil {
+					t.Skip("no C compiler (cc) on PATH")
+				}
+			}
+			s := startShape(t, writeShape(t, files), tt.env)
+			s.ask(t, "go_symbol_references", `{"file":"$WORKDIR/main.go","symbol":"Plain"}`)
+			s.ask(t, "go_symbol_references", `{"file":"$WORKDIR/main.go","symbol":"Twice"}`)
+			res, err := s.ours.CallTool(testCtx(t), "go_diagnostics", map[string]any{})
+			if err != nil || res.IsError {
+				t.Fatalf("go_diagnostics: %v %s", err, res.Text())
+			}
+			const hint = "no C compiler (goplsmcp-no-such-cc) was found, so the cgo parts (C.…) cannot be checked"
+			if noCC := strings.Contains(strings.Join(tt.env, " "), "no-such-cc"); noCC != strings.Contains(res.Text(), hint) {
+				t.Errorf("go_diagnostics %s:\n%s\nwant the sentence %q: %v", tt.name, res.Text(), hint, noCC)
+			}
+			if strings.Contains(res.Text(), "undefined: C.") && !strings.Contains(res.Text(), "undefined: C.twice; "+hint) {
+				t.Errorf("go_diagnostics: the errors of the cgo parts do not say why:\n%s", res.Text())
 			}
 		})
 	}

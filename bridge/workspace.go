@@ -43,7 +43,7 @@ type WorkspaceModule struct {
 	NotLoaded bool     `json:"notLoaded,omitempty" jsonschema:"gopls has not loaded it yet; it does once a call names one of its files"`
 	Missing   []string `json:"missing,omitempty" jsonschema:"its requirements missing from the module cache, as path@version: offline, their packages cannot be imported"`
 	Fix       string   `json:"fix,omitempty" jsonschema:"the one command that gets the missing requirements"`
-	Vendor    string   `json:"vendor,omitempty" jsonschema:"why the go command refuses the vendor directory it builds from, and the command that rewrites it"`
+	Problem   string   `json:"problem,omitempty" jsonschema:"why the go command loads none of its packages (a stale vendor directory, a newer go directive than the installed Go), and what fixes it"`
 }
 
 // Render implements mcp.Renderer.
@@ -78,8 +78,8 @@ func (o *WorkspaceOutput) Render() string {
 		if len(m.Missing) > 0 {
 			fmt.Fprintf(&b, "    missing from the module cache: %s; %s\n", strings.Join(m.Missing, ", "), m.Fix)
 		}
-		if m.Vendor != "" {
-			fmt.Fprintf(&b, "    %s\n", m.Vendor)
+		if m.Problem != "" {
+			fmt.Fprintf(&b, "    %s\n", m.Problem)
 		}
 	})
 	fmt.Fprintf(&b, "packages: %d\n", o.Packages)
@@ -229,7 +229,7 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 		if len(m.missing) > 0 {
 			wm.Missing, wm.Fix = m.missing, b.missingHint(b.displayPath(m.dir))
 		}
-		wm.Vendor = m.vendorFix
+		wm.Problem = m.loadFix
 		if _, dup := out.Modules.Get(m.path); !dup {
 			out.Modules.Set(m.path, wm)
 		}
