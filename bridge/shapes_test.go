@@ -339,3 +339,34 @@ func TestCgo(t *testing.T) {
 		})
 	}
 }
+
+// TestPackagesDriver: with GOPACKAGESDRIVER set (as Bazel users have it)
+// to the small driver in testdata/driver, gopls loads the workspace
+// through it, and definitions and references answer as gopls mcp's do.
+func TestPackagesDriver(t *testing.T) {
+	driver := filepath.Join(realTempDir(t), "driver")
+	build := exec.Command("go", "build", "-o", driver, "./testdata/driver")
+	build.Dir = ".."
+	build.Env = append(os.Environ(), "GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=readonly")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the driver: %v\n%s", err, out)
+	}
+	root := writeShape(t, map[string]string{
+		"go.mod":       "module example.com/driven\n\ngo 1.26\n",
+		"lib/lib.go":   "package lib\n\n// Answer is the answer.\nfunc Answer() int { return 42 }\n",
+		"main.go":      "package main\n\nimport \"example.com/driven/lib\"\n\nfunc main() { println(lib.Answer()) }\n",
+		"other/use.go": "package other\n\nimport \"example.com/driven/lib\"\n\n// Twice is twice the answer.\nfunc Twice() int { return 2 * lib.Answer() }\n",
+	})
+	log := filepath.Join(realTempDir(t), "driver.log")
+	s := startShape(t, root, []string{"GOPROXY=off", "GOTOOLCHAIN=local", "GOPACKAGESDRIVER=" + driver, "DRIVER_LOG=" + log})
+	s.ask(t, "go_symbol_references", `{"file":"$WORKDIR/lib/lib.go","symbol":"Answer"}`)
+	s.ask(t, "go_symbol_references", `{"file":"$WORKDIR/main.go","symbol":"lib.Answer"}`)
+	s.ask(t, "go_diagnostics", `{}`)
+	res, err := s.ours.CallTool(testCtx(t), "go_definition", map[string]any{"file": "other/use.go", "symbol": "lib.Answer"})
+	if err != nil || res.IsError || !strings.Contains(res.Text(), "lib/lib.go:3:5") {
+		t.Errorf("go_definition of lib.Answer = %v %s; want lib/lib.go:3:5", err, res.Text())
+	}
+	if data, err := os.ReadFile(log); err != nil || len(data) == 0 {
+		t.Errorf("the driver was never run (%v): GOPACKAGESDRIVER did not reach gopls", err)
+	}
+}
