@@ -72,13 +72,25 @@ func TestFirstCallWaitsForLoad(t *testing.T) {
 		st := startStackOf(t, exampleRoot(t), stackConfig{lsp: lspclient.Options{
 			Env: slowGoList(t, delay), Timeout: time.Minute, LoadTimeout: timeout,
 		}})
+		pid := st.lsp.PID()
+		ctx := testCtx(t)
 		var res mcp.ToolResultJSON
-		if err := st.client.Call(testCtx(t), "tools/call", refs, &res); err != nil {
+		if err := st.client.Call(ctx, "tools/call", refs, &res); err != nil {
 			t.Fatal(err)
 		}
 		const want = "gopls did not finish loading the workspace within 1s; retry later, or restart goplsmcp with a longer --load-timeout or a narrower --root"
 		if !res.IsError || !strings.Contains(res.Text(), want) {
 			t.Errorf("go_symbol_references beyond the load timeout = %s; want the error %q", res.Text(), want)
+		}
+		// The load goes on, in the same gopls, and a later call finds it
+		// done.
+		waitUntil(t, ctx, "gopls to finish loading", st.lsp.Loaded)
+		if got := st.lsp.PID(); got != pid {
+			t.Errorf("gopls was replaced (pid %d, then %d) for loading slowly", pid, got)
+		}
+		res = mcp.ToolResultJSON{}
+		if err := st.client.Call(ctx, "tools/call", refs, &res); err != nil || res.IsError {
+			t.Errorf("go_symbol_references once loaded: %v %s", err, res.Text())
 		}
 	})
 }
