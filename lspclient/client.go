@@ -280,17 +280,6 @@ func isWorkspaceWide(ctx context.Context) bool {
 // traced is Call, recording each attempt under name in the context's
 // trace (see [WithTrace]).
 func (c *Client) traced(ctx context.Context, name, method string, params, result any) error {
-	// gopls answers nothing until its workspace load is over, and that
-	// takes as long as the workspace is big: the wait has its own bound,
-	// and --timeout counts only gopls's answer after it.
-	if !c.Loaded() {
-		began := time.Now()
-		err := c.awaitLoad(ctx)
-		record(ctx, "waiting for the workspace to load", began, err)
-		if err != nil {
-			return err
-		}
-	}
 	// Files changed on disk are told to gopls before it answers.
 	c.watch.barrier()
 	if isWorkspaceWide(ctx) {
@@ -316,7 +305,7 @@ func (c *Client) traced(ctx context.Context, name, method string, params, result
 }
 
 func (c *Client) call(ctx context.Context, method string, params, result any) error {
-	callCtx, cancel := context.WithTimeoutCause(ctx, c.opts.Timeout, ErrTimeout)
+	callCtx, cancel := c.callContext(ctx)
 	defer cancel()
 	p, err := c.ready(callCtx)
 	if err != nil {
@@ -330,10 +319,50 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 		return c.requestError(ctx, method, err, "gopls did not read the changes sent before the request")
 	}
 	err = p.call(callCtx, method, params, result)
-	if errors.Is(err, ErrTimeout) && ctx.Err() == nil {
+	if (errors.Is(err, ErrTimeout) || errors.Is(err, ErrLoadTimeout)) && ctx.Err() == nil {
 		c.suspect(p)
 	}
 	return c.requestError(ctx, method, err, "")
+}
+
+// callContext bounds one request. gopls answers nothing until its
+// workspace load is over, which takes as long as the workspace is big: a
+// request sent during the load waits in gopls's queue (where a
+// cancellation still reaches it) for up to the load timeout, and the
+// request timeout counts from the end of the load. The context's cause is
+// ErrTimeout, or a *LoadTimeoutError when the load was not over.
+func (c *Client) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	c.prog.mu.Lock()
+	loaded := c.prog.loaded
+	c.prog.mu.Unlock()
+	select {
+	case <-loaded:
+		return context.WithTimeoutCause(ctx, c.opts.Timeout, ErrTimeout)
+	default:
+	}
+	callCtx, cancel := context.WithCancelCause(ctx)
+	timer := time.AfterFunc(c.opts.LoadTimeout, func() {
+		select {
+		case <-loaded:
+			cancel(ErrTimeout)
+		default:
+			cancel(&LoadTimeoutError{Bound: c.opts.LoadTimeout})
+		}
+	})
+	go func() {
+		select {
+		case <-loaded:
+			// Stopped before it fired: the load is over in time.
+			if timer.Stop() {
+				timer.Reset(c.opts.Timeout)
+			}
+		case <-callCtx.Done():
+		}
+	}()
+	return callCtx, func() {
+		timer.Stop()
+		cancel(context.Canceled)
+	}
 }
 
 // requestError words the failure of one request: the caller's own
