@@ -243,7 +243,9 @@ func (c *Client) Health() Health {
 }
 
 // Call sends a request to gopls and decodes its result into result, which
-// may be nil. The request is bounded by the client's timeout; when ctx is
+// may be nil. The request is bounded by the client's timeout, counted from
+// the end of the workspace load when it is sent during one (the load
+// itself bounded by the load timeout; see callContext); when ctx is
 // cancelled or the time is up, gopls is told to stop with $/cancelRequest.
 // While gopls is being restarted the request waits for it, within the same
 // bound. If gopls dies while the request is pending, the request is sent
