@@ -4,12 +4,15 @@ import (
 	"go/build"
 	"strings"
 	"sync"
+
+	"github.com/goplsmcp/goplsmcp/lspclient"
 )
 
 // buildContext is the build configuration gopls type-checks with, as far
 // as choosing files goes: GOOS, GOARCH and CGO_ENABLED from the
 // environment gopls gives the go command, and the tags of its build flags
-// and GOFLAGS. A file it excludes is in no package gopls knows, so
+// and GOFLAGS (the env setting's, goplsmcp's environment's, or the go env
+// file's). A file it excludes is in no package gopls knows, so
 // syntax-based lookups (a symbol's declaration) leave it out too.
 type buildContext struct {
 	once sync.Once
@@ -37,7 +40,10 @@ func (b *Bridge) goBuild() *build.Context {
 		if v := lookup("CGO_ENABLED"); v != "" {
 			ctx.CgoEnabled = v == "1"
 		}
-		flags := append(strings.Fields(lookup("GOFLAGS")), b.client.BuildFlags()...)
+		// GOFLAGS as gopls's go command has it: the env setting's, else
+		// goplsmcp's environment's (--env's), else the go env file's.
+		goflags := lspclient.LookupEnv(b.client.OfflineGoEnv(), "GOFLAGS")
+		flags := append(strings.Fields(goflags), b.client.BuildFlags()...)
 		for i := 0; i < len(flags); i++ {
 			f := strings.TrimPrefix(flags[i], "-")
 			var tags string

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -468,6 +469,9 @@ func findSource(srcs []*source, uri string) *source {
 	return nil
 }
 
+// noCompiler matches the go command's words for a missing C compiler.
+var noCompiler = regexp.MustCompile(`cgo: C compiler "([^"]+)" not found`)
+
 // shapeDiagnostics sorts the diagnostics by file, the files of first
 // (URIs) first in that order, then by path, and by position in each file;
 // it lists the first limit, and counts every file.
@@ -476,6 +480,14 @@ func (b *Bridge) shapeDiagnostics(byURI map[string][]protocol.Diagnostic, limit 
 	rank := map[string]int{}
 	var all []diagnostic
 	missing := len(b.missingModules()) > 0
+	noCC := ""
+	for _, diags := range byURI {
+		for _, d := range diags {
+			if m := noCompiler.FindStringSubmatch(d.Message); m != nil {
+				noCC = fmt.Sprintf("no C compiler (%s) was found, so the cgo parts (C.…) cannot be checked and their errors are not the code's: install one (e.g. gcc) or set CC; the Go parts are checked", m[1])
+			}
+		}
+	}
 	for uri, diags := range byURI {
 		file := b.displayURI(uri)
 		rank[file] = len(first)
@@ -496,6 +508,14 @@ func (b *Bridge) shapeDiagnostics(byURI map[string][]protocol.Diagnostic, limit 
 				// A missing module is not the code's fault: say so, and
 				// how to get it.
 				x.hint = b.missingFor(d.Message)
+			}
+			if noCC != "" && (noCompiler.MatchString(d.Message) || strings.HasPrefix(d.Message, "undefined: C.")) {
+				x.hint = noCC
+			}
+			if strings.Contains(d.Message, "Inconsistent vendoring") || strings.Contains(d.Message, "requires go >=") {
+				// gopls names `go mod vendor` even in a go.work, and
+				// the go command's words do not say what to do.
+				x.hint = b.loadFix()
 			}
 			if detailed {
 				x.endLine, x.endChar = int(d.Range.End.Line), int(d.Range.End.Character)

@@ -1,10 +1,13 @@
 package bridge
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"go/parser"
 	"go/token"
+	"go/version"
+	"maps"
 	"os"
 	pathpkg "path"
 	"path/filepath"
@@ -17,6 +20,7 @@ import (
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/module"
+	"golang.org/x/mod/semver"
 )
 
 // The workspace's modules as the files on disk say: every go.mod under the
@@ -46,6 +50,13 @@ type diskModule struct {
 	// missing are the requirements the module cache lacks, replacements
 	// applied, as path@version.
 	missing []string
+	// requires are its requirements as go.mod states them, path@version.
+	requires []string
+	// loadFix, for a module the go command loads no package of (a
+	// vendor/ that no longer matches its requirements, a go directive
+	// newer than the installed Go), is the sentence that says so and how
+	// to fix it.
+	loadFix string
 }
 
 // diskModules returns the modules under the root, the root's first, then
@@ -83,13 +94,131 @@ func (b *Bridge) findModules() []diskModule {
 	for _, m := range mods {
 		tree[m.path] = true
 	}
+	// Offline the go command runs only the installed toolchain
+	// (GOTOOLCHAIN=local) and refuses a module that needs a newer one.
+	if installed := b.goVersion(); installed != "" && !b.client.AllowsNetwork() {
+		for i, m := range mods {
+			if m.goVersion != "" && version.Compare("go"+m.goVersion, installed) > 0 {
+				mods[i].loadFix = fmt.Sprintf("%s requires go %s but the installed Go is %s, and goplsmcp does not download toolchains: install Go %s or newer (or restart goplsmcp with --allow-network)",
+					b.displayPath(m.gomod), m.goVersion, installed, m.goVersion)
+			}
+		}
+	}
+	readonly := strings.Contains(lspclient.LookupEnv(b.client.OfflineGoEnv(), "GOFLAGS"), "-mod=readonly")
 	for i := range mods {
+		if !readonly && b.vendored(mods[i]) {
+			// The go command builds it from vendor/, not the module
+			// cache: nothing is missing that a download would bring.
+			mods[i].missing = nil
+			mods[i].loadFix = cmp.Or(mods[i].loadFix, b.vendorMismatch(mods[i], mods))
+			continue
+		}
 		mods[i].missing = slices.DeleteFunc(mods[i].missing, func(req string) bool {
 			path, version, _ := strings.Cut(req, "@")
 			return tree[path] || b.inModuleCache(module.Version{Path: path, Version: version})
 		})
 	}
 	return mods
+}
+
+// vendored reports whether the go command builds m from a vendor
+// directory by default: the vendor/ of the go.work that holds it, else
+// its own when its go directive is 1.14 or later.
+func (b *Bridge) vendored(m diskModule) bool {
+	if work := b.workFileOf(m.dir); work != "" {
+		return isFile(filepath.Join(filepath.Dir(work), "vendor", "modules.txt"))
+	}
+	return isFile(filepath.Join(m.dir, "vendor", "modules.txt")) &&
+		(m.goVersion == "" || version.Compare("go"+m.goVersion, "go1.14") >= 0)
+}
+
+// vendorMismatch returns, when the vendor/modules.txt that m builds from
+// does not list as explicit exactly what go.mod (or, in a go.work, the
+// workspace's go.mod files) requires, the sentence naming the command that
+// rewrites it; "" when it matches. The go command refuses to load any
+// package until then, and its own words ("inconsistent vendoring") reach
+// an agent only in gopls's log.
+func (b *Bridge) vendorMismatch(m diskModule, mods []diskModule) string {
+	dir, cmd, what := m.dir, "go mod vendor", "go.mod"
+	want := map[string]string{}
+	for _, r := range m.requires {
+		path, v, _ := strings.Cut(r, "@")
+		want[path] = v
+	}
+	if work := b.workFileOf(m.dir); work != "" {
+		dir, cmd, what = filepath.Dir(work), "go work vendor", "the requirements of the go.work's modules"
+		for _, o := range mods {
+			if b.workFileOf(o.dir) != work {
+				continue
+			}
+			for _, r := range o.requires {
+				path, v, _ := strings.Cut(r, "@")
+				if semver.Compare(v, want[path]) > 0 {
+					want[path] = v
+				}
+			}
+		}
+		for _, o := range mods {
+			if b.workFileOf(o.dir) == work {
+				delete(want, o.path) // a workspace module is not vendored
+			}
+		}
+	}
+	data, err := readBounded(filepath.Join(dir, "vendor", "modules.txt"))
+	if err != nil {
+		return ""
+	}
+	got := map[string]string{}
+	var path, v string
+	for _, line := range strings.Split(string(data), "\n") {
+		switch f := strings.Fields(line); {
+		case len(f) >= 3 && f[0] == "#":
+			path, v = f[1], f[2]
+		case len(f) == 1 && f[0] == "#":
+			path, v = "", ""
+		case line == "## explicit" || strings.HasPrefix(line, "## explicit;"):
+			if path != "" {
+				got[path] = v
+			}
+		}
+	}
+	if maps.Equal(want, got) {
+		return ""
+	}
+	where := "in " + b.displayPath(dir)
+	if dir == b.root {
+		where = "in the workspace root"
+	}
+	return fmt.Sprintf("vendor/modules.txt does not match %s, so the go command loads no package: run `%s` %s", what, cmd, where)
+}
+
+// loadFix returns the first module's loadFix; "" if none has one.
+func (b *Bridge) loadFix() string {
+	for _, m := range b.diskModules() {
+		if m.loadFix != "" {
+			return m.loadFix
+		}
+	}
+	return ""
+}
+
+// workFileOf returns the go.work the go command would find from dir,
+// looking up to the root; "" if none.
+func (b *Bridge) workFileOf(dir string) string {
+	for d := dir; within(b.root, d); d = filepath.Dir(d) {
+		if p := filepath.Join(d, "go.work"); isFile(p) {
+			return p
+		}
+		if d == b.root {
+			break
+		}
+	}
+	return ""
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // readModule reads the module whose go.mod is in dir.
@@ -128,6 +257,9 @@ func (b *Bridge) readModule(dir string) (diskModule, bool) {
 		// std and cmd: the go command builds them from GOROOT's vendor
 		// directories, never from the module cache.
 		return m, true
+	}
+	for _, r := range f.Require {
+		m.requires = append(m.requires, r.Mod.Path+"@"+r.Mod.Version)
 	}
 	for _, r := range f.Require {
 		v := r.Mod
@@ -396,6 +528,9 @@ var loadFailure = regexp.MustCompile(`no package (data|metadata) for|could not i
 func (b *Bridge) missingHintFor(msg string) string {
 	if hint := b.missingFor(msg); hint != "" || !loadFailure.MatchString(msg) {
 		return hint
+	}
+	if fix := b.loadFix(); fix != "" {
+		return fix
 	}
 	mods := b.missingModules()
 	if len(mods) == 0 {

@@ -36,12 +36,12 @@ type PackageAPIOutput struct {
 
 // PackageAPI is the exported API of one package.
 type PackageAPI struct {
-	Name  string   `json:"name,omitempty" jsonschema:"package name"`
-	Dir   string   `json:"dir,omitempty" jsonschema:"its directory (detailed only)"`
-	Doc   string   `json:"doc,omitempty" jsonschema:"package documentation: first sentence, or all when detailed"`
-	Error string   `json:"error,omitempty" jsonschema:"why the package could not be described"`
-	Decls []string `json:"decls,omitempty" jsonschema:"constants, variables, functions, then types each followed by its methods, as signature // first doc sentence, or when detailed path:line:character: signature then the whole doc"`
-	More  int      `json:"more,omitempty" jsonschema:"declarations beyond the limit, not listed"`
+	Name  string `json:"name,omitempty" jsonschema:"package name"`
+	Dir   string `json:"dir,omitempty" jsonschema:"its directory (detailed only)"`
+	Doc   string `json:"doc,omitempty" jsonschema:"package documentation: first sentence, or all when detailed"`
+	Error string `json:"error,omitempty" jsonschema:"why the package could not be described"`
+	Decls Places `json:"decls,omitzero" jsonschema:"by the name of the file that declares them: constants, variables, functions, then types each followed by its methods, as signature // first doc sentence, or when detailed line:character: signature then the whole doc"`
+	More  int    `json:"more,omitempty" jsonschema:"declarations beyond the limit, not listed"`
 }
 
 // apiDecl is one exported declaration.
@@ -55,7 +55,7 @@ type apiDecl struct {
 func (d apiDecl) entry(detailed bool) string {
 	switch {
 	case detailed:
-		s := fmt.Sprintf("%s:%d:%d: %s", d.file, d.line, d.char, d.sig)
+		s := fmt.Sprintf("%d:%d: %s", d.line, d.char, d.sig)
 		if d.doc != "" {
 			s += "\n" + strings.TrimSuffix(comment(d.doc, "\t"), "\n")
 		}
@@ -86,15 +86,19 @@ func (o *PackageAPIOutput) Render() string {
 			fmt.Fprintf(&b, " in %s", p.Dir)
 		}
 		if p.More > 0 {
-			fmt.Fprintf(&b, " (%d of %d declarations listed)", len(p.Decls), len(p.Decls)+p.More)
+			listed := declCount(&p.Decls)
+			fmt.Fprintf(&b, " (%d of %d declarations listed)", listed, listed+p.More)
 		}
 		b.WriteString("\n")
 		if p.Doc != "" {
 			b.WriteString(comment(p.Doc, ""))
 		}
-		for _, d := range p.Decls {
-			b.WriteString(d + "\n")
-		}
+		p.Decls.All(func(file string, decls []string) {
+			b.WriteString(file + ":\n")
+			for _, d := range decls {
+				b.WriteString(d + "\n")
+			}
+		})
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
@@ -178,18 +182,34 @@ func (b *Bridge) packageAPI(ctx context.Context, in *PackageAPIInput) (*PackageA
 	listed := 0
 	for _, path := range out.Packages.Keys() {
 		p := out.Packages.Ref(path)
-		out.Total += len(p.Decls)
-		if n := min(len(p.Decls), limit-listed); n < len(p.Decls) {
-			// p.Decls may be kept for later calls: sliced, not changed.
-			p.Decls, p.More = p.Decls[:n:n], len(p.Decls)-n
+		all := declCount(&p.Decls)
+		out.Total += all
+		if n := min(all, limit-listed); n < all {
+			// p.Decls may be kept for later calls: copied, not changed.
+			var kept Places
+			left := n
+			p.Decls.All(func(file string, decls []string) {
+				if k := min(len(decls), left); k > 0 {
+					kept.Set(file, decls[:k:k])
+					left -= k
+				}
+			})
+			p.Decls, p.More = kept, all-n
 			out.Truncated = true
 		}
-		listed += len(p.Decls)
+		listed += declCount(&p.Decls)
 	}
 	if !out.Truncated {
 		out.Total = 0
 	}
 	return out, nil
+}
+
+// declCount counts the declarations of every file.
+func declCount(decls *Places) int {
+	n := 0
+	decls.All(func(_ string, d []string) { n += len(d) })
+	return n
 }
 
 // importPathArg checks an import path argument; like gopls mcp, it
@@ -286,9 +306,9 @@ func (b *Bridge) packageDir(ctx context.Context, path string, workspace map[stri
 	}
 	listCtx, cancel := context.WithTimeout(ctx, goCommandTimeout)
 	defer cancel()
-	// As gopls's go command looks (--env GOMODCACHE=... included), and
-	// never downloading.
-	outb, err := goCommand(listCtx, b.root, append(b.client.GoEnv(), "GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=readonly"),
+	// As gopls's go command looks (--env GOMODCACHE=... included, vendor/
+	// where it is consistent), and never downloading.
+	outb, err := goCommand(listCtx, b.root, b.client.OfflineGoEnv(),
 		"list", "-find", "-e", "-f", "{{.Dir}}", "--", path)
 	if err == nil {
 		if dir := strings.TrimSpace(string(outb)); dir != "" && isDir(dir) {
@@ -362,7 +382,7 @@ func (b *Bridge) describePackage(ctx context.Context, files *goFiles, dir string
 		if g.file.Doc != nil && (p.Doc == "" || filepath.Base(path) == "doc.go") {
 			p.Doc = strings.TrimSpace(g.file.Doc.Text())
 		}
-		file := b.displayPath(path)
+		file := filepath.Base(path)
 		add := func(list *[]apiDecl, info *declInfo, at token.Pos) {
 			line, char := g.where(at)
 			doc := strings.TrimSpace(info.doc)
@@ -429,8 +449,18 @@ func (b *Bridge) describePackage(ctx context.Context, files *goFiles, dir string
 		slices.SortStableFunc(ms, byName)
 		decls = append(decls, ms...)
 	}
-	for _, d := range decls {
-		p.Decls = append(p.Decls, d.entry(detailed))
+	// By file, as gopls mcp names them, in the order above within each.
+	for _, path := range paths {
+		file := filepath.Base(path)
+		var inFile []string
+		for _, d := range decls {
+			if d.file == file {
+				inFile = append(inFile, d.entry(detailed))
+			}
+		}
+		if len(inFile) > 0 {
+			p.Decls.Set(file, inFile)
+		}
 	}
 	return nil
 }

@@ -12,7 +12,14 @@ import (
 // addProgressRelay makes every tool call that carries a progress token
 // hear about gopls's work (loading packages, diagnosing) while it runs.
 func (b *Bridge) addProgressRelay(s *mcp.Server) error {
-	s.AddToolMiddleware(b.relayProgress)
+	s.AddToolMiddleware(func(ctx context.Context, tool string, next func(context.Context) (any, error)) (any, error) {
+		if !mcp.ProgressRequested(ctx) && !b.client.Loaded() {
+			// Without a progress token the client hears of the wait
+			// through the log, at the level it set.
+			s.Log(mcp.LevelNotice, "goplsmcp", tool+" waits for gopls to load the workspace")
+		}
+		return b.relayProgress(ctx, tool, next)
+	})
 	return nil
 }
 

@@ -210,8 +210,8 @@ type replayFacts struct {
 //   - go_search: each symbol as path: kind name;
 //   - go_file_context: the file's package, and each declaration it uses as
 //     declaring file (package): kind name;
-//   - go_package_api: each package's path and name, and each declaration
-//     as kind name;
+//   - go_package_api: each package's path and name, each file that
+//     declares part of its API, and each declaration as kind name;
 //   - go_rename_symbol: each line the rename removes or adds, by file; or,
 //     when gopls mcp fails, that goplsmcp fails too, naming the symbol;
 //   - go_references: as go_symbol_references;
@@ -515,10 +515,33 @@ func oursFileContext(t *testing.T, res *mcp.ToolResultJSON) []string {
 
 var goplsPackageHead = regexp.MustCompile(`(?m)^"([^"]+)" \(package (\w+)\)$`)
 
+var goplsAPIFile = regexp.MustCompile(`^(\S+\.go):$`)
+
 func goplsPackageAPI(text string) []string {
-	return sorted(goplsCodeBlocks(text, goplsPackageHead, func(m []string) (string, string) {
+	facts := goplsCodeBlocks(text, goplsPackageHead, func(m []string) (string, string) {
 		return m[1], fmt.Sprintf("package %s %s", m[1], m[2])
-	}))
+	})
+	// Each file that declares something, as a fact of its package.
+	var pkg, file string
+	var block []string
+	for _, line := range strings.Split(text, "\n") {
+		switch {
+		case goplsPackageHead.MatchString(line):
+			pkg = goplsPackageHead.FindStringSubmatch(line)[1]
+		case goplsAPIFile.MatchString(line):
+			file = goplsAPIFile.FindStringSubmatch(line)[1]
+		case line == "```go":
+			block = nil
+		case line == "```":
+			if file != "" && len(codeBlockDecls(block)) > 0 {
+				facts = append(facts, pkg+": file "+file)
+			}
+			file = ""
+		default:
+			block = append(block, line)
+		}
+	}
+	return sorted(facts)
 }
 
 func oursPackageAPI(t *testing.T, res *mcp.ToolResultJSON) []string {
@@ -530,11 +553,14 @@ func oursPackageAPI(t *testing.T, res *mcp.ToolResultJSON) []string {
 			t.Errorf("%s: %s", path, p.Error)
 		}
 		facts = append(facts, fmt.Sprintf("package %s %s", path, p.Name))
-		for _, d := range p.Decls {
-			if f := declFact(d); f != "" {
-				facts = append(facts, path+": "+f)
+		p.Decls.All(func(file string, decls []string) {
+			facts = append(facts, path+": file "+file)
+			for _, d := range decls {
+				if f := declFact(d); f != "" {
+					facts = append(facts, path+": "+f)
+				}
 			}
-		}
+		})
 	})
 	return sorted(facts)
 }

@@ -716,6 +716,7 @@ const goplsMessageChars = 300
 // goplsError turns an error from the client into a sentence for the model.
 func goplsError(err error) error {
 	var re *lspclient.ResponseError
+	var lt *lspclient.LoadTimeoutError
 	switch {
 	case errors.As(err, &re):
 		// gopls's messages may span lines; a tool error is one line.
@@ -723,6 +724,9 @@ func goplsError(err error) error {
 		// text), so they are bounded like any echo.
 		msg := strings.Join(strings.Fields(strings.ReplaceAll(re.Message, "\n", "; ")), " ")
 		return fmt.Errorf("gopls: %s", clipN(msg, goplsMessageChars))
+	case errors.As(err, &lt):
+		// The load goes on: a later call may find it done.
+		return fmt.Errorf("gopls did not finish loading the workspace within %s; retry later, or restart goplsmcp with a longer --load-timeout or a narrower --root", lt.Bound)
 	case errors.Is(err, lspclient.ErrTimeout):
 		return fmt.Errorf("gopls did not answer in time; retry, or narrow the call")
 	case errors.Is(err, lspclient.ErrExited):

@@ -43,6 +43,7 @@ type WorkspaceModule struct {
 	NotLoaded bool     `json:"notLoaded,omitempty" jsonschema:"gopls has not loaded it yet; it does once a call names one of its files"`
 	Missing   []string `json:"missing,omitempty" jsonschema:"its requirements missing from the module cache, as path@version: offline, their packages cannot be imported"`
 	Fix       string   `json:"fix,omitempty" jsonschema:"the one command that gets the missing requirements"`
+	Problem   string   `json:"problem,omitempty" jsonschema:"why the go command loads none of its packages (a stale vendor directory, a newer go directive than the installed Go), and what fixes it"`
 }
 
 // Render implements mcp.Renderer.
@@ -76,6 +77,9 @@ func (o *WorkspaceOutput) Render() string {
 		b.WriteString("\n")
 		if len(m.Missing) > 0 {
 			fmt.Fprintf(&b, "    missing from the module cache: %s; %s\n", strings.Join(m.Missing, ", "), m.Fix)
+		}
+		if m.Problem != "" {
+			fmt.Fprintf(&b, "    %s\n", m.Problem)
 		}
 	})
 	fmt.Fprintf(&b, "packages: %d\n", o.Packages)
@@ -225,6 +229,7 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 		if len(m.missing) > 0 {
 			wm.Missing, wm.Fix = m.missing, b.missingHint(b.displayPath(m.dir))
 		}
+		wm.Problem = m.loadFix
 		if _, dup := out.Modules.Get(m.path); !dup {
 			out.Modules.Set(m.path, wm)
 		}

@@ -17,6 +17,9 @@ import (
 var (
 	// ErrTimeout means gopls did not answer within the request timeout.
 	ErrTimeout = errors.New("gopls did not answer in time")
+	// ErrLoadTimeout means gopls did not finish loading the workspace
+	// within the load timeout.
+	ErrLoadTimeout = errors.New("gopls did not finish loading the workspace in time")
 	// ErrExited means the gopls process ended while a request was pending.
 	ErrExited = errors.New("gopls exited")
 	// ErrClosed means the client has been closed.
@@ -28,6 +31,11 @@ var (
 
 // DefaultTimeout bounds each request to gopls when Options.Timeout is zero.
 const DefaultTimeout = 30 * time.Second
+
+// DefaultLoadTimeout bounds the wait for gopls's workspace load when
+// Options.LoadTimeout is zero: a large repository with an empty gopls
+// cache takes minutes, and the first call must not fail for that.
+const DefaultLoadTimeout = 10 * time.Minute
 
 // Defaults of the crash-loop policy: this many unexpected ends of gopls
 // within the window make the client stop restarting it until the window
@@ -55,16 +63,22 @@ type Options struct {
 	// Env holds KEY=VALUE pairs added to gopls's environment.
 	Env []string
 	// AllowNetwork lets the go command that gopls runs download modules
-	// and toolchains. Without it gopls runs with GOPROXY=off,
-	// GOTOOLCHAIN=local and -mod=readonly added to GOFLAGS.
+	// and toolchains. Without it gopls runs with GOPROXY=off and
+	// GOTOOLCHAIN=local, and -mod=mod dropped from GOFLAGS (the go
+	// command's own module mode, read-only or vendor, is kept).
 	AllowNetwork bool
 	// Settings are gopls settings, sent as initializationOptions and in
 	// answer to workspace/configuration. Keys here override the defaults.
 	Settings map[string]any
 	// Logger receives the client's log and gopls's stderr; nil discards.
 	Logger *slog.Logger
-	// Timeout bounds each request (default 30 s), and each write to gopls.
+	// Timeout bounds each request (default 30 s), and each write to gopls,
+	// once the workspace is loaded.
 	Timeout time.Duration
+	// LoadTimeout bounds the wait for gopls's workspace load (default
+	// 10 min), which requests made during it wait for before Timeout
+	// starts to count.
+	LoadTimeout time.Duration
 	// CrashLimit and CrashWindow set the crash-loop policy (defaults 5 and
 	// one minute): after CrashLimit unexpected ends of gopls within
 	// CrashWindow, requests fail with [ErrCrashLoop] until the oldest of
@@ -140,6 +154,9 @@ type Client struct {
 func Start(ctx context.Context, opts Options) (*Client, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
+	}
+	if opts.LoadTimeout <= 0 {
+		opts.LoadTimeout = DefaultLoadTimeout
 	}
 	if opts.CrashLimit <= 0 {
 		opts.CrashLimit = DefaultCrashLimit
@@ -226,7 +243,9 @@ func (c *Client) Health() Health {
 }
 
 // Call sends a request to gopls and decodes its result into result, which
-// may be nil. The request is bounded by the client's timeout; when ctx is
+// may be nil. The request is bounded by the client's timeout, counted from
+// the end of the workspace load when it is sent during one (the load
+// itself bounded by the load timeout; see callContext); when ctx is
 // cancelled or the time is up, gopls is told to stop with $/cancelRequest.
 // While gopls is being restarted the request waits for it, within the same
 // bound. If gopls dies while the request is pending, the request is sent
@@ -288,7 +307,7 @@ func (c *Client) traced(ctx context.Context, name, method string, params, result
 }
 
 func (c *Client) call(ctx context.Context, method string, params, result any) error {
-	callCtx, cancel := context.WithTimeoutCause(ctx, c.opts.Timeout, ErrTimeout)
+	callCtx, cancel := c.callContext(ctx)
 	defer cancel()
 	p, err := c.ready(callCtx)
 	if err != nil {
@@ -302,10 +321,50 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 		return c.requestError(ctx, method, err, "gopls did not read the changes sent before the request")
 	}
 	err = p.call(callCtx, method, params, result)
-	if errors.Is(err, ErrTimeout) && ctx.Err() == nil {
+	if (errors.Is(err, ErrTimeout) || errors.Is(err, ErrLoadTimeout)) && ctx.Err() == nil {
 		c.suspect(p)
 	}
 	return c.requestError(ctx, method, err, "")
+}
+
+// callContext bounds one request. gopls answers nothing until its
+// workspace load is over, which takes as long as the workspace is big: a
+// request sent during the load waits in gopls's queue (where a
+// cancellation still reaches it) for up to the load timeout, and the
+// request timeout counts from the end of the load. The context's cause is
+// ErrTimeout, or a *LoadTimeoutError when the load was not over.
+func (c *Client) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	c.prog.mu.Lock()
+	loaded := c.prog.loaded
+	c.prog.mu.Unlock()
+	select {
+	case <-loaded:
+		return context.WithTimeoutCause(ctx, c.opts.Timeout, ErrTimeout)
+	default:
+	}
+	callCtx, cancel := context.WithCancelCause(ctx)
+	timer := time.AfterFunc(c.opts.LoadTimeout, func() {
+		select {
+		case <-loaded:
+			cancel(ErrTimeout)
+		default:
+			cancel(&LoadTimeoutError{Bound: c.opts.LoadTimeout})
+		}
+	})
+	go func() {
+		select {
+		case <-loaded:
+			// Stopped before it fired: the load is over in time.
+			if timer.Stop() {
+				timer.Reset(c.opts.Timeout)
+			}
+		case <-callCtx.Done():
+		}
+	}()
+	return callCtx, func() {
+		timer.Stop()
+		cancel(context.Canceled)
+	}
 }
 
 // requestError words the failure of one request: the caller's own

@@ -29,23 +29,40 @@ func (c *Client) DiagnoseFile(ctx context.Context, uri string) ([]protocol.Diagn
 // DiagnoseWorkspace has gopls diagnose the whole workspace views that
 // contain the Go files goFiles (URIs), and returns when gopls has
 // published the results, so that [Client.PublishedDiagnostics] is current.
-// Waiting for the workspace to load is bounded by the client's timeout,
-// like a request.
+// Waiting for the workspace to load is bounded by the load timeout, as
+// for a request (see [Client.awaitLoad]).
 func (c *Client) DiagnoseWorkspace(ctx context.Context, goFiles ...string) error {
-	waitCtx, cancel := context.WithTimeoutCause(ctx, c.opts.Timeout, ErrTimeout)
-	err := c.WaitLoaded(waitCtx)
-	timedOut := errors.Is(context.Cause(waitCtx), ErrTimeout)
-	cancel()
-	if err != nil {
-		if ctx.Err() == nil && timedOut {
-			// Loading may be slow, or gopls may have stopped: find out.
-			c.suspectCurrent()
-			err = fmt.Errorf("%w: the workspace did not finish loading within %s", ErrTimeout, c.opts.Timeout)
-		}
+	if err := c.awaitLoad(ctx); err != nil {
 		return fmt.Errorf("waiting for the workspace to load: %w", err)
 	}
 	return c.DiagnoseFiles(ctx, goFiles)
 }
+
+// awaitLoad waits for gopls's workspace load, bounded by the load
+// timeout. When the bound is reached gopls is checked (a gopls that hangs
+// is restarted) and the error wraps ErrLoadTimeout.
+func (c *Client) awaitLoad(ctx context.Context) error {
+	waitCtx, cancel := context.WithTimeoutCause(ctx, c.opts.LoadTimeout, ErrLoadTimeout)
+	err := c.WaitLoaded(waitCtx)
+	timedOut := errors.Is(context.Cause(waitCtx), ErrLoadTimeout)
+	cancel()
+	if err != nil && ctx.Err() == nil && timedOut {
+		c.suspectCurrent()
+		return &LoadTimeoutError{Bound: c.opts.LoadTimeout}
+	}
+	return err
+}
+
+// A LoadTimeoutError says that gopls did not finish loading the
+// workspace within Bound. It is ErrLoadTimeout.
+type LoadTimeoutError struct{ Bound time.Duration }
+
+func (e *LoadTimeoutError) Error() string {
+	return fmt.Sprintf("%v: not within %s", ErrLoadTimeout, e.Bound)
+}
+
+// Is makes errors.Is(err, ErrLoadTimeout) hold.
+func (e *LoadTimeoutError) Is(target error) bool { return target == ErrLoadTimeout }
 
 // DiagnoseFiles has gopls diagnose in full (parse, type check and every
 // analyzer) the workspace views holding the Go files uris, storing the

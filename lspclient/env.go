@@ -1,7 +1,11 @@
 package lspclient
 
 import (
+	"bufio"
+	"bytes"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -12,21 +16,66 @@ var offlineEnv = []string{"GOPROXY=off", "GOTOOLCHAIN=local"}
 
 // childEnv is gopls's environment: base (goplsmcp's own), then extra (the
 // --env pairs), then, unless the network is allowed, the offline settings,
-// which win over both. GOFLAGS keeps its other flags and gains
-// -mod=readonly, so that the go command never edits go.mod or go.sum;
-// -mod=mod, which would, is dropped, and -mod=vendor, which is read-only
-// too, is kept.
+// which win over both. GOFLAGS (the environment's, else the go env
+// file's) loses -mod=mod, which would let the go command edit go.mod and
+// go.sum, and gains no -mod flag: the go command's own default is
+// already read-only, and is -mod=vendor where a consistent vendor/ is
+// present, which an added -mod=readonly would override. A user's
+// -mod=vendor or -mod=readonly is kept.
 func childEnv(base, extra []string, allowNetwork bool) []string {
 	env := append(slices.Clip(base), extra...)
 	if allowNetwork {
 		return env
 	}
 	env = append(env, offlineEnv...)
-	return append(env, "GOFLAGS="+readonlyGoflags(lookupEnv(env, "GOFLAGS")))
+	if goflags, ok := offlineGoflags(userGoflags(env)); ok {
+		env = append(env, "GOFLAGS="+goflags)
+	}
+	return env
 }
 
-// lookupEnv returns the value of key in env. As for os/exec, the last
-// occurrence wins.
+// userGoflags returns the GOFLAGS the go command would run with in env:
+// env's own, else the one `go env -w` wrote to the go env file.
+func userGoflags(env []string) string {
+	if v := lookupEnv(env, "GOFLAGS"); v != "" {
+		return v
+	}
+	return goEnvFileValue(env, "GOFLAGS")
+}
+
+// goEnvFileValue reads key from the go env file (GOENV, else
+// os.UserConfigDir()/go/env), as the go command does when the
+// environment does not set key; "" when there is none.
+func goEnvFileValue(env []string, key string) string {
+	file := lookupEnv(env, "GOENV")
+	if file == "off" {
+		return ""
+	}
+	if file == "" {
+		dir, err := os.UserConfigDir()
+		if err != nil {
+			return ""
+		}
+		file = filepath.Join(dir, "go", "env")
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return ""
+	}
+	value := ""
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), key+"="); ok {
+			value = v // the last one wins, as in the go command
+		}
+	}
+	return value
+}
+
+// LookupEnv returns the value of key in env (KEY=VALUE pairs). As for
+// os/exec, the last occurrence wins.
+func LookupEnv(env []string, key string) string { return lookupEnv(env, key) }
+
 func lookupEnv(env []string, key string) string {
 	for i := len(env) - 1; i >= 0; i-- {
 		if v, ok := strings.CutPrefix(env[i], key+"="); ok {
@@ -36,31 +85,35 @@ func lookupEnv(env []string, key string) string {
 	return ""
 }
 
-func readonlyGoflags(goflags string) string {
+// offlineGoflags returns goflags without -mod=mod, and whether GOFLAGS
+// must be set to it. An empty GOFLAGS would let the go command read the
+// go env file's, so when dropping -mod=mod leaves nothing the result is a
+// blank " ": set, and without a flag.
+func offlineGoflags(goflags string) (string, bool) {
+	if goflags == "" {
+		return "", false
+	}
 	var out []string
-	hasMod := false
 	for _, f := range strings.Fields(goflags) {
 		if f == "-mod=mod" || f == "--mod=mod" {
 			continue
 		}
-		if strings.HasPrefix(f, "-mod=") || strings.HasPrefix(f, "--mod=") {
-			hasMod = true
-		}
 		out = append(out, f)
 	}
-	if !hasMod {
-		out = append(out, "-mod=readonly")
+	if len(out) == 0 {
+		return " ", true
 	}
-	return strings.Join(out, " ")
+	return strings.Join(out, " "), true
 }
 
 // offlineSettings applies the offline policy to gopls settings, which can
 // say more than the environment: gopls's env setting overrides the
 // environment for the go commands it runs (and is what a shared daemon
 // runs them with), and its buildFlags are passed to them. So the env
-// setting always holds GOPROXY=off, GOTOOLCHAIN=local and a GOFLAGS with
-// -mod=readonly (from the setting's GOFLAGS, else goflags, the
-// environment's), and -mod=mod is dropped from buildFlags. It returns a
+// setting always holds GOPROXY=off, GOTOOLCHAIN=local and, when there is
+// one, a GOFLAGS without -mod=mod (from the setting's GOFLAGS, else
+// goflags, the environment's; no -mod flag is added, see childEnv), and
+// -mod=mod is dropped from buildFlags. It returns a
 // copy; s is not changed.
 func offlineSettings(given map[string]any, goflags string) map[string]any {
 	s := make(map[string]any, len(given)+1)
@@ -81,7 +134,11 @@ func offlineSettings(given map[string]any, goflags string) map[string]any {
 	if given, ok := env["GOFLAGS"].(string); ok {
 		goflags = given
 	}
-	env["GOFLAGS"] = readonlyGoflags(goflags)
+	if goflags, ok := offlineGoflags(goflags); ok {
+		env["GOFLAGS"] = goflags
+	} else {
+		delete(env, "GOFLAGS")
+	}
 	s["env"] = env
 
 	flags, ok := s["buildFlags"].([]any)
@@ -152,4 +209,17 @@ func (c *Client) BuildFlags() []string {
 		flags = append(flags, given...)
 	}
 	return flags
+}
+
+// OfflineGoEnv returns [Client.GoEnv] with the offline policy applied
+// whatever --allow-network says: for a go command goplsmcp runs itself
+// beside gopls, which looks but never downloads, in the module mode
+// gopls's go command has (vendor/ where it is consistent).
+func (c *Client) OfflineGoEnv() []string {
+	env := append(c.GoEnv(), offlineEnv...)
+	given := append(append(os.Environ(), c.opts.Env...), c.GoEnv()...)
+	if goflags, ok := offlineGoflags(userGoflags(given)); ok {
+		env = append(env, "GOFLAGS="+goflags)
+	}
+	return env
 }

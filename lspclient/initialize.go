@@ -23,7 +23,7 @@ func (c *Client) settings() map[string]any {
 	s := defaultSettings()
 	maps.Copy(s, c.opts.Settings)
 	if !c.opts.AllowNetwork {
-		s = offlineSettings(s, lookupEnv(append(os.Environ(), c.opts.Env...), "GOFLAGS"))
+		s = offlineSettings(s, userGoflags(append(os.Environ(), c.opts.Env...)))
 	}
 	return s
 }

@@ -394,16 +394,20 @@ func TestChildEnv(t *testing.T) {
 		allowNetwork bool
 		want         []string
 	}{
-		{"offline by default", []string{"HOME=/h"}, nil, false,
-			append([]string{"HOME=/h"}, append(offline, "GOFLAGS=-mod=readonly")...)},
+		{"offline by default, no -mod added", []string{"HOME=/h", "GOENV=off"}, nil, false,
+			append([]string{"HOME=/h", "GOENV=off"}, offline...)},
 		{"other GOFLAGS kept", []string{"GOFLAGS=-buildvcs=false"}, nil, false,
-			append([]string{"GOFLAGS=-buildvcs=false"}, append(offline, "GOFLAGS=-buildvcs=false -mod=readonly")...)},
+			append([]string{"GOFLAGS=-buildvcs=false"}, append(offline, "GOFLAGS=-buildvcs=false")...)},
 		{"-mod=mod dropped", nil, []string{"GOFLAGS=-mod=mod -tags=x"}, false,
-			append([]string{"GOFLAGS=-mod=mod -tags=x"}, append(offline, "GOFLAGS=-tags=x -mod=readonly")...)},
+			append([]string{"GOFLAGS=-mod=mod -tags=x"}, append(offline, "GOFLAGS=-tags=x")...)},
+		{"-mod=mod alone dropped, GOFLAGS still set", nil, []string{"GOFLAGS=-mod=mod"}, false,
+			append([]string{"GOFLAGS=-mod=mod"}, append(offline, "GOFLAGS= ")...)},
 		{"-mod=vendor kept", nil, []string{"GOFLAGS=-mod=vendor"}, false,
 			append([]string{"GOFLAGS=-mod=vendor"}, append(offline, "GOFLAGS=-mod=vendor")...)},
-		{"--env cannot lift it", nil, []string{"GOPROXY=https://proxy.example"}, false,
-			append([]string{"GOPROXY=https://proxy.example"}, append(offline, "GOFLAGS=-mod=readonly")...)},
+		{"-mod=readonly kept", nil, []string{"GOFLAGS=-mod=readonly"}, false,
+			append([]string{"GOFLAGS=-mod=readonly"}, append(offline, "GOFLAGS=-mod=readonly")...)},
+		{"--env cannot lift it", []string{"GOENV=off"}, []string{"GOPROXY=https://proxy.example"}, false,
+			append([]string{"GOENV=off", "GOPROXY=https://proxy.example"}, offline...)},
 		{"network allowed", []string{"HOME=/h"}, []string{"GOPROXY=https://proxy.example"}, true,
 			[]string{"HOME=/h", "GOPROXY=https://proxy.example"}},
 	}
@@ -418,6 +422,23 @@ func TestChildEnv(t *testing.T) {
 				t.Errorf("childEnv changed its base (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// A -mod=mod that `go env -w` wrote to the go env file is dropped as one
+// in the environment is, and the file's other flags are kept.
+func TestChildEnvGoEnvFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "env")
+	if err := os.WriteFile(file, []byte("GOFLAGS=-mod=mod -tags=y\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := lookupEnv(childEnv([]string{"GOENV=" + file}, nil, false), "GOFLAGS")
+	if got != "-tags=y" {
+		t.Errorf("GOFLAGS = %q; want %q", got, "-tags=y")
+	}
+	got = lookupEnv(childEnv([]string{"GOENV=" + file, "GOFLAGS=-race"}, nil, false), "GOFLAGS")
+	if got != "-race" {
+		t.Errorf("GOFLAGS with the environment's = %q; want %q", got, "-race")
 	}
 }
 
@@ -506,7 +527,7 @@ func TestOffline(t *testing.T) {
 					c := startWith(t, opts)
 					genv := environ(t, c.PID())
 					offline := lookupEnv(genv, "GOPROXY") == "off" && lookupEnv(genv, "GOTOOLCHAIN") == "local" &&
-						strings.Contains(lookupEnv(genv, "GOFLAGS"), "-mod=readonly")
+						!strings.Contains(lookupEnv(genv, "GOFLAGS"), "-mod=mod")
 					if offline == allowNetwork {
 						t.Errorf("gopls's environment has GOPROXY=%q GOTOOLCHAIN=%q GOFLAGS=%q; want offline settings: %v",
 							lookupEnv(genv, "GOPROXY"), lookupEnv(genv, "GOTOOLCHAIN"), lookupEnv(genv, "GOFLAGS"), !allowNetwork)
@@ -543,7 +564,10 @@ func TestOffline(t *testing.T) {
 
 func TestOfflineSettings(t *testing.T) {
 	offline := func(goflags string, more ...string) map[string]any {
-		env := map[string]any{"GOPROXY": "off", "GOTOOLCHAIN": "local", "GOFLAGS": goflags}
+		env := map[string]any{"GOPROXY": "off", "GOTOOLCHAIN": "local"}
+		if goflags != "" {
+			env["GOFLAGS"] = goflags
+		}
 		for i := 0; i < len(more); i += 2 {
 			env[more[i]] = more[i+1]
 		}
@@ -555,17 +579,18 @@ func TestOfflineSettings(t *testing.T) {
 		goflags  string // the environment's
 		want     map[string]any
 	}{
-		{"no settings", nil, "", offline("-mod=readonly")},
-		{"the environment's GOFLAGS", nil, "-buildvcs=false", offline("-buildvcs=false -mod=readonly")},
+		{"no settings", nil, "", offline("")},
+		{"the environment's GOFLAGS", nil, "-buildvcs=false", offline("-buildvcs=false")},
+		{"the environment's -mod=vendor", nil, "-mod=vendor", offline("-mod=vendor")},
 		{"env cannot lift it", map[string]any{"env": map[string]any{
 			"GOPROXY": "https://proxy.example", "GOTOOLCHAIN": "auto", "GOFLAGS": "-mod=mod -tags=x", "GOPRIVATE": "example.com",
-		}}, "-buildvcs=false", offline("-tags=x -mod=readonly", "GOPRIVATE", "example.com")},
+		}}, "-buildvcs=false", offline("-tags=x", "GOPRIVATE", "example.com")},
 		{"env of strings", map[string]any{"env": map[string]string{"GOPROXY": "direct", "CGO_ENABLED": "0"}}, "",
-			offline("-mod=readonly", "CGO_ENABLED", "0")},
+			offline("", "CGO_ENABLED", "0")},
 		{"-mod=mod dropped from buildFlags", map[string]any{"buildFlags": []any{"-tags=integration", "-mod=mod", "-mod", "mod", "--mod=mod", "-race"}}, "",
-			map[string]any{"env": offline("-mod=readonly")["env"], "buildFlags": []any{"-tags=integration", "-race"}}},
+			map[string]any{"env": offline("")["env"], "buildFlags": []any{"-tags=integration", "-race"}}},
 		{"buildFlags of strings", map[string]any{"buildFlags": []string{"-mod=mod"}, "staticcheck": true}, "",
-			map[string]any{"env": offline("-mod=readonly")["env"], "buildFlags": []any{}, "staticcheck": true}},
+			map[string]any{"env": offline("")["env"], "buildFlags": []any{}, "staticcheck": true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

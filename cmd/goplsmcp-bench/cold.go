@@ -63,17 +63,26 @@ func (b *bench) coldStarts(ctx context.Context, fx, gr *workspace) error {
 // coldOnce starts one server on ws and returns the time to its first
 // answer with at least expect references, and that answer's count.
 func (b *bench) coldOnce(ctx context.Context, ws *workspace, ours bool, expect int, timeout time.Duration) (time.Duration, int, error) {
+	side := "gopls-mcp"
+	if ours {
+		side = "goplsmcp"
+	}
+	return b.startOnce(ctx, ws, ours, expect, timeout, b.envFor(side))
+}
+
+// startOnce is coldOnce with the processes' environment given.
+func (b *bench) startOnce(ctx context.Context, ws *workspace, ours bool, expect int, timeout time.Duration, env []string) (time.Duration, int, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	name, argv, side := "gopls mcp", b.peerArgv(), "gopls-mcp"
+	name, argv := "gopls mcp", b.peerArgv()
 	args := map[string]any{"file": ws.refs.abs(ws), "symbol": ws.refs.symbol}
 	if ours {
-		name, argv, side = "goplsmcp", b.oursArgv(ws.root), "goplsmcp"
+		name, argv = "goplsmcp", b.oursArgv(ws.root)
 		args["includeDeclaration"] = true
 		args["limit"] = 1000
 	}
 	start := time.Now()
-	s, err := startServer(name, argv, ws.root, b.envFor(side))
+	s, err := startServer(name, argv, ws.root, env)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -42,7 +42,7 @@ func main() {
 }
 
 // allSections are the measurements, in the order they are reported.
-var allSections = []string{"overhead", "peers", "cold", "edit", "memory", "tokens", "concurrency", "source"}
+var allSections = []string{"overhead", "peers", "cold", "edit", "memory", "tokens", "concurrency", "source", "firstload"}
 
 type config struct {
 	mode     string
@@ -66,7 +66,10 @@ type plan struct {
 	peerGorootDiagN    int
 	coldFixtureN       int
 	coldGorootN        int
-	editN              int
+	// firstLoadN are the starts of each server on a large module with an
+	// empty gopls cache (table 9).
+	firstLoadN int
+	editN      int
 	// crossN and crossGorootN are the samples of the cross-package edit
 	// loop on the fixture and on GOROOT/src; crossContextN those of its
 	// rows shown for context (gopls's default diagnostics delay, the
@@ -92,7 +95,7 @@ var plans = map[string]plan{
 	"full": {
 		overheadN: 200, warmN: 10,
 		peerN: 30, peerGorootN: 15, peerGorootDiagN: 3,
-		coldFixtureN: 5, coldGorootN: 2,
+		coldFixtureN: 5, coldGorootN: 2, firstLoadN: 3,
 		editN: 60, crossN: 60, crossGorootN: 20, crossContextN: 10,
 		memCalls: 1000, idleWindow: 5 * time.Second,
 		concRounds: 15, loadRounds: 15, restCalls: 20,
@@ -104,7 +107,7 @@ var plans = map[string]plan{
 		overheadN: 40, warmN: 5,
 		// GOROOT/src only when asked for with -goroot DIR.
 		peerN: 10, peerGorootN: 5, peerGorootDiagN: 1,
-		coldFixtureN: 2, coldGorootN: 1,
+		coldFixtureN: 2, coldGorootN: 1, firstLoadN: 1,
 		editN: 15, crossN: 16, crossGorootN: 4, crossContextN: 4,
 		memCalls: 1000, idleWindow: 2 * time.Second,
 		concRounds: 5, loadRounds: 5, restCalls: 20, settleSections: true,
@@ -249,7 +252,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // both servers' go_vulncheck.
 func childEnv(govulndb string) []string {
 	env := os.Environ()
-	set := []string{"GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=readonly"}
+	// No -mod flag: the go command's own module mode, as goplsmcp keeps it.
+	set := []string{"GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS="}
 	if govulndb != "" {
 		set = append(set, "GOVULNDB="+lspclient.FileURI(govulndb))
 	}
@@ -415,6 +419,11 @@ func (b *bench) runAll(ctx context.Context) error {
 	if sec["cold"] {
 		if err := b.coldStarts(ctx, fx, gr); err != nil {
 			return err
+		}
+	}
+	if sec["firstload"] {
+		if err := b.firstLoad(ctx); err != nil {
+			return fmt.Errorf("first answer on a large module: %w", err)
 		}
 	}
 	b.logf("done")

@@ -27,6 +27,7 @@ type config struct {
 	logLevel    slog.Level
 	logLevelSet bool
 	timeout     time.Duration
+	loadTimeout time.Duration
 	network     bool
 	allowWrite  bool
 	tools       []string // nil: every tool
@@ -84,11 +85,12 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 		cfg.logLevelSet = true
 		return nil
 	})
-	fs.DurationVar(&cfg.timeout, "timeout", lspclient.DefaultTimeout, "bound on each request to gopls; a gopls that stops answering is restarted")
+	fs.DurationVar(&cfg.timeout, "timeout", lspclient.DefaultTimeout, "bound on each request to gopls once the workspace is loaded; a gopls that stops answering is restarted")
+	fs.DurationVar(&cfg.loadTimeout, "load-timeout", lspclient.DefaultLoadTimeout, "bound on the wait for gopls to load the workspace, which calls made during the load wait for before --timeout counts")
 	fs.IntVar(&cfg.maxMessageBytes, "max-message-bytes", mcp.DefaultMaxMessageBytes, "largest incoming message, in bytes; a longer line is refused with -32600")
 	fs.IntVar(&cfg.maxResultBytes, "max-result-bytes", mcp.DefaultMaxResultBytes, "largest tool result, in bytes of JSON; a larger one becomes an error result saying how to narrow the call")
 	fs.IntVar(&cfg.maxTextChars, "max-text-chars", bridge.DefaultTextChars, "most characters of source in one text argument (unsaved file text or a snippet)")
-	fs.BoolVar(&cfg.network, "allow-network", false, "let gopls's go command download modules and toolchains (default: offline, GOPROXY=off GOTOOLCHAIN=local -mod=readonly)")
+	fs.BoolVar(&cfg.network, "allow-network", false, "let gopls's go command download modules and toolchains (default: offline, GOPROXY=off GOTOOLCHAIN=local, -mod=mod dropped from GOFLAGS)")
 	fs.StringVar(&cfg.http, "http", "", "serve MCP over Streamable HTTP at http://ADDR/mcp instead of stdio, e.g. 127.0.0.1:8765 (a non-loopback address needs --token-file)")
 	fs.StringVar(&cfg.tokenFile, "token-file", "", "with --http: file holding the bearer token clients must send (default: a random token, printed to stderr)")
 	fs.Func("allow-host", "with --http: a host name clients may use to reach the server, such as a Kubernetes Service's, besides loopback names, IP addresses, the --http name and this machine's name (repeatable)", func(v string) error {
@@ -161,6 +163,9 @@ func wantsHelp(args []string) bool {
 func (cfg *config) check() error {
 	if cfg.timeout <= 0 {
 		return usageError("--timeout must be positive")
+	}
+	if cfg.loadTimeout <= 0 {
+		return usageError("--load-timeout must be positive")
 	}
 	for _, l := range []struct {
 		name     string

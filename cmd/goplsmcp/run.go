@@ -260,6 +260,7 @@ func startStack(ctx context.Context, cfg *config, stderr io.Writer, oneShot bool
 		Settings:     cfg.goplsSettings(),
 		Logger:       st.log.With("component", "lspclient"),
 		Timeout:      cfg.timeout,
+		LoadTimeout:  cfg.loadTimeout,
 		AllowNetwork: cfg.network,
 		OnMessage:    onMessage,
 	})
