@@ -164,7 +164,7 @@ func (b *Bridge) vendorMismatch(m diskModule, mods []diskModule) string {
 			}
 		}
 	}
-	data, err := readBounded(filepath.Join(dir, "vendor", "modules.txt"))
+	data, err := b.reads.ReadFile(filepath.Join(dir, "vendor", "modules.txt"))
 	if err != nil {
 		return ""
 	}
