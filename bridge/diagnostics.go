@@ -21,9 +21,9 @@ const defaultDiagnosticLimit = 100
 
 // DiagnosticsInput is the input of go_diagnostics.
 type DiagnosticsInput struct {
-	Files []string `json:"files,omitempty" jsonschema:"files as on disk; with no files, file, uri or text: the whole workspace"`
+	Files []string `json:"files,omitempty" jsonschema:"files as on disk; none: the whole workspace"`
 	Doc
-	Changes  []Change `json:"changes,omitempty" jsonschema:"unsaved text of several files together, for an edit that spans files"`
+	Changes  []Change `json:"changes,omitempty" jsonschema:"unsaved text of several files, for one edit"`
 	Limit    int      `json:"limit,omitempty" jsonschema:"default 100"`
 	Detailed bool     `json:"detailed,omitempty" jsonschema:"add end positions, source lines and fix edits"`
 }
@@ -197,7 +197,7 @@ func (b *Bridge) addDiagnostics(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_diagnostics",
 		Title:       "Go diagnostics",
-		Description: "Compile errors, type errors and vet warnings (analyzers), with quick fixes. After an edit, pass the files you changed: errors the edit causes in other packages are listed too. file + text (or changes, for several files) checks an unsaved edit and says first which errors it introduces and removes, in every package, against the files on disk; text alone checks a snippet. Waits for gopls.",
+		Description: "Compile errors, type errors and vet warnings (analyzers), with quick fixes. Pass the files you changed: errors an edit causes in other packages too. file + text (changes: several files): an unsaved edit, its introduced and removed errors first. text alone: a snippet.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass a smaller limit, fewer files, or one file, and leave detailed out",
 	}, b.diagnostics)

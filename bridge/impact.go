@@ -14,8 +14,8 @@ import (
 // Change is unsaved text for one file, one of several given together for
 // an edit that spans files.
 type Change struct {
-	File string `json:"file" jsonschema:"Go file"`
-	Text string `json:"text" jsonschema:"its unsaved content"`
+	File string `json:"file"`
+	Text string `json:"text"`
 }
 
 // DiagnosticsImpact is what unsaved text changes against the files on

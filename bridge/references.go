@@ -19,9 +19,9 @@ const defaultReferenceLimit = 100
 // ReferencesInput is the input of go_symbol_references.
 type ReferencesInput struct {
 	At
-	IncludeDeclaration *bool `json:"includeDeclaration,omitempty" jsonschema:"list the declaration too (default true)"`
+	IncludeDeclaration *bool `json:"includeDeclaration,omitempty" jsonschema:"default true"`
 	Limit              int   `json:"limit,omitempty" jsonschema:"default 100"`
-	Radius             int   `json:"radius,omitempty" jsonschema:"blast radius: also count the references by package, tests apart, and list the packages importing those to this depth, 1-3"`
+	Radius             int   `json:"radius,omitempty" jsonschema:"blast radius: references by package (tests apart) and importers, depth 1-3"`
 }
 
 // ReferencesOutput is the result of go_symbol_references.
@@ -69,7 +69,7 @@ func (b *Bridge) addSymbolReferences(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_symbol_references",
 		Title:       "Find references",
-		Description: "Find usages: every reference to a symbol (function, type, method, field, variable) across the workspace, grouped by file with source lines, the declaration included. Who uses this? radius: the blast radius of changing it (references by package, tests apart, and the packages importing those).",
+		Description: "Find usages: every reference to a symbol (function, type, method, field, variable), by file with source lines, the declaration included. Who uses this? radius: the blast radius, what a change breaks.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass a smaller limit (every file keeps its count)",
 	}, b.references)
