@@ -70,6 +70,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		case "instructions":
 			fmt.Fprintln(stdout, bridge.Instructions)
 			return nil
+		case "rules":
+			return runRules(args[1:], stdout, stderr)
 		}
 	}
 	cfg := &config{}
