@@ -5,9 +5,9 @@
 //   - Claude Code (@anthropic-ai/claude-code): `claude plugin validate` on
 //     the marketplace (.claude-plugin/marketplace.json) and on the plugin
 //     (clients/claude/goplsmcp: manifest, .mcp.json, skill); `claude plugin
-//     marketplace add` of the repository as a local marketplace, `claude
-//     plugin install goplsmcp@goplsmcp`, then `claude mcp list` in a copy
-//     of the example module reports the plugin's server connected.
+//     install goplsmcp --marketplace REPO` (the repository as a local
+//     marketplace), then `claude mcp list` in a copy of the example module
+//     reports the plugin's server connected.
 //   - Gemini CLI (@google/gemini-cli): `gemini extensions validate` and
 //     `gemini extensions link --consent` of the repository (its
 //     gemini-extension.json), then `gemini extensions list` names the
@@ -81,8 +81,10 @@ try {
       const out = await step(`claude plugin validate ${dir}`, claude, ['plugin', 'validate', dir], repo, env);
       if (!out.includes('✔ Validation passed')) failures.fail(`claude plugin validate ${dir}`, 'no "Validation passed"');
     }
-    await step('claude plugin marketplace add REPO', claude, ['plugin', 'marketplace', 'add', repo], project, env);
-    await step('claude plugin install goplsmcp@goplsmcp', claude, ['plugin', 'install', 'goplsmcp@goplsmcp'], project, env);
+    // The one command docs/agents.md gives, with the repository as a path
+    // (users give owner/repo): the marketplace is added, then the plugin
+    // installed from it.
+    await step('claude plugin install goplsmcp --marketplace REPO', claude, ['plugin', 'install', 'goplsmcp', '--marketplace', repo], project, env);
     const out = await step('claude mcp list', claude, ['mcp', 'list'], project, env);
     const line = out.split('\n').find((l) => l.startsWith('plugin:goplsmcp:goplsmcp: '));
     if (!line || !/ - ✔ Connected$/.test(line.trimEnd())) {
