@@ -65,6 +65,9 @@ test-concurrency:
 # conformance suite's server scenarios pass (those that need its own test
 # server are listed in .interop/conformance-baseline.yml); and Claude Code
 # reports the server connected as goplsmcp config claude registers it;
+# clients.mjs installs the repository's Claude Code plugin (as a local
+# marketplace) and links its Gemini CLI extension, and both clients report
+# goplsmcp connected;
 # config-http.mjs connects the TypeScript SDK client as each client's
 # HTTP snippet (goplsmcp config CLIENT --url) says, token included. All
 # offline but for npm. They run on Node.js 22.19 or later: on linux-x64 the
@@ -83,6 +86,7 @@ interop: build .interop/node_modules/.package-lock.json
 	$(NODE) .interop/inspector.mjs $(INTEROP_ARGS)
 	$(NODE) .interop/conformance.mjs $(INTEROP_ARGS)
 	$(NODE) .interop/claude.mjs $(INTEROP_ARGS)
+	$(NODE) .interop/clients.mjs $(INTEROP_ARGS)
 
 .interop/node_modules/.package-lock.json: .interop/package.json .interop/package-lock.json
 	@command -v $(NPM) >/dev/null || { echo "make interop needs npm (and Node.js; 22.19 or later off linux-x64)"; exit 1; }

@@ -12,7 +12,7 @@ import (
 // Write is the input of the tools that propose edits that says whether to
 // write them.
 type Write struct {
-	Apply bool `json:"apply,omitempty" jsonschema:"write the edits (needs --allow-write)"`
+	Apply bool `json:"apply,omitempty" jsonschema:"write them (needs --allow-write)"`
 }
 
 // errWritesDisabled answers apply: true when goplsmcp may not write.
@@ -30,7 +30,7 @@ func (b *Bridge) checkApply(w Write) error {
 // writeNote ends the description of a tool that proposes edits.
 func (b *Bridge) writeNote() string {
 	if b.allowWrite {
-		return " apply: true writes them (atomically; nothing if a file changed since)."
+		return " apply: true writes them, atomically, unless a file changed."
 	}
 	return " Nothing is written."
 }

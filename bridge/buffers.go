@@ -76,9 +76,9 @@ func (bs *buffers) forget(uri string) bool {
 // Doc names the code a tool works on: a file, unsaved text for a file, a
 // snippet, or a buffer opened by an earlier call.
 type Doc struct {
-	File string `json:"file,omitempty" jsonschema:"Go file (root-relative or absolute)"`
-	Text string `json:"text,omitempty" jsonschema:"unsaved source: with file, its content; alone, a whole-file snippet"`
-	URI  string `json:"uri,omitempty" jsonschema:"buffer uri from an earlier result, or a file:// URI"`
+	File string `json:"file,omitempty" jsonschema:"Go file path"`
+	Text string `json:"text,omitempty" jsonschema:"unsaved source; alone, a whole-file snippet"`
+	URI  string `json:"uri,omitempty" jsonschema:"buffer uri from a result"`
 }
 
 // given reports whether any field of d is set.

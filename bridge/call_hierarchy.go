@@ -67,7 +67,7 @@ func (b *Bridge) addCallHierarchy(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_call_hierarchy",
 		Title:       "Call hierarchy",
-		Description: "Call hierarchy: who calls this function or method (callers, incoming, with each call site) and what it calls (callees, outgoing), up to 3 levels deep.",
+		Description: "Call hierarchy: who calls a function or method (callers, incoming, with call sites) and what it calls (callees, outgoing), up to 3 levels.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass a smaller depth or limit",
 	}, b.callHierarchy)

@@ -38,7 +38,7 @@ func (b *Bridge) addClose(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_close",
 		Title:       "Forget a buffer",
-		Description: "Forget a snippet or a file's unsaved text, so that gopls sees the file on disk again. Name it by uri or file.",
+		Description: "Forget a snippet or a file's unsaved text (by uri or file); gopls sees the file on disk again.",
 		Annotations: readOnly(),
 	}, b.close)
 }

@@ -72,7 +72,7 @@ func (b *Bridge) addCodeActions(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_code_actions",
 		Title:       "Code actions",
-		Description: "Code actions and quick fixes at a position or range (fill struct, extract function or variable, inline, add missing method, ...); pick one by index or title for its edits as a unified diff." + b.writeNote(),
+		Description: "Code actions and quick fixes at a position or range (fill struct, extract function or variable, inline, add missing method, ...); pick one by index or title for its edits (unified diff)." + b.writeNote(),
 		Annotations: b.editing(),
 		Narrow:      "narrow the call: pass a smaller range, or kind to list fewer actions",
 	}, b.codeActionsTool)

@@ -20,7 +20,7 @@ const defaultSourceLines = 200
 // SourceInput is the input of go_source.
 type SourceInput struct {
 	At
-	Limit int `json:"limit,omitempty" jsonschema:"most lines to show, default 200"`
+	Limit int `json:"limit,omitempty" jsonschema:"most lines, default 200"`
 }
 
 // SourceOutput is the result of go_source.
@@ -64,7 +64,7 @@ func (b *Bridge) addSource(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_source",
 		Title:       "Declaration source",
-		Description: "Show the code of a function, method, type, const or var: the exact source of its declaration with its doc comment and range, by symbol (e.g. \"(*Server).Serve\") or at a use. Read this instead of the whole file.",
+		Description: "Show the code of a function, method, type, const or var: its declaration's exact source and doc comment, by symbol (e.g. \"(*Server).Serve\") or at a use. Instead of reading the whole file.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass a smaller limit",
 	}, b.source)

@@ -45,7 +45,7 @@ func (b *Bridge) addDefinition(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_definition",
 		Title:       "Go to definition",
-		Description: "Go to definition: where the identifier at a position, or a symbol, is declared (jump to declaration). kind \"type\": where its type is declared.",
+		Description: "Go to definition: where a symbol, or the identifier at a position, is defined (jump to declaration). kind \"type\": of its type.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: ask about a single identifier",
 	}, b.definition)

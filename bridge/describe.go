@@ -12,7 +12,7 @@ import (
 // DescribeInput is the input of go_describe.
 type DescribeInput struct {
 	At
-	Detailed bool `json:"detailed,omitempty" jsonschema:"full docs, not just the first sentence"`
+	Detailed bool `json:"detailed,omitempty" jsonschema:"full docs"`
 }
 
 // DescribeOutput is the result of go_describe.
@@ -49,7 +49,7 @@ func (b *Bridge) addDescribe(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_describe",
 		Title:       "Describe a Go identifier",
-		Description: "Hover: the type, signature and doc comment of the identifier at a position, or of a symbol. What is this?",
+		Description: "Hover: type, signature and documentation of a symbol or the identifier at a position. What type is this variable?",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: leave detailed out",
 	}, b.describe)

@@ -22,15 +22,17 @@ const defaultDiagnosticLimit = 100
 
 // DiagnosticsInput is the input of go_diagnostics.
 type DiagnosticsInput struct {
-	Files []string `json:"files,omitempty" jsonschema:"files as on disk; with no files, file, uri or text: the whole workspace"`
+	Files []string `json:"files,omitempty" jsonschema:"files as on disk; none: the whole workspace"`
 	Doc
-	Limit    int  `json:"limit,omitempty" jsonschema:"default 100"`
-	Detailed bool `json:"detailed,omitempty" jsonschema:"add end positions, source lines and fix edits"`
+	Changes  []Change `json:"changes,omitempty" jsonschema:"unsaved text of several files, for one edit"`
+	Limit    int      `json:"limit,omitempty" jsonschema:"default 100"`
+	Detailed bool     `json:"detailed,omitempty" jsonschema:"add end positions, source lines and fix edits"`
 }
 
 // DiagnosticsOutput is the result of go_diagnostics.
 type DiagnosticsOutput struct {
 	URI       string                          `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer checked, for later calls"`
+	Impact    *DiagnosticsImpact              `json:"impact,omitempty" jsonschema:"with unsaved text for files: what it changes against the files on disk"`
 	Total     int                             `json:"total,omitempty" jsonschema:"number of diagnostics found, when fewer are listed"`
 	Truncated bool                            `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
 	Files     mcp.OrderedMap[FileDiagnostics] `json:"files" jsonschema:"the diagnostics by file"`
@@ -158,6 +160,10 @@ func (o *DiagnosticsOutput) Render() string {
 	if o.URI != "" {
 		b.WriteString("buffer " + o.URI + "\n")
 	}
+	if o.Impact != nil {
+		o.Impact.render(&b)
+		b.WriteString("all diagnostics with the edit:\n")
+	}
 	if o.Files.Len() == 0 {
 		b.WriteString("no diagnostics")
 		return b.String()
@@ -192,7 +198,7 @@ func (b *Bridge) addDiagnostics(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_diagnostics",
 		Title:       "Go diagnostics",
-		Description: "Compile errors, type errors and vet warnings (analyzers), with quick fixes. After an edit, pass the files you changed: errors the edit causes in other packages are listed too. file + text checks an unsaved edit; text alone checks a snippet. Waits for gopls.",
+		Description: "Compile errors, type errors and vet warnings (analyzers), with quick fixes. Pass the files you changed: errors an edit causes in other packages too. file + text (changes: several files): an unsaved edit, its introduced and removed errors first. text alone: a snippet.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass a smaller limit, fewer files, or one file, and leave detailed out",
 	}, b.diagnostics)
@@ -203,8 +209,25 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 	if err != nil {
 		return nil, err
 	}
-	if len(in.Files) > 0 && in.given() {
-		return nil, errors.New("pass files (files as on disk), or one file with text, uri or text alone, not both")
+	if len(in.Files) > 0 && (in.given() || len(in.Changes) > 0) {
+		return nil, errors.New("pass files (files as on disk), or unsaved text (file with text, or changes), or uri, or text alone, not two of them")
+	}
+	if len(in.Changes) > 0 && in.given() && !in.Doc.overlay() {
+		return nil, errors.New("changes go alone or with file and text, not with uri or a snippet")
+	}
+	for _, c := range in.Changes {
+		if c.File == "" || c.Text == "" {
+			return nil, errors.New("each of changes needs file and text; to check a file as on disk, pass it in files")
+		}
+	}
+	edits := in.edits()
+	// The edit is measured against the files on disk, diagnosed before
+	// its text is held.
+	var before map[string][]protocol.Diagnostic
+	if len(edits) > 0 {
+		if before, err = b.baseline(ctx, edits); err != nil {
+			return nil, err
+		}
 	}
 	var srcs []*source
 	defer func() {
@@ -219,6 +242,22 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 	// A snippet is checked alone: it is no part of the workspace.
 	workspace := true
 	switch {
+	case len(edits) > 0:
+		for _, d := range edits {
+			src, err := b.openDoc(ctx, d)
+			if err != nil {
+				return nil, err
+			}
+			if findSource(srcs, src.uri) != nil {
+				src.release()
+				return nil, fmt.Errorf("%s is given twice; give each file's text once", quote(d.File))
+			}
+			srcs = append(srcs, src)
+			first = append(first, src.uri)
+		}
+		if len(edits) == 1 {
+			bufferURI = srcs[0].bufferURI()
+		}
 	case in.given():
 		src, err := b.openDoc(ctx, in.Doc)
 		if err != nil {
@@ -277,6 +316,9 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 	gen := b.client.Generation()
 	out := b.shapeDiagnostics(byURI, limit, in.Detailed, first)
 	out.URI = bufferURI
+	if before != nil {
+		out.Impact = b.impact(before, byURI)
+	}
 	// The quick fixes: of the files named, where the call's attention is
 	// (the errors an edit causes elsewhere are mended in the edit); of
 	// every file listed when none is named. Each file's fixes cost gopls

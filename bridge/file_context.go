@@ -72,7 +72,7 @@ func (b *Bridge) addFileContext(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_file_context",
 		Title:       "What a Go file uses",
-		Description: "What a Go file uses from other files and packages, as one-line signatures: read it before editing the file.",
+		Description: "What a Go file uses from other files and packages, as one-line signatures: read before editing it.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass a smaller limit, and leave detailed out",
 	}, b.fileContext)

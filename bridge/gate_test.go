@@ -211,6 +211,10 @@ func TestMakesOverlay(t *testing.T) {
 			t.Errorf("makesOverlay(%s) = %v, want %v", args, got, want)
 		}
 	}
+	// go_diagnostics's changes give unsaved text for several files.
+	if in := (&DiagnosticsInput{Changes: []Change{{File: "a.go", Text: "package a"}}}); !makesOverlay(in) {
+		t.Errorf("makesOverlay(go_diagnostics with changes) = false, want true")
+	}
 	for _, in := range []any{&SearchInput{Query: "text"}, &DiagnosticsInput{Files: []string{"a.go"}}, nil} {
 		if makesOverlay(in) {
 			t.Errorf("makesOverlay(%T) = true for a call without file and text", in)

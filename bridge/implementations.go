@@ -69,7 +69,7 @@ func (b *Bridge) addImplementations(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_implementations",
 		Title:       "Find implementations",
-		Description: "Find implementations: the types implementing an interface (the methods implementing an interface method), or the interfaces a concrete type implements.",
+		Description: "Find implementations: types implementing an interface (methods implementing its method), or the interfaces a concrete type implements.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass a smaller limit",
 	}, b.implementations)

@@ -27,7 +27,7 @@ func (b *Bridge) addOrganizeImports(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_organize_imports",
 		Title:       "Organize imports",
-		Description: "Fix imports, as goimports does: add missing, remove unused and sort, as a unified diff." + b.writeNote(),
+		Description: "Fix imports like goimports: add missing, remove unused, sort; as a unified diff." + b.writeNote(),
 		Annotations: b.editing(),
 		Narrow:      "narrow the call: pass file with text holding only its import block and the code that uses them",
 	}, b.organizeImports)

@@ -116,7 +116,7 @@ func (b *Bridge) addPackageAPI(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_package_api",
 		Title:       "Package API",
-		Description: "Exported API of packages by import path, like go doc: one-line signatures and first doc sentences, for the workspace, the standard library or a dependency.",
+		Description: "Exported API of packages by import path, like go doc: one-line signatures and first doc sentences; workspace, standard library or dependencies.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass fewer packagePaths, a smaller limit, and leave detailed out",
 	}, b.packageAPI)

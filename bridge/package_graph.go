@@ -23,8 +23,8 @@ const defaultGraphLimit = 100
 // PackageGraphInput is the input of go_package_graph.
 type PackageGraphInput struct {
 	PackagePaths []string `json:"packagePaths" jsonschema:"import paths, e.g. [\"net/http\"]"`
-	Depth        int      `json:"depth,omitempty" jsonschema:"levels of importers, 1 to 3 (default 1: direct importers)"`
-	Limit        int      `json:"limit,omitempty" jsonschema:"most packages in each list, default 100"`
+	Depth        int      `json:"depth,omitempty" jsonschema:"levels of importers, 1-3 (default 1)"`
+	Limit        int      `json:"limit,omitempty" jsonschema:"per list, default 100"`
 }
 
 // PackageGraphOutput is the result of go_package_graph.
@@ -96,7 +96,7 @@ func (b *Bridge) addPackageGraph(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_package_graph",
 		Title:       "Package dependency graph",
-		Description: "Package dependencies: what packages a package imports (workspace, standard library, external) and which workspace packages import it (reverse dependencies, importers), depth 1-3. Who depends on this package?",
+		Description: "Package dependencies: a package's imports (workspace, standard library, external) and the workspace packages importing it (reverse dependencies), depth 1-3. Who depends on it?",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass fewer packagePaths, a smaller depth or a smaller limit",
 	}, b.packageGraph)

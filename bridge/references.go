@@ -19,20 +19,22 @@ const defaultReferenceLimit = 100
 // ReferencesInput is the input of go_symbol_references.
 type ReferencesInput struct {
 	At
-	IncludeDeclaration *bool `json:"includeDeclaration,omitempty" jsonschema:"list the declaration too (default true)"`
+	IncludeDeclaration *bool `json:"includeDeclaration,omitempty" jsonschema:"default true"`
 	Limit              int   `json:"limit,omitempty" jsonschema:"default 100"`
+	Radius             int   `json:"radius,omitempty" jsonschema:"blast radius: references by package (tests apart) and importers, depth 1-3"`
 }
 
 // ReferencesOutput is the result of go_symbol_references.
 type ReferencesOutput struct {
-	URI         string `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer the call named, for later calls"`
-	Note        string `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
-	Symbol      string `json:"symbol" jsonschema:"the identifier whose references these are"`
-	Total       int    `json:"total,omitempty" jsonschema:"number of references found, the declaration included, when fewer are listed"`
-	Truncated   bool   `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
-	Declaration string `json:"declaration,omitempty" jsonschema:"path:line:character of the reference that is the declaration"`
-	Refs        Places `json:"refs" jsonschema:"references by file"`
-	More        Counts `json:"more,omitzero" jsonschema:"by file, how many are beyond the limit, not listed"`
+	URI         string       `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer the call named, for later calls"`
+	Note        string       `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
+	Symbol      string       `json:"symbol" jsonschema:"the identifier whose references these are"`
+	Total       int          `json:"total,omitempty" jsonschema:"number of references found, the declaration included, when fewer are listed"`
+	Truncated   bool         `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
+	Declaration string       `json:"declaration,omitempty" jsonschema:"path:line:character of the reference that is the declaration"`
+	Refs        Places       `json:"refs" jsonschema:"references by file"`
+	More        Counts       `json:"more,omitzero" jsonschema:"by file, how many are beyond the limit, not listed"`
+	Radius      *BlastRadius `json:"radius,omitempty" jsonschema:"with radius: the packages the symbol's references reach"`
 
 	found int // what Total says, listed or not
 }
@@ -56,6 +58,9 @@ func (o *ReferencesOutput) Render() string {
 		b.WriteString(" (list truncated; raise limit to see more)")
 	}
 	b.WriteString("\n")
+	if o.Radius != nil {
+		o.Radius.render(&b)
+	}
 	renderPlaces(&b, &o.Refs, &o.More)
 	return strings.TrimSuffix(b.String(), "\n")
 }
@@ -64,7 +69,7 @@ func (b *Bridge) addSymbolReferences(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_symbol_references",
 		Title:       "Find references",
-		Description: "Find usages: every reference to a symbol (function, type, method, field, variable) across the workspace, grouped by file with source lines, the declaration included. Who uses this?",
+		Description: "Find usages: every reference to a symbol (function, type, method, field, variable), by file with source lines, the declaration included. Who uses this? radius: the blast radius, what a change breaks.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass a smaller limit (every file keeps its count)",
 	}, b.references)
@@ -75,6 +80,9 @@ func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*Referenc
 	ctx = lspclient.WorkspaceWide(ctx)
 	limit, err := limitOr(in.Limit, defaultReferenceLimit)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkRadius(in.Radius); err != nil {
 		return nil, err
 	}
 	t, err := b.resolve(ctx, in.At)
@@ -128,6 +136,11 @@ func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*Referenc
 	out.Refs, out.More, out.Truncated = list.files, list.more, list.truncated()
 	if out.Truncated {
 		out.Total = out.found
+	}
+	if in.Radius > 0 {
+		if out.Radius, err = b.radius(ctx, locs, in.Radius); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

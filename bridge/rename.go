@@ -44,7 +44,7 @@ func (b *Bridge) addRename(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_rename_symbol",
 		Title:       "Rename a symbol",
-		Description: "Rename a symbol everywhere it is used, across packages (a safe refactor, not search and replace): the edits as a unified diff." + b.writeNote(),
+		Description: "Rename a symbol everywhere, across packages (a safe refactor, not search and replace): edits as a unified diff." + b.writeNote(),
 		Annotations: b.editing(),
 		Narrow:      "the rename touches too much to show at once; see where the symbol is used with go_symbol_references, and rename a symbol with fewer uses",
 	}, b.rename)

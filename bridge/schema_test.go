@@ -167,8 +167,8 @@ func decode(t *testing.T, raw json.RawMessage) any {
 	return v
 }
 
-// checkObjects walks a schema: every object schema has properties, and in
-// an input schema every object forbids unknown properties.
+// checkObjects walks a schema: every object schema has properties, and an
+// input schema, as listed, leaves additionalProperties out.
 func checkObjects(t *testing.T, where string, schema any, input bool) {
 	t.Helper()
 	var walk func(path string, s any)
@@ -179,8 +179,11 @@ func checkObjects(t *testing.T, where string, schema any, input bool) {
 				if _, ok := s["properties"].(map[string]any); !ok {
 					t.Errorf("%s%s: an object schema without properties", where, path)
 				}
-				if input && s["additionalProperties"] != false {
-					t.Errorf("%s%s: an input object schema without additionalProperties: false", where, path)
+				if input && s["additionalProperties"] != nil {
+					// Unknown arguments are refused all the same (see
+					// mcp's TestToolsListAndCall); listed, the constraint
+					// costs eager clients bytes in every request.
+					t.Errorf("%s%s: an input object schema lists additionalProperties", where, path)
 				}
 			}
 			for k, v := range s {
@@ -311,6 +314,56 @@ func TestToolsListSize(t *testing.T) {
 			if len(raw) > toolsListBudget {
 				t.Errorf("tools/list is %d bytes, over the %d budget (input schemas %d, output schemas %d, descriptions %d)",
 					len(raw), toolsListBudget, in, out, desc)
+			}
+		})
+	}
+}
+
+// eagerBudget is issue 23's bound on what eager clients (Gemini CLI,
+// Cursor, VS Code) send with every request: each default tool's name,
+// description and input schema, as compact JSON.
+const eagerBudget = 16 << 10
+
+// TestEagerToolsSize measures the tool definitions an eager client puts in
+// every request (name, description, inputSchema of the twenty-three default
+// tools, compact JSON, as one array), with writes allowed and not, and
+// fails above 16 KiB.
+func TestEagerToolsSize(t *testing.T) {
+	for _, allowWrite := range []bool{false, true} {
+		t.Run(fmt.Sprintf("allowWrite=%v", allowWrite), func(t *testing.T) {
+			c, _ := startConfigured(t, exampleRoot(t), bridge.Config{AllowWrite: allowWrite})
+			var list struct {
+				Tools []struct {
+					Name        string          `json:"name"`
+					Description string          `json:"description"`
+					InputSchema json.RawMessage `json:"inputSchema"`
+				} `json:"tools"`
+			}
+			if err := c.Call(testCtx(t), "tools/list", nil, &list); err != nil {
+				t.Fatal(err)
+			}
+			if len(list.Tools) != 23 {
+				t.Fatalf("tools/list has %d tools, want the twenty-three default ones", len(list.Tools))
+			}
+			var buf bytes.Buffer
+			for i := range list.Tools {
+				buf.Reset()
+				if err := json.Compact(&buf, list.Tools[i].InputSchema); err != nil {
+					t.Fatal(err)
+				}
+				list.Tools[i].InputSchema = slices.Clone(buf.Bytes())
+			}
+			data, err := json.Marshal(list.Tools)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var per []string
+			for _, tool := range list.Tools {
+				per = append(per, fmt.Sprintf("%s %d+%d", tool.Name, len(tool.Description), len(tool.InputSchema)))
+			}
+			t.Logf("eager tool definitions: %d bytes (description+inputSchema: %s)", len(data), strings.Join(per, ", "))
+			if len(data) > eagerBudget {
+				t.Errorf("the default tools' name, description and inputSchema are %d bytes as compact JSON, over the %d budget", len(data), eagerBudget)
 			}
 		})
 	}

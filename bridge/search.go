@@ -19,7 +19,7 @@ const maxWorkspaceSymbols = 100
 // SearchInput is the input of go_search.
 type SearchInput struct {
 	Query    string `json:"query" jsonschema:"fuzzy name, e.g. Handler or http.Serve"`
-	Scope    string `json:"scope,omitempty" jsonschema:"workspace (default): the workspace's packages; all: dependencies and the standard library too"`
+	Scope    string `json:"scope,omitempty" jsonschema:"workspace (default), or all: with dependencies and the standard library"`
 	Limit    int    `json:"limit,omitempty" jsonschema:"default 30"`
 	Detailed bool   `json:"detailed,omitempty" jsonschema:"add source lines"`
 }
@@ -74,7 +74,7 @@ func (b *Bridge) addSearch(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_search",
 		Title:       "Search Go symbols",
-		Description: "Find a symbol by name: fuzzy search for declarations (functions, types, methods, fields, constants) in the workspace, with file and line; scope \"all\" adds dependencies and the standard library. Use it instead of grep to locate code.",
+		Description: "Find a symbol by name: fuzzy search for declarations (functions, types, methods, fields, constants) in the workspace, with file and line; scope \"all\" adds dependencies and the standard library. Use instead of grep.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass a smaller limit or a more specific query, and leave detailed out",
 	}, b.search)

@@ -13,7 +13,7 @@ import (
 // SignatureInput is the input of go_signature.
 type SignatureInput struct {
 	At
-	Detailed bool `json:"detailed,omitempty" jsonschema:"full docs, not just the first sentence"`
+	Detailed bool `json:"detailed,omitempty" jsonschema:"full docs"`
 }
 
 // SignatureOutput is the result of go_signature.

@@ -79,7 +79,7 @@ func (b *Bridge) addSymbols(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_symbols",
 		Title:       "Outline a Go file",
-		Description: "Outline of a Go file (document symbols): its declarations in source order, with types' fields and methods.",
+		Description: "Outline of a Go file (document symbols): its functions, types with fields and methods, and other declarations, in order.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass a smaller limit, and leave detailed out",
 	}, b.symbols)

@@ -15,10 +15,10 @@ import (
 // identifier expected there) or a symbol.
 type At struct {
 	Doc
-	Line      *int   `json:"line,omitempty" jsonschema:"0-based line"`
-	Character *int   `json:"character,omitempty" jsonschema:"0-based UTF-16 column"`
-	Name      string `json:"name,omitempty" jsonschema:"identifier expected there; snaps within 2 lines"`
-	Symbol    string `json:"symbol,omitempty" jsonschema:"instead of a position: Name, pkg.Name, Type.Method, (*Type).Method"`
+	Line      *int   `json:"line,omitempty" jsonschema:"0-based"`
+	Character *int   `json:"character,omitempty" jsonschema:"0-based, UTF-16"`
+	Name      string `json:"name,omitempty" jsonschema:"identifier expected there"`
+	Symbol    string `json:"symbol,omitempty" jsonschema:"or: Name, pkg.Name, Type.Method"`
 }
 
 // A target is a resolved place: a file as gopls holds it and a position.

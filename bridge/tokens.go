@@ -48,7 +48,7 @@ func (b *Bridge) addTokens(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_tokens",
 		Title:       "Semantic tokens",
-		Description: "Semantic tokens: how gopls classifies each token of a file or line range (type, function, variable, parameter, ...), with modifiers.",
+		Description: "Semantic tokens: how gopls classifies each token of a file or line range (highlighting), with modifiers.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass startLine and endLine for fewer lines, types to keep only some token types, or a smaller limit",
 	}, b.tokens)

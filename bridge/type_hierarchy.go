@@ -77,7 +77,7 @@ func (b *Bridge) addTypeHierarchy(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_type_hierarchy",
 		Title:       "Type hierarchy",
-		Description: "Type hierarchy: the interfaces a type implements (supertypes) and the types implementing an interface (subtypes), up to 3 levels deep.",
+		Description: "Type hierarchy: interfaces a type implements (supertypes) and types implementing an interface (subtypes), up to 3 levels.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass a smaller depth or limit, or one direction",
 	}, b.typeHierarchy)

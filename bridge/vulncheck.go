@@ -31,8 +31,8 @@ const vulncheckBound = 10 * time.Minute
 // VulncheckInput is the input of go_vulncheck, with gopls mcp's
 // parameters.
 type VulncheckInput struct {
-	Dir     string `json:"dir,omitempty" jsonschema:"directory to check in, relative to the root (default: the root)"`
-	Pattern string `json:"pattern,omitempty" jsonschema:"package pattern to check (default ./...)"`
+	Dir     string `json:"dir,omitempty" jsonschema:"directory, relative to the root (default the root)"`
+	Pattern string `json:"pattern,omitempty" jsonschema:"package pattern (default ./...)"`
 }
 
 // VulncheckOutput is the result of go_vulncheck.
@@ -91,7 +91,7 @@ func (b *Bridge) addVulncheck(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_vulncheck",
 		Title:       "Vulnerability check",
-		Description: "Security: known vulnerabilities (CVE, GO-IDs) in the module's dependencies and the standard library, and whether the code calls the vulnerable function (govulncheck). Needs a local vulnerability database (GOVULNDB) or --allow-network.",
+		Description: "Security: known vulnerabilities (CVE, GO-IDs) in dependencies and the standard library, and if the code calls them (govulncheck). Needs a local database (GOVULNDB) or --allow-network.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass a narrower pattern",
 	}, b.vulncheck)

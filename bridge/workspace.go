@@ -113,7 +113,7 @@ func (b *Bridge) addWorkspace(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_workspace",
 		Title:       "Go workspace summary",
-		Description: "Workspace summary: modules and their go.mod, Go and gopls versions, build kind, package count and load state. A good first call: it waits for gopls to load.",
+		Description: "Workspace summary: modules (go.mod), Go and gopls versions, build kind, package count, load state. A good first call: waits for gopls to load.",
 		Annotations: readOnly(),
 		Narrow:      "the summary has no parts to leave out, so ask the person running goplsmcp to raise --max-result-bytes",
 	}, func(ctx context.Context, _ *WorkspaceInput) (*WorkspaceOutput, error) {

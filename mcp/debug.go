@@ -71,7 +71,7 @@ func addDebugSchemas(in, out *jsonschema.Schema) error {
 		return fmt.Errorf("the output must not have a %q field: every tool gets one", debugArg)
 	}
 	// Every tool's schema carries it, so it is kept short.
-	in.Properties[debugArg] = &jsonschema.Schema{Type: "boolean", Description: "add request timings"}
+	in.Properties[debugArg] = &jsonschema.Schema{Type: "boolean"}
 	return nil
 }
 

@@ -321,3 +321,20 @@ func sortedKeys(m map[string]*jsonschema.Schema) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// listedInput is the input schema as tools/list sends it: without
+// additionalProperties: false. Eager clients (Gemini CLI, Cursor, VS Code)
+// send every tool's schema with every request, and the constraint tells a
+// model nothing the list of properties does not: a call with an argument
+// the tool does not take is still refused, with the names it takes (see
+// unknownArguments), since arguments are checked against the full schema.
+func listedInput(in *jsonschema.Schema) (json.RawMessage, error) {
+	s := in.CloneSchemas()
+	walkSchemas(&s, func(slot **jsonschema.Schema) bool {
+		if isFalseSchema((*slot).AdditionalProperties) {
+			(*slot).AdditionalProperties = nil
+		}
+		return true
+	})
+	return json.Marshal(s)
+}

@@ -81,8 +81,10 @@ func (e *internalError) Unwrap() error { return e.err }
 
 // serverTool is a registered tool with its resolved schemas.
 type serverTool struct {
-	def          Tool
-	inputSchema  *jsonschema.Schema
+	def         Tool
+	inputSchema *jsonschema.Schema
+	// listedInput is inputSchema as tools/list sends it (see listedInput).
+	listedInput  json.RawMessage
 	outputSchema *jsonschema.Schema
 	input        *jsonschema.Resolved
 	// decode decodes validated arguments into a new *In.
@@ -131,9 +133,14 @@ func AddTool[In, Out any](s *Server, t Tool, h ToolHandler[In, Out]) error {
 	if err != nil {
 		return fmt.Errorf("tool %s: resolving input schema: %w", t.Name, err)
 	}
+	listed, err := listedInput(in)
+	if err != nil {
+		return fmt.Errorf("tool %s: input schema: %w", t.Name, err)
+	}
 	st := &serverTool{
 		def:          t,
 		inputSchema:  in,
+		listedInput:  listed,
 		outputSchema: out,
 		input:        resolved,
 		decode: func(args json.RawMessage) (any, error) {
@@ -353,7 +360,7 @@ type toolJSON struct {
 	Name         string             `json:"name"`
 	Title        string             `json:"title,omitempty"`
 	Description  string             `json:"description"`
-	InputSchema  *jsonschema.Schema `json:"inputSchema"`
+	InputSchema  json.RawMessage    `json:"inputSchema"`
 	OutputSchema *jsonschema.Schema `json:"outputSchema,omitempty"`
 	Annotations  *ToolAnnotations   `json:"annotations,omitempty"`
 	Icons        []Icon             `json:"icons,omitempty"`
@@ -362,7 +369,7 @@ type toolJSON struct {
 // describe renders the tool for a session, leaving out what its protocol
 // version does not have.
 func (t *serverTool) describe(version string) toolJSON {
-	j := toolJSON{Name: t.def.Name, Description: t.def.Description, InputSchema: t.inputSchema}
+	j := toolJSON{Name: t.def.Name, Description: t.def.Description, InputSchema: t.listedInput}
 	if version >= version20250326 {
 		j.Annotations = t.def.Annotations
 	}

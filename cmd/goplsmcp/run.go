@@ -41,6 +41,7 @@ Usage:
   goplsmcp config CLIENT [--root DIR]        print the configuration snippet for claude, cursor, vscode, codex or gemini
   goplsmcp config CLIENT --url URL           ... the snippet that connects to a goplsmcp serving --http at URL
   goplsmcp instructions                      print the agent guidance, for AGENTS.md or CLAUDE.md
+  goplsmcp rules [--write] [CLIENT...]       print (or write) GOPLSMCP.md and a stub per client: CLAUDE.md, AGENTS.md, ...
 
 It speaks MCP over stdin and stdout, one JSON-RPC message per line, and
 starts gopls as its child. Register it with an MCP client, for example in
@@ -70,6 +71,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		case "instructions":
 			fmt.Fprintln(stdout, bridge.Instructions)
 			return nil
+		case "rules":
+			return runRules(args[1:], stdout, stderr)
 		}
 	}
 	cfg := &config{}

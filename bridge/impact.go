@@ -1,0 +1,175 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/goplsmcp/goplsmcp/mcp"
+	"go.lsp.dev/protocol"
+)
+
+// Change is unsaved text for one file, one of several given together for
+// an edit that spans files.
+type Change struct {
+	File string `json:"file"`
+	Text string `json:"text"`
+}
+
+// DiagnosticsImpact is what unsaved text changes against the files on
+// disk: the diagnostics it introduces and removes, by package directory.
+type DiagnosticsImpact struct {
+	Unchanged int                           `json:"unchanged,omitempty" jsonschema:"diagnostics found both with and without the edit"`
+	Packages  mcp.OrderedMap[PackageImpact] `json:"packages" jsonschema:"the packages the edit affects, by directory"`
+}
+
+// PackageImpact is an edit's effect on one package's diagnostics.
+type PackageImpact struct {
+	Introduced []string `json:"introduced,omitempty" jsonschema:"file:line:character: message the edit causes"`
+	Removed    []string `json:"removed,omitempty" jsonschema:"file:line:character: message the edit mends (positions on disk)"`
+	Unchanged  int      `json:"unchanged,omitempty" jsonschema:"the package's diagnostics found both with and without the edit"`
+}
+
+// overlay reports whether the call gives unsaved text for a file, which
+// the session gate must know before it runs (see makesOverlay).
+func (in *DiagnosticsInput) overlay() bool { return in.Doc.overlay() || len(in.Changes) > 0 }
+
+// edits returns the unsaved texts the call gives for files, in a fixed
+// order (by file), so that calls holding several never wait on each other
+// in a cycle.
+func (in *DiagnosticsInput) edits() []Doc {
+	var docs []Doc
+	if in.Doc.overlay() {
+		docs = append(docs, in.Doc)
+	}
+	for _, c := range in.Changes {
+		docs = append(docs, Doc{File: c.File, Text: c.Text})
+	}
+	slices.SortStableFunc(docs, func(a, b Doc) int { return strings.Compare(a.File, b.File) })
+	return docs
+}
+
+// baseline returns the diagnostics of the workspace and of the files of
+// edits as they are on disk: what the edit is measured against. A file not
+// yet on disk has none.
+func (b *Bridge) baseline(ctx context.Context, edits []Doc) (map[string][]protocol.Diagnostic, error) {
+	var srcs []*source
+	defer func() {
+		for _, s := range srcs {
+			s.release()
+		}
+	}()
+	for _, d := range edits {
+		// Named without text, a file is the file on disk; a new file, or
+		// a path the overlay itself will refuse with its reason, has no
+		// baseline.
+		src, err := b.openDoc(ctx, Doc{File: d.File})
+		if err != nil {
+			continue
+		}
+		if findSource(srcs, src.uri) != nil {
+			src.release()
+			continue
+		}
+		srcs = append(srcs, src)
+	}
+	byURI := map[string][]protocol.Diagnostic{}
+	if err := b.diagnoseSources(ctx, srcs, byURI); err != nil {
+		return nil, err
+	}
+	others, err := b.workspaceErrors(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for uri, diags := range others {
+		if _, named := byURI[uri]; !named {
+			byURI[uri] = diags
+		}
+	}
+	return byURI, nil
+}
+
+// impactKey identifies a diagnostic across an edit: its place moves when
+// lines are added above it, its file, severity, source and message do not.
+type impactKey struct{ file, severity, source, message string }
+
+// impact compares the diagnostics before and after an edit, by URI.
+func (b *Bridge) impact(before, after map[string][]protocol.Diagnostic) *DiagnosticsImpact {
+	type entry struct {
+		key        impactKey
+		line, char int
+	}
+	collect := func(byURI map[string][]protocol.Diagnostic) map[impactKey][]entry {
+		m := map[impactKey][]entry{}
+		for uri, diags := range byURI {
+			file := b.displayURI(uri)
+			for _, d := range diags {
+				k := impactKey{file, severityName(d.Severity), d.Source, oneLine(d.Message)}
+				m[k] = append(m[k], entry{k, int(d.Range.Start.Line), int(d.Range.Start.Character)})
+			}
+		}
+		return m
+	}
+	old, now := collect(before), collect(after)
+	var introduced, removed, unchanged []entry
+	// A diagnostic found n times before and m times after: min(n, m) are
+	// unchanged, the rest introduced or removed.
+	for k, es := range now {
+		n := min(len(es), len(old[k]))
+		unchanged = append(unchanged, es[:n]...)
+		introduced = append(introduced, es[n:]...)
+	}
+	for k, es := range old {
+		n := min(len(es), len(now[k]))
+		removed = append(removed, es[n:]...)
+	}
+	order := func(a, b entry) int {
+		return strings.Compare(fmt.Sprintf("%s\x00%09d\x00%09d\x00%s", a.key.file, a.line, a.char, a.key.message),
+			fmt.Sprintf("%s\x00%09d\x00%09d\x00%s", b.key.file, b.line, b.char, b.key.message))
+	}
+	slices.SortFunc(introduced, order)
+	slices.SortFunc(removed, order)
+	out := &DiagnosticsImpact{Unchanged: len(unchanged)}
+	render := func(e entry) string {
+		d := diagnostic{line: e.line, char: e.char, severity: e.key.severity, source: e.key.source, message: e.key.message}
+		return path.Base(e.key.file) + ":" + d.entry(false)
+	}
+	for _, e := range introduced {
+		p := out.Packages.Ref(path.Dir(e.key.file))
+		p.Introduced = append(p.Introduced, render(e))
+	}
+	for _, e := range removed {
+		p := out.Packages.Ref(path.Dir(e.key.file))
+		p.Removed = append(p.Removed, render(e))
+	}
+	// The unchanged count of each package the edit affects.
+	for _, e := range unchanged {
+		if _, ok := out.Packages.Get(path.Dir(e.key.file)); ok {
+			out.Packages.Ref(path.Dir(e.key.file)).Unchanged++
+		}
+	}
+	return out
+}
+
+// render writes the impact: a line of counts, then each affected package's
+// introduced (+) and removed (-) diagnostics.
+func (im *DiagnosticsImpact) render(b *strings.Builder) {
+	var in, out int
+	im.Packages.All(func(_ string, p PackageImpact) { in, out = in+len(p.Introduced), out+len(p.Removed) })
+	fmt.Fprintf(b, "edit against disk: %d introduced, %d removed, %d unchanged\n", in, out, im.Unchanged)
+	im.Packages.All(func(dir string, p PackageImpact) {
+		fmt.Fprintf(b, "package %s:", dir)
+		if p.Unchanged > 0 {
+			fmt.Fprintf(b, " %d unchanged", p.Unchanged)
+		}
+		b.WriteString("\n")
+		for _, s := range p.Introduced {
+			b.WriteString("+ " + s + "\n")
+		}
+		for _, s := range p.Removed {
+			b.WriteString("- " + s + "\n")
+		}
+	})
+}
