@@ -41,8 +41,10 @@ func (c *Client) supervise(startCtx context.Context, started chan<- error) {
 		case <-p.ctx.Done():
 		}
 		cause := context.Cause(p.ctx)
-		if errors.Is(cause, errOutputEnded) && p.waitExit(exitWait) {
+		if errors.Is(cause, errOutputEnded) && p.waitExit(exitReasonWait) {
 			// The output ends when the process does; its exit says why.
+			// On a loaded machine the exit is seen well after the end of
+			// the output, and the wait returns as soon as it is.
 			cause = fmt.Errorf("gopls exited: %v", p.waitErr)
 		}
 		p.stop(c.log, false)
@@ -198,3 +200,9 @@ func (c *Client) suspectCurrent() {
 		c.suspect(p)
 	}
 }
+
+// exitReasonWait bounds how long a gopls whose output ended is given to
+// exit, so that the reason recorded is its exit status (killed, crashed)
+// rather than the end of its output. A gopls that closed its output and
+// lives on costs this once before it is stopped.
+const exitReasonWait = 3 * time.Second
