@@ -82,6 +82,9 @@ type Bridge struct {
 	parsed parseMemo
 	// diags are go_diagnostics's answers from gopls since its last change.
 	diags diagCache
+	// baselines is the last baseline an edit was measured against (see
+	// impact.go).
+	baselines baselineCache
 	// apis are go_package_api's packages since gopls's last change.
 	apis genCache[apiKey, apiEntry]
 	// searches are go_search's answers from gopls since its last change.

@@ -4,8 +4,12 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+
+	"github.com/goplsmcp/goplsmcp/lspclient"
 
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -55,6 +59,77 @@ func (in *DiagnosticsInput) edits() []Doc {
 // edits as they are on disk: what the edit is measured against. A file not
 // yet on disk has none.
 func (b *Bridge) baseline(ctx context.Context, edits []Doc) (map[string][]protocol.Diagnostic, error) {
+	// Measuring against the disk means gopls checking the files as on
+	// disk again, then the edit: twice the work of an edit loop that sends
+	// new text each time while the disk stays as it was. So the baseline
+	// is kept while nothing on disk and no other unsaved text changes.
+	key, keep := b.baselineKey(edits)
+	if keep {
+		if diags, ok := b.baselines.get(key); ok {
+			return diags, nil
+		}
+	}
+	diags, err := b.diagnoseBaseline(ctx, edits)
+	if err == nil && keep {
+		b.baselines.set(key, diags)
+	}
+	return diags, err
+}
+
+// baselineCache keeps one baseline, by the key baselineKey gives.
+type baselineCache struct {
+	mu    sync.Mutex
+	key   string
+	diags map[string][]protocol.Diagnostic
+}
+
+func (c *baselineCache) get(key string) (map[string][]protocol.Diagnostic, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.diags, c.diags != nil && c.key == key
+}
+
+func (c *baselineCache) set(key string, diags map[string][]protocol.Diagnostic) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.key, c.diags = key, diags
+}
+
+// baselineKey names what a baseline for edits depends on: the files
+// edited, the disk (by the watcher's epoch, which moves at any change
+// under the root), and every other buffer gopls holds unsaved text for,
+// with its version. keep is false where the watcher cannot vouch for
+// the whole root: there the baseline is found again each time.
+func (b *Bridge) baselineKey(edits []Doc) (key string, keep bool) {
+	epoch, watched := b.client.DiskEpoch(b.root)
+	if !watched {
+		return "", false
+	}
+	var k strings.Builder
+	fmt.Fprintf(&k, "%d", epoch)
+	edited := map[string]bool{}
+	for _, d := range edits {
+		p := d.File
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(b.root, p)
+		}
+		uri := lspclient.FileURI(filepath.Clean(p))
+		edited[uri] = true
+		k.WriteString("\x00" + uri)
+	}
+	k.WriteString("\x00\x00")
+	for _, uri := range slices.Sorted(slices.Values(b.client.OpenDocuments())) {
+		if edited[uri] || !b.client.IsOverlay(uri) {
+			continue
+		}
+		_, version, _ := b.client.Document(uri)
+		fmt.Fprintf(&k, "\x00%s@%d", uri, version)
+	}
+	return k.String(), true
+}
+
+// diagnoseBaseline asks gopls for the baseline of edits (see baseline).
+func (b *Bridge) diagnoseBaseline(ctx context.Context, edits []Doc) (map[string][]protocol.Diagnostic, error) {
 	var srcs []*source
 	defer func() {
 		for _, s := range srcs {
