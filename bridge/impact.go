@@ -140,6 +140,11 @@ func (b *Bridge) diagnoseBaseline(ctx context.Context, edits []Doc) (map[string]
 		// Named without text, a file is the file on disk; a new file, or
 		// a path the overlay itself will refuse with its reason, has no
 		// baseline.
+		// Only Go files have diagnostics of their own to pull; a go.mod or
+		// go.work edit is measured by the workspace's errors alone.
+		if !strings.HasSuffix(d.File, ".go") {
+			continue
+		}
 		src, err := b.openDoc(ctx, Doc{File: d.File})
 		if err != nil {
 			continue
