@@ -40,6 +40,12 @@ func (b *bench) toolsList(s *servers) error {
 	if withoutOut, err := withoutOutputSchemas(s.ours.toolsList); err == nil {
 		t.add("tools/list without output schemas (what most clients show the model)", kib(withoutOut), kib(len(s.peer.toolsList)), ratio(float64(withoutOut), float64(len(s.peer.toolsList))), "—")
 	}
+	if eager, err := eagerBytes(s.ours.toolsList); err == nil {
+		peerEager, _ := eagerBytes(s.peer.toolsList)
+		const eagerLimit = 16 << 10
+		t.add("name, description and input schema, compact (what eager clients send with every request; target ≤ 16 KiB)", kib(eager), kib(peerEager), ratio(float64(eager), float64(peerEager)), check(eager <= eagerLimit))
+		b.rep.judge(fmt.Sprintf("6. eager tool definitions ≤ 16 KiB (%d tools listed)", ourTools), kib(eager), eager <= eagerLimit)
+	}
 	if ourTools < defaultTools {
 		t.note("goplsmcp lists %d of the %d default tools in this build; at its current %.0f bytes per tool, %d would take about %s.", ourTools, defaultTools, perTool, defaultTools, kib(int(perTool*defaultTools)))
 	}
@@ -227,5 +233,24 @@ func withoutOutputSchemas(raw json.RawMessage) (int, error) {
 		delete(t, "outputSchema")
 	}
 	data, err := json.Marshal(list)
+	return len(data), err
+}
+
+// eagerBytes sizes what a client that sends every tool definition with
+// every request (Gemini CLI, Cursor, VS Code) sends: each tool's name,
+// description and input schema, as compact JSON.
+func eagerBytes(raw json.RawMessage) (int, error) {
+	var list struct {
+		Tools []struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			InputSchema json.RawMessage `json:"inputSchema"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return 0, err
+	}
+	// json.Marshal compacts each RawMessage as it writes it.
+	data, err := json.Marshal(list.Tools)
 	return len(data), err
 }
