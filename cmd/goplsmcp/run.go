@@ -257,6 +257,7 @@ func startStack(ctx context.Context, cfg *config, stderr io.Writer, oneShot bool
 		Args:         cfg.goplsArgs,
 		Remote:       cfg.remote,
 		Root:         root,
+		Watch:        cfg.watch,
 		Settings:     cfg.goplsSettings(),
 		Logger:       st.log.With("component", "lspclient"),
 		Timeout:      cfg.timeout,
