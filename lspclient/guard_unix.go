@@ -29,7 +29,7 @@ while read -r op id; do
 	-) case $g in *" $id "*) g="${g%%" $id "*} ${g#*" $id "}" ;; esac ;;
 	esac
 done
-for id in $g; do kill -KILL -- "-$id" 2>/dev/null; done
+for id in $g; do kill -s KILL -- "-$id" 2>/dev/null; done
 `
 
 var guard struct {
