@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -688,6 +689,9 @@ func skipDir(name string) bool {
 
 // within reports whether path is dir or below it. Both must be clean.
 func within(dir, path string) bool {
+	if runtime.GOOS == "windows" {
+		return WindowsWithin(dir, path)
+	}
 	if path == dir {
 		return true
 	}
