@@ -2,7 +2,10 @@
 
 package lspclient
 
-import "syscall"
+import (
+	"syscall"
+	"time"
+)
 
 // mkfifo makes a named pipe, which some tests use to block a reader.
 func mkfifo(path string, mode uint32) error { return syscall.Mkfifo(path, mode) }
@@ -12,3 +15,12 @@ func signalPID(pid int, sig syscall.Signal) error { return syscall.Kill(pid, sig
 
 // sigStop and sigCont freeze and thaw a process.
 const sigStop, sigCont = syscall.SIGSTOP, syscall.SIGCONT
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"syscall"
+	"time"
 )
 
 // mkfifo has no equivalent on Windows: the tests that need it are skipped.
@@ -21,3 +22,6 @@ func signalPID(pid int, sig syscall.Signal) error {
 
 // sigStop and sigCont have no meaning on Windows, where signalPID kills.
 const sigStop, sigCont = syscall.Signal(0x13), syscall.Signal(0x12)
+
+// cpuTime is not measured on Windows.
+func cpuTime() time.Duration { return 0 }
