@@ -17,7 +17,7 @@ import (
 // maxWatches bounds the directories watched, far below the usual kernel
 // limit, so that a huge tree cannot exhaust it for other programs. Open
 // documents in directories beyond the bound are checked with stat instead.
-const maxWatches = 4096
+var maxWatches = 4096 // a variable so that a test can run out of watches
 
 // LSP FileChangeType values.
 const (

@@ -44,10 +44,11 @@ type poller struct {
 	extra map[string]bool
 
 	// Owned by the scanning goroutine (or by newPoller before it runs).
-	state map[string]*dirState
-	req   chan struct{}
-	stop  chan struct{}
-	out   []fsEvent // events of the scan under way
+	state  map[string]*dirState
+	out    []fsEvent     // events of the scan under way
+	req    chan struct{} // a barrier asks for a scan
+	stop   chan struct{}
+	exited chan struct{} // closed when the scanning goroutine has returned
 }
 
 type dirState struct {
@@ -70,7 +71,7 @@ type fileStamp struct {
 // with, and starts the goroutine that scans on request.
 func newPoller(root string) *poller {
 	p := &poller{root: root, extra: map[string]bool{}, state: map[string]*dirState{},
-		req: make(chan struct{}, 1), stop: make(chan struct{})}
+		req: make(chan struct{}, 1), stop: make(chan struct{}), exited: make(chan struct{})}
 	p.cond = sync.NewCond(&p.mu)
 	p.scan()
 	p.out = nil
@@ -79,6 +80,7 @@ func newPoller(root string) *poller {
 }
 
 func (p *poller) loop() {
+	defer close(p.exited)
 	for {
 		select {
 		case <-p.stop:
@@ -174,14 +176,16 @@ func (p *poller) dirs() []string {
 	return out
 }
 
+// close stops the scanning goroutine and waits for it to return.
 func (p *poller) close() error {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	if !p.closed {
 		p.closed = true
 		close(p.stop)
 		p.cond.Broadcast()
 	}
+	p.mu.Unlock()
+	<-p.exited
 	return nil
 }
 

@@ -39,7 +39,7 @@ func TestWatchStrategiesFreshness(t *testing.T) {
 					fmt.Sprintf("package branch\n\nfunc OnMain%02d() {}\n", i))
 			}
 			testNoInotify = s.noInotify
-			defer func() { testNoInotify = false }()
+			t.Cleanup(func() { testNoInotify = false }) // after the client's Close
 			c := startWith(t, Options{Root: root, Watch: s.watch})
 			if _, polling := c.watch.fs.(*poller); polling != (s.watch != "inotify") {
 				t.Fatalf("the watcher is %s under --watch %s", fsKind(c.watch.fs), s.watch)
@@ -172,4 +172,36 @@ func openFDs(t *testing.T) int {
 		t.Fatal(err)
 	}
 	return len(entries)
+}
+
+// TestWatchFallsBackToPoll runs out of inotify watches under "auto": the
+// watcher switches to the poller, and a change made after is seen.
+func TestWatchFallsBackToPoll(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("inotify is Linux only")
+	}
+	old := maxWatches
+	maxWatches = 2 // the root and one more; the example has four packages
+	t.Cleanup(func() { maxWatches = old }) // after the client's Close
+	root := exampleRoot(t)
+	c := startWith(t, Options{Root: root, Watch: "auto"})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := c.WaitLoaded(ctx); err != nil {
+		t.Fatal(err)
+	}
+	<-c.watch.ready
+	c.watch.mu.Lock()
+	kind := fsKind(c.watch.fs)
+	c.watch.mu.Unlock()
+	if kind != "poll" {
+		t.Fatalf("the watcher is %s after running out of watches, want poll", kind)
+	}
+	report := FileURI(filepath.Join(root, "report", "report.go"))
+	shapes := filepath.Join(root, "shapes", "shapes.go")
+	data, _ := os.ReadFile(shapes)
+	writeFile(t, shapes, strings.Replace(string(data), "TotalArea sums the areas", "TotalArea adds up the areas", 1))
+	if h := hoverText(t, ctx, c, report, 11, 70); !strings.Contains(h, "TotalArea adds up") {
+		t.Errorf("hover after an external edit, past the watch limit = %q", h)
+	}
 }
