@@ -181,7 +181,7 @@ func TestWatchFallsBackToPoll(t *testing.T) {
 		t.Skip("inotify is Linux only")
 	}
 	old := maxWatches
-	maxWatches = 2 // the root and one more; the example has four packages
+	maxWatches = 2                         // the root and one more; the example has four packages
 	t.Cleanup(func() { maxWatches = old }) // after the client's Close
 	root := exampleRoot(t)
 	c := startWith(t, Options{Root: root, Watch: "auto"})
