@@ -181,8 +181,10 @@ func TestWatchFallsBackToPoll(t *testing.T) {
 		t.Skip("inotify is Linux only")
 	}
 	old := maxWatches
-	maxWatches = 2                         // the root and one more; the example has four packages
-	t.Cleanup(func() { maxWatches = old }) // after the client's Close
+	// The root and one more; the example has four packages. Restored
+	// after the client's Close, which runs first.
+	maxWatches = 2
+	t.Cleanup(func() { maxWatches = old })
 	root := exampleRoot(t)
 	c := startWith(t, Options{Root: root, Watch: "auto"})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
