@@ -70,7 +70,11 @@ func run(out string, targets []string) error {
 			{"gopls", "golang.org/x/tools/gopls"},
 		} {
 			bin := filepath.Join(dir, pkg.name+exe)
-			cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w -buildid=", "-o", bin, pkg.path)
+			ldflags := "-s -w -buildid="
+			if pkg.name == "goplsmcp" {
+				ldflags += " -X main.releaseVersion=" + version
+			}
+			cmd := exec.Command("go", "build", "-trimpath", "-ldflags="+ldflags, "-o", bin, pkg.path)
 			cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH="+goarch, "CGO_ENABLED=0", "GOFLAGS=-mod=readonly")
 			cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 			fmt.Fprintf(os.Stderr, "building %s for %s\n", pkg.name, t)
@@ -96,7 +100,8 @@ func run(out string, targets []string) error {
 		}
 		sums = append(sums, fmt.Sprintf("%x  %s\n", sha256.Sum256(data), base))
 	}
-	sort.Strings(sums)
+	// By archive name, as sha256sum lists them.
+	sort.Slice(sums, func(i, j int) bool { return sums[i][66:] < sums[j][66:] })
 	return os.WriteFile(filepath.Join(out, "SHA256SUMS"), []byte(strings.Join(sums, "")), 0o644)
 }
 

@@ -339,7 +339,14 @@ func resolveRoot(root string) (string, error) {
 
 // version is goplsmcp's version from its build information: the module
 // version when installed with go install, else the VCS revision.
+// releaseVersion is the version make dist names the release archives with
+// (-X main.releaseVersion=...), for binaries built without VCS stamping.
+var releaseVersion string
+
 func version() string {
+	if releaseVersion != "" {
+		return releaseVersion
+	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "unknown"
