@@ -4,7 +4,7 @@
 GO ?= go
 GOPLS_VERSION := $(shell $(GO) list -m -f '{{.Version}}' golang.org/x/tools/gopls)
 
-.PHONY: all build gopls goplsmcp test hygiene test-concurrency soak fuzz demo vet interop clean bench bench-quick
+.PHONY: all build gopls goplsmcp test hygiene test-concurrency soak fuzz demo vet cross dist interop clean bench bench-quick
 
 all: build
 
@@ -32,13 +32,32 @@ hygiene:
 	@big="$$(git ls-files -z | xargs -0 -r stat -c "%s %n" 2>/dev/null | awk '$$1 > 1000000 && $$2 !~ /^testdata\// && $$2 !~ /(^|\/)(package-lock\.json|go\.sum)$$/ {print}')"; \
 	if [ -n "$$big" ]; then echo "FAIL: tracked files over 1 MB:"; echo "$$big"; exit 1; fi
 
+# Every release target builds, and its code and test files vet (go vet
+# with GOOS and GOARCH set type-checks the tests too), so that a change
+# that breaks Windows or macOS fails here, on Linux. Tests that only make
+# sense on some systems carry build tags (e.g. robust_test.go: linux).
+TARGETS = linux/amd64 linux/arm64 darwin/arm64 darwin/amd64 windows/amd64
+cross:
+	@set -e; for t in $(TARGETS); do \
+		echo "cross: $$t"; \
+		GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/goplsmcp; \
+		GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) vet ./...; \
+	done
+
+# Release archives for every target in bin/dist: goplsmcp and the pinned
+# gopls side by side (zip for Windows, tar.gz elsewhere) and SHA256SUMS.
+# Reproducible: no cgo, -trimpath, no build ID, and fixed times, owners and
+# order in the archives, so two runs give the same bytes. Not part of test.
+dist:
+	$(GO) run ./cmd/goplsmcp-dist -o bin/dist $(TARGETS)
+
 # The suite must leave the fixtures in testdata/ as they were, byte for
 # byte (tests copy them before use, and no tool writes): their state as git
 # sees it — changes, new files, ignored ones too — is compared before and
 # after the tests.
 FIXTURES = { git status --porcelain --untracked-files=all --ignored=matching -- testdata; git diff --no-ext-diff -- testdata; } 2>&1 | sha256sum
 
-test: build vet hygiene
+test: build vet hygiene cross
 	@before="$$($(FIXTURES))"; \
 	$(GO) test -race ./... || exit 1; \
 	$(MAKE) --no-print-directory test-concurrency || exit 1; \

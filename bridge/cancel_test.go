@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -36,7 +35,7 @@ func TestCancelReachesGopls(t *testing.T) {
 	}
 	dir := realTempDir(t)
 	gate := filepath.Join(dir, "gate")
-	if err := syscall.Mkfifo(gate, 0o600); err != nil {
+	if err := mkfifo(gate, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	binDir := filepath.Join(dir, "bin")
@@ -71,7 +70,7 @@ func TestCancelReachesGopls(t *testing.T) {
 
 	root := exampleRoot(t)
 	trace := filepath.Join(dir, "trace")
-	if err := syscall.Mkfifo(trace, 0o600); err != nil {
+	if err := mkfifo(trace, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	sawRequest := make(chan struct{})

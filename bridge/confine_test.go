@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/goplsmcp/goplsmcp/lspclient"
@@ -38,7 +37,7 @@ func TestConfinementEveryTool(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(root, "pipe"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(filepath.Join(root, "pipe", "fifo"), 0o644); err != nil {
+	if err := mkfifo(filepath.Join(root, "pipe", "fifo"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	goroot := goEnv(t, "GOROOT")

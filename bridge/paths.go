@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -161,9 +162,9 @@ func checkPathText(file string) error {
 		return errors.New("file contains control characters (such as NUL or a line break); pass a plain path")
 	case hasScheme(file):
 		return fmt.Errorf("file %s is a URI, not a path; pass it as uri, or pass a path as file", quote(file))
-	case isWindowsPath(file):
+	case runtime.GOOS != "windows" && isWindowsPath(file):
 		return fmt.Errorf("file %s is a Windows path; pass a path with / separators, relative to the workspace root or absolute inside it", quote(file))
-	case strings.ContainsRune(file, '\\'):
+	case runtime.GOOS != "windows" && strings.ContainsRune(file, '\\'):
 		return fmt.Errorf("file %s contains a backslash; separate directories with /", quote(file))
 	case hasEncodedSeparator(file):
 		return fmt.Errorf("file %s contains percent-encoding of a dot, slash, backslash or control character, which is not decoded; pass the plain path", quote(file))
@@ -268,6 +269,12 @@ func (b *Bridge) resolveURI(uri string) (string, error) {
 		return "", fmt.Errorf("uri %s holds a backslash; pass the uri exactly as an earlier result gave it", quote(uri))
 	}
 	path := filepath.Clean(filepath.FromSlash(u.Path))
+	if runtime.GOOS == "windows" {
+		// file:///C:/x names C:\x.
+		if path, err = lspclient.URIPath(uri); err != nil {
+			return "", fmt.Errorf("uri %s is not an absolute file:// URI; pass the uri of an earlier result, or file with a path", quote(uri))
+		}
+	}
 	if !within(b.root, path) {
 		return "", b.outside("uri", uri, path)
 	}

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -60,7 +59,7 @@ func newConfinementFixture(t *testing.T) *confinementFixture {
 			t.Fatal(err)
 		}
 	}
-	if err := syscall.Mkfifo(filepath.Join(root, "pipe.go"), 0o644); err != nil {
+	if err := mkfifo(filepath.Join(root, "pipe.go"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	b := &Bridge{root: root}
@@ -459,7 +458,7 @@ func TestResolveFileSeesChanges(t *testing.T) {
 	if err := os.Remove(still); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(still, 0o644); err != nil {
+	if err := mkfifo(still, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := resolve("deep/er/still.go"); err == nil || !strings.Contains(err.Error(), "not a regular file") {

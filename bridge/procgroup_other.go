@@ -2,8 +2,12 @@
 
 package bridge
 
-import "os/exec"
+import (
+	"os/exec"
 
-// inProcessGroup leaves cmd as it is: cancelling it kills the process
-// alone.
-func inProcessGroup(cmd *exec.Cmd) {}
+	"github.com/goplsmcp/goplsmcp/lspclient"
+)
+
+// inProcessGroup makes cancelling cmd end it and every process it started;
+// goplsmcp's job object ends them with goplsmcp.
+func inProcessGroup(cmd *exec.Cmd) { lspclient.GuardCommand(cmd) }

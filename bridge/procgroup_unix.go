@@ -4,12 +4,11 @@ package bridge
 
 import (
 	"os/exec"
-	"syscall"
+
+	"github.com/goplsmcp/goplsmcp/lspclient"
 )
 
 // inProcessGroup makes cmd the leader of a process group of its own, and
-// its cancellation kill the whole group: the go commands it runs too.
-func inProcessGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = groupAttr()
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-}
+// its cancellation kill the whole group: the go commands it runs too. The
+// group also ends with goplsmcp, however goplsmcp ends (lspclient's guard).
+func inProcessGroup(cmd *exec.Cmd) { lspclient.GuardCommand(cmd) }

@@ -4,13 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/goplsmcp/goplsmcp/bridge"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/goplsmcp/goplsmcp/bridge"
 )
 
 // TestToolsReleaseTheirBuffers calls each tool that reads a file, then

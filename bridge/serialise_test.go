@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/goplsmcp/goplsmcp/bridge"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/goplsmcp/goplsmcp/bridge"
 )
 
 // TestOverlaysNeverMix sends many concurrent calls that each give the same

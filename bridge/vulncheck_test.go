@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -156,7 +155,7 @@ func TestVulncheckProgressAndCancel(t *testing.T) {
 	dir := realTempDir(t)
 	gate, armed, alive := filepath.Join(dir, "gate"), filepath.Join(dir, "armed"), filepath.Join(dir, "alive")
 	for _, fifo := range []string{gate, alive} {
-		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		if err := mkfifo(fifo, 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}

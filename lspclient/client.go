@@ -60,6 +60,11 @@ type Options struct {
 	Remote string
 	// Root is the absolute, symlink-free workspace root.
 	Root string
+	// Watch chooses how changes on disk are seen (see [WatchStrategies]):
+	// "auto" (the default) is inotify on Linux, falling back to "poll"
+	// when inotify cannot be had or its watches run out, and "poll"
+	// elsewhere; "off" checks only the documents opened from disk.
+	Watch string
 	// Env holds KEY=VALUE pairs added to gopls's environment.
 	Env []string
 	// AllowNetwork lets the go command that gopls runs download modules

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -55,7 +54,7 @@ func startClient(t *testing.T, root string) *Client {
 }
 
 func alive(pid int) bool {
-	return syscall.Kill(pid, 0) == nil
+	return signalPID(pid, 0) == nil
 }
 
 func TestStartLoadClose(t *testing.T) {

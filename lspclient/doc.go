@@ -2,7 +2,9 @@
 // spawns it, speaks LSP to it over stdio, answers the requests gopls makes
 // of its client, keeps open documents (with leases that keep one version
 // of a document while a call uses it) and published diagnostics, tells
-// gopls about files changed on disk before each request, has gopls load
+// gopls about files changed on disk before each request (inotify on Linux,
+// else a scan of the tree with bounded descriptors: [Options.Watch]),
+// has gopls load
 // the packages of new directories, tracks gopls's progress reports,
 // bounds every request in time, replaces a gopls that dies or stops
 // answering (re-sending the open documents and retrying the interrupted
@@ -12,8 +14,14 @@
 // module. A [Client] owns one gopls at a time through a single supervisor
 // goroutine, the only code that starts and stops processes; every goroutine
 // the client starts has ended when [Client.Close] returns. gopls is the
-// only subprocess it runs; it is bounded by the request timeout and the
-// hang detection, and stopped within two seconds by Close.
+// only subprocess it runs for its own work; it is bounded by the request
+// timeout and the hang detection, and stopped within two seconds by Close.
+//
+// It also owns how processes end with goplsmcp, however goplsmcp ends: on
+// Unix a guard (a shell reading a pipe only goplsmcp writes) kills gopls's
+// process group, and those of commands prepared with [GuardCommand], when
+// the pipe closes; on Windows a job object that is killed when its last
+// handle closes holds gopls's tree.
 //
 // # Locks
 //
@@ -41,8 +49,8 @@
 //  3. the notification queue's (noteQueue.mu) or the supervisor state's
 //     (Client.mu), never both.
 //
-// The file cache's lock (fileCache.mu) is taken under the watcher's, or
-// alone. The other locks — of the diagnostics store, the progress
+// The file cache's lock (fileCache.mu) and the poller's (poller.mu) are
+// taken under the watcher's, or alone. The other locks — of the diagnostics store, the progress
 // tracker, the diagnosed-files record, a process, the result table and a
 // trace — are taken alone, for a few statements.
 package lspclient

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -32,7 +31,7 @@ func TestStoppedGoplsHoldsNoLock(t *testing.T) {
 	}
 	p := c.live()
 	stopProcess(t, p.pid)
-	t.Cleanup(func() { syscall.Kill(p.pid, syscall.SIGCONT) })
+	t.Cleanup(func() { signalPID(p.pid, sigCont) })
 
 	// An unsaved shapes.go with another doc comment and 1 MiB of comment.
 	shapesPath := filepath.Join(root, "shapes", "shapes.go")
@@ -84,7 +83,7 @@ func TestStoppedGoplsHoldsNoLock(t *testing.T) {
 	}
 
 	// gopls reads it all, in order, before the next request.
-	if err := syscall.Kill(p.pid, syscall.SIGCONT); err != nil {
+	if err := signalPID(p.pid, sigCont); err != nil {
 		t.Fatal(err)
 	}
 	if h := hoverText(t, ctx, c, report, 11, 70); !strings.Contains(h, "TotalArea adds up") {
@@ -111,7 +110,7 @@ func TestCloseWhileWriteStuck(t *testing.T) {
 	}
 	pid := c.PID()
 	stopProcess(t, pid)
-	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGCONT) })
+	t.Cleanup(func() { signalPID(pid, sigCont) })
 	big := "package big\n\n" + strings.Repeat("// filler to fill the pipe\n", 40000)
 	if _, err := c.Hold(ctx, FileURI(filepath.Join(root, "big", "big.go")), big, true); err != nil {
 		t.Fatal(err)

@@ -46,8 +46,10 @@ var (
 // JSON-RPC connection to it. The [Client] outlives its processes; only its
 // supervisor starts and stops them.
 type process struct {
-	cmd    *exec.Cmd
-	pid    int
+	cmd *exec.Cmd
+	pid int
+	// tree holds gopls and what it starts, to end them together.
+	tree   *procTree
 	conn   jsonrpc2.Conn
 	stream *lspStream
 	// ctx is cancelled, with the reason as its cause, when the process can
@@ -146,8 +148,12 @@ func spawn(opts Options, log *slog.Logger, handler jsonrpc2.Handler) (*process, 
 		return nil, fmt.Errorf("starting gopls: %w", err)
 	}
 
+	tree, err := startTree(cmd.Process.Pid)
+	if err != nil {
+		log.Warn("gopls's children may outlive goplsmcp", "error", err)
+	}
 	ctx, fail := context.WithCancelCause(context.Background())
-	p := &process{
+	p := &process{tree: tree,
 		cmd: cmd, pid: cmd.Process.Pid, ctx: ctx, fail: fail,
 		exited: make(chan struct{}), stdin: inW, started: time.Now(),
 		stderrR: errR, stderrDone: make(chan struct{}),
@@ -322,6 +328,7 @@ func (p *process) stop(log *slog.Logger, polite bool) {
 	}
 	// gopls is gone; the go commands it ran may not be.
 	p.signal(syscall.SIGKILL)
+	p.tree.release()
 	p.fail(errStopping)
 	_ = p.conn.Close()
 	<-p.conn.Done()

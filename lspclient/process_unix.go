@@ -4,6 +4,24 @@ package lspclient
 
 import "syscall"
 
+// A procTree is gopls and what it starts: its process group, which the
+// guard ends should goplsmcp die without stopping it (see guard_unix.go).
+type procTree struct {
+	pgid int
+}
+
+func startTree(pid int) (*procTree, error) {
+	guardGroup(pid)
+	return &procTree{pgid: pid}, nil
+}
+
+// release tells the guard the group has been ended.
+func (t *procTree) release() {
+	if t != nil {
+		unguardGroup(t.pgid)
+	}
+}
+
 // signal sends sig to gopls's process group, so that the go commands it
 // runs go with it.
 func (p *process) signal(sig syscall.Signal) {

@@ -77,7 +77,7 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 // stopped: the signal takes effect only as each thread is scheduled.
 func stopProcess(t *testing.T, pid int) {
 	t.Helper()
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+	if err := signalPID(pid, sigStop); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, 10*time.Second, "gopls is stopped", func() bool {
@@ -103,7 +103,7 @@ func stopProcess(t *testing.T, pid int) {
 // reaped reports whether no process pid exists any more, not even as a
 // zombie waiting for its parent.
 func reaped(pid int) bool {
-	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+	return errors.Is(signalPID(pid, 0), syscall.ESRCH)
 }
 
 // overlay is broken/broken.go with its type error replaced by another, so
@@ -194,7 +194,7 @@ func TestRestartAfterKill(t *testing.T) {
 	}()
 	waitFor(t, 10*time.Second, "the hover request reaches gopls", func() bool { return p.written.Load() > before })
 	killed := time.Now()
-	if err := syscall.Kill(old, syscall.SIGKILL); err != nil {
+	if err := signalPID(old, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	a := <-answered
@@ -278,7 +278,7 @@ func TestHangIsDetected(t *testing.T) {
 	}
 	old := c.PID()
 	stopProcess(t, old)
-	t.Cleanup(func() { syscall.Kill(old, syscall.SIGCONT) })
+	t.Cleanup(func() { signalPID(old, sigCont) })
 
 	start := time.Now()
 	_, err := hoverSummary(ctx, c, root)
@@ -321,7 +321,7 @@ func TestProbe(t *testing.T) {
 	if p.alive(500 * time.Millisecond) {
 		t.Error("a stopped gopls answered the probe")
 	}
-	if err := syscall.Kill(p.pid, syscall.SIGCONT); err != nil {
+	if err := signalPID(p.pid, sigCont); err != nil {
 		t.Fatal(err)
 	}
 	if !p.alive(5 * time.Second) {
@@ -343,7 +343,7 @@ func TestCrashLoop(t *testing.T) {
 	// as it exists.
 	pid := c.PID()
 	for i := range 3 {
-		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		if err := signalPID(pid, syscall.SIGKILL); err != nil {
 			t.Fatalf("kill %d: %v", i, err)
 		}
 		if i == 2 {

@@ -2,10 +2,12 @@ package lspclient
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -15,7 +17,7 @@ import (
 // maxWatches bounds the directories watched, far below the usual kernel
 // limit, so that a huge tree cannot exhaust it for other programs. Open
 // documents in directories beyond the bound are checked with stat instead.
-const maxWatches = 4096
+var maxWatches = 4096 // a variable so that a test can run out of watches
 
 // LSP FileChangeType values.
 const (
@@ -70,6 +72,9 @@ type watcher struct {
 	loads []*loadBatch
 	// stopped is set when the watcher is stopped: no load starts after.
 	stopped bool
+	// strategy is Options.Watch: under "auto", running out of inotify
+	// watches switches to the poller.
+	strategy string
 
 	// ready is closed once the package directories are watched (or
 	// could not be listed).
@@ -108,16 +113,37 @@ type stamp struct {
 	mtime time.Time
 }
 
+// WatchStrategies are the values of [Options.Watch].
+var WatchStrategies = []string{"auto", "inotify", "poll", "off"}
+
 // startWatching starts the watcher of c's root. A failure to watch is
 // logged, not fatal: open documents are then checked with stat.
 func (c *Client) startWatching() {
 	w := &watcher{c: c, root: c.opts.Root, log: c.log, stamps: make(map[string]stamp), pkgDirs: make(map[string]bool), ready: make(chan struct{})}
 	w.ctx, w.cancel = context.WithCancel(context.Background())
-	fs, err := newFSWatch()
-	if err != nil {
-		c.log.Warn("cannot watch files; changes on disk are seen for open documents only", "error", err)
+	w.strategy = c.opts.Watch
+	if w.strategy == "" {
+		w.strategy = "auto"
+	}
+	var fs fsWatch
+	var err error
+	switch w.strategy {
+	case "off":
+	case "poll":
+		fs = newPoller(w.root)
+	default:
+		fs, err = newFSWatch()
+		switch {
+		case err == nil:
+		case w.strategy == "auto":
+			c.log.Info("scanning for changes on disk at each call", "reason", err)
+			fs, err = newPoller(w.root), nil
+		default:
+			c.log.Warn("cannot watch files; changes on disk are seen for open documents only", "error", err)
+		}
 	}
 	w.fs = fs
+	c.log.Debug("watching for changes on disk", "strategy", w.strategy, "kind", fsKind(fs))
 	if fs != nil {
 		w.addDir(w.root)
 		w.bg.Go(w.watchPackages)
@@ -246,6 +272,10 @@ func (w *watcher) addDirLocked(dir string) bool {
 	if w.fs.watching(dir) {
 		return true
 	}
+	if _, polling := w.fs.(*poller); !polling && w.strategy == "auto" && w.fs.count() >= maxWatches {
+		w.switchToPoll("the most directories allowed are watched")
+		return w.fs.add(dir) == nil
+	}
 	if w.fs.count() >= maxWatches {
 		if !w.full {
 			w.full = true
@@ -254,10 +284,49 @@ func (w *watcher) addDirLocked(dir string) bool {
 		return false
 	}
 	if err := w.fs.add(dir); err != nil {
+		if _, polling := w.fs.(*poller); !polling && w.strategy == "auto" && errors.Is(err, errWatchLimit) {
+			w.switchToPoll(err.Error())
+			return w.fs.add(dir) == nil
+		}
 		w.log.Debug("cannot watch directory", "dir", dir, "error", err)
 		return false
 	}
 	return true
+}
+
+// switchToPoll replaces inotify by the poller when the system's watches
+// run out. The poller's first scan is its baseline; what inotify queued
+// before it is kept for the next barrier, so that nothing is missed in
+// between. w.mu is held.
+func (w *watcher) switchToPoll(reason string) {
+	w.log.Info("switching to scanning for changes on disk at each call", "reason", reason)
+	p := newPoller(w.root)
+	events, overflow := w.fs.drain()
+	if overflow {
+		events = append(events, w.everything()...)
+	}
+	for _, d := range w.fs.dirs() {
+		if !p.watching(d) {
+			_ = p.add(d)
+		}
+	}
+	_ = w.fs.close()
+	p.mu.Lock()
+	p.pending = append(events, p.pending...)
+	p.mu.Unlock()
+	w.fs = p
+}
+
+// fsKind names the watcher in the log.
+func fsKind(fs fsWatch) string {
+	switch fs.(type) {
+	case nil:
+		return "none (open documents checked with stat)"
+	case *poller:
+		return "poll"
+	default:
+		return "inotify"
+	}
 }
 
 // watchDocument makes sure a change on disk to a document opened from disk
@@ -620,6 +689,9 @@ func skipDir(name string) bool {
 
 // within reports whether path is dir or below it. Both must be clean.
 func within(dir, path string) bool {
+	if runtime.GOOS == "windows" {
+		return WindowsWithin(dir, path)
+	}
 	if path == dir {
 		return true
 	}

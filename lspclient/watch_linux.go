@@ -30,6 +30,9 @@ type inotify struct {
 }
 
 func newFSWatch() (fsWatch, error) {
+	if testNoInotify {
+		return nil, errors.New("inotify disabled by a test")
+	}
 	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
 	if err != nil {
 		return nil, fmt.Errorf("inotify: %w", err)
@@ -39,6 +42,11 @@ func newFSWatch() (fsWatch, error) {
 
 func (n *inotify) add(dir string) error {
 	wd, err := unix.InotifyAddWatch(n.fd, dir, inotifyMask)
+	if errors.Is(err, unix.ENOSPC) {
+		// The user's inotify watches (fs.inotify.max_user_watches) are
+		// all taken.
+		return fmt.Errorf("inotify watch %s: %w (%w)", dir, errWatchLimit, err)
+	}
 	if err != nil {
 		return fmt.Errorf("inotify watch %s: %w", dir, err)
 	}

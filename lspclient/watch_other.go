@@ -3,15 +3,15 @@
 package lspclient
 
 import (
+	"errors"
 	"os"
 	"time"
 )
 
-// newFSWatch has no watcher off Linux: open documents are checked with
-// stat at each barrier, and other files reach gopls when a call names them.
-func newFSWatch() (fsWatch, error) { return nil, nil }
+// newFSWatch has no kernel watcher off Linux: "auto" uses the poller.
+func newFSWatch() (fsWatch, error) { return nil, errors.New("inotify is only on Linux") }
 
-// singleLink is never asked off Linux: no directory is watched there.
+// singleLink is not asked off Linux: the poller vouches for no directory.
 func singleLink(os.FileInfo) bool { return false }
 
 // changeTime is not used off Linux: size, modification time and identity

@@ -151,7 +151,8 @@ func (ss *session) open() (closeSession func()) {
 }
 
 // serve runs a session over a stream of lines, each answered on out. At
-// the end of the input it answers the calls already received. When ctx
+// the end of the input it answers the calls already received, within the
+// drain timeout if there is one. When ctx
 // ends it drains: it reads on, answering requests with CodeShuttingDown
 // (cancellations still stop calls), and returns when the calls in flight
 // have been answered; the drain timeout cancels those still running.
@@ -211,6 +212,14 @@ loop:
 				ss.writeError(out, nil, newError(CodeInvalidRequest,
 					fmt.Sprintf("Invalid Request: message exceeds %d bytes", ss.srv.opts.MaxMessageBytes)))
 			case r.err == io.EOF:
+				// The client is gone: the calls in flight get the drain's
+				// bound, as after a signal, so that one waiting long
+				// (for the workspace to load, say) cannot keep the
+				// process alive. Without a drain timeout they are
+				// answered however long they take.
+				if d := ss.srv.opts.DrainTimeout; d > 0 {
+					time.AfterFunc(d, cancelCalls)
+				}
 				break loop
 			case r.err != nil:
 				err = fmt.Errorf("reading input: %w", r.err)

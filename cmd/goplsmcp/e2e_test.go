@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -317,7 +316,7 @@ func TestStdinCloseStopsGopls(t *testing.T) {
 	p.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`)
 	p.recv()
 	pid := p.goplsPID()
-	if syscall.Kill(pid, 0) != nil {
+	if signalPID(pid, 0) != nil {
 		t.Fatalf("gopls %d is not running", pid)
 	}
 	start := time.Now()
@@ -327,7 +326,7 @@ func TestStdinCloseStopsGopls(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("goplsmcp still running 2s after its stdin closed")
 	}
-	if syscall.Kill(pid, 0) == nil {
+	if signalPID(pid, 0) == nil {
 		t.Errorf("gopls %d still exists after goplsmcp exited", pid)
 	}
 	t.Logf("goplsmcp and gopls gone %s after stdin closed", time.Since(start).Round(time.Millisecond))

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"maps"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -23,6 +24,7 @@ type config struct {
 	gopls       string
 	goplsArgs   []string
 	remote      string
+	watch       string
 	logFile     string
 	logLevel    slog.Level
 	logLevelSet bool
@@ -76,6 +78,7 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 	fs.StringVar(&cfg.root, "root", "", "workspace root; every file must resolve inside it (default: the current directory)")
 	fs.StringVar(&cfg.gopls, "gopls", "", "path of the gopls binary (default: gopls beside goplsmcp, else on PATH)")
 	fs.Var((*stringList)(&cfg.goplsArgs), "gopls-arg", "an extra argument for gopls, before its serve command (repeatable), e.g. -remote.logfile=auto")
+	fs.StringVar(&cfg.watch, "watch", "auto", "how changes on disk are seen: auto (inotify on Linux, else poll), inotify, poll (a scan of the tree at each call, bounded descriptors) or off (only open documents)")
 	fs.StringVar(&cfg.remote, "remote", "", `share a gopls daemon: "auto" (the one editors started with gopls -remote=auto share; started if none runs), or its address: "unix;PATH" or HOST:PORT`)
 	fs.StringVar(&cfg.logFile, "log-file", "", "write the log to this file instead of stderr")
 	fs.Func("log-level", "log level: debug, info (default; warn for goplsmcp call), warn or error", func(v string) error {
@@ -184,6 +187,15 @@ func (cfg *config) check() error {
 	if cfg.remote != "" && strings.TrimSpace(cfg.remote) == "" {
 		return usageError(`--remote wants "auto" or the address of a gopls daemon`)
 	}
+	if err := checkRemote(cfg.remote, runtime.GOOS); err != nil {
+		return err
+	}
+	if !slices.Contains(lspclient.WatchStrategies, cfg.watch) {
+		return usageError("--watch wants one of %s", strings.Join(lspclient.WatchStrategies, ", "))
+	}
+	if cfg.watch == "inotify" && runtime.GOOS != "linux" {
+		return usageError("--watch inotify is only on Linux; poll works everywhere")
+	}
 	return cfg.checkHTTP()
 }
 
@@ -277,4 +289,14 @@ func (cfg *config) goplsSettings() map[string]any {
 // goplsmcp://limits.
 func (cfg *config) buildContext() bridge.BuildContext {
 	return bridge.BuildContext{BuildFlags: len(cfg.buildFlags), Env: len(cfg.env), Settings: len(cfg.settings)}
+}
+
+// checkRemote refuses a unix socket address where the system has none to
+// offer gopls: Windows, where gopls's daemon listens on TCP (that is what
+// "auto" uses there) and --remote takes HOST:PORT.
+func checkRemote(remote, goos string) error {
+	if goos == "windows" && strings.HasPrefix(remote, "unix;") {
+		return usageError(`--remote %s: unix sockets are not used on Windows; give "auto" or HOST:PORT`, remote)
+	}
+	return nil
 }

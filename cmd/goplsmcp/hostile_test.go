@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -306,7 +305,7 @@ func TestHostileInput(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(root, "pipe"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(filepath.Join(root, "pipe", "fifo"), 0o644); err != nil {
+	if err := mkfifo(filepath.Join(root, "pipe", "fifo"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	goroot := goEnvDir(t, "GOROOT")
@@ -320,7 +319,7 @@ func TestHostileInput(t *testing.T) {
 	pid := s.goplsPID()
 	expand := strings.NewReplacer("$ROOT", root, "$OUT", outside, "$GOROOTDIR", goroot)
 	failed := runHostileRows(t, s, rows, 10000, expand)
-	if err := syscall.Kill(pid, 0); err != nil {
+	if err := signalPID(pid, 0); err != nil {
 		t.Errorf("gopls %d is gone: some input crashed it (%v)", pid, err)
 	}
 	s.stdin.Close()

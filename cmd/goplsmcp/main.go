@@ -15,6 +15,9 @@ import (
 )
 
 func main() {
+	if asInit() {
+		return
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	dieWithParent()

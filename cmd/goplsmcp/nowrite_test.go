@@ -50,12 +50,15 @@ var writeAllowed = map[string]string{
 	"lspclient/process.go:spawn:exec.Command":                "gopls itself, which is told no edits are applied (workspace/applyEdit answers applied: false)",
 	"bridge/paths.go:goCommand:exec.CommandContext":          "the go command, for go env GOROOT GOMODCACHE GOVERSION (reads the environment) and go list -find, offline and never -mod=mod (finds a package directory, loads nothing)",
 	"cmd/goplsmcp-demo/main.go:run:exec.Command":             "the demo starts goplsmcp itself",
+	"lspclient/guard_unix.go:startGuard:exec.Command":        "the guard, /bin/sh running a fixed script that only kills goplsmcp's children's process groups when goplsmcp ends",
+	"lspclient/guard_windows.go:GuardCommand:exec.Command":   "taskkill /T /F of a cancelled command's own process tree",
 	"bridge/vulncheck.go:runGovulncheck:exec.CommandContext": "gopls vulncheck (go_vulncheck): govulncheck in source mode, offline unless --allow-network; reads the code and the vulnerability database",
 }
 
 // writeExempt are directories of development tools that are not part of
 // goplsmcp, with the reason they may write.
 var writeExempt = map[string]string{
+	"cmd/goplsmcp-dist":  "the release builder (make dist): builds the binaries and writes the archives into bin/dist",
 	"cmd/goplsmcp-bench": "the benchmark harness (make bench): it copies fixtures to temporary directories, edits them for the edit loop, starts the servers it measures and writes its report",
 }
 

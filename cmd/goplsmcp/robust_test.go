@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -13,30 +15,6 @@ import (
 
 	"golang.org/x/sys/unix"
 )
-
-// shutdownBound is the promise: every way of ending goplsmcp with no call
-// in flight ends it, and gopls with it, within two seconds. With calls in
-// flight, a signal lets them finish within drainBound.
-const shutdownBound = 2 * time.Second
-
-// gone reports whether no process pid exists any more, not even as a
-// zombie waiting to be reaped.
-func gone(pid int) bool {
-	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
-}
-
-// waitGone waits until pid is gone, at most until deadline.
-func waitGone(pid int, deadline time.Time) bool {
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for !gone(pid) {
-		if time.Now().After(deadline) {
-			return false
-		}
-		<-tick.C
-	}
-	return true
-}
 
 // serving starts goplsmcp's session and waits until gopls has loaded the
 // workspace, by way of one call.

@@ -260,6 +260,7 @@ func startStack(ctx context.Context, cfg *config, stderr io.Writer, oneShot bool
 		Args:         cfg.goplsArgs,
 		Remote:       cfg.remote,
 		Root:         root,
+		Watch:        cfg.watch,
 		Settings:     cfg.goplsSettings(),
 		Logger:       st.log.With("component", "lspclient"),
 		Timeout:      cfg.timeout,
@@ -342,7 +343,14 @@ func resolveRoot(root string) (string, error) {
 
 // version is goplsmcp's version from its build information: the module
 // version when installed with go install, else the VCS revision.
+// releaseVersion is the version make dist names the release archives with
+// (-X main.releaseVersion=...), for binaries built without VCS stamping.
+var releaseVersion string
+
 func version() string {
+	if releaseVersion != "" {
+		return releaseVersion
+	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "unknown"

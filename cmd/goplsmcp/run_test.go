@@ -28,6 +28,7 @@ func TestRunFlags(t *testing.T) {
 		{"result cap too small", []string{"--max-result-bytes", "0"}, 2, "", "--max-result-bytes must be at least 1024"},
 		{"text cap not positive", []string{"--max-text-chars", "-5"}, 2, "", "--max-text-chars must be at least 1"},
 		{"text cap not a number", []string{"--max-text-chars", "lots"}, 2, "", "invalid value"},
+		{"unknown watch strategy", []string{"--watch", "fsevents"}, 2, "", "--watch wants one of auto, inotify, poll, off"},
 		{"root not a directory", []string{"--gopls", "../../bin/gopls", "--root", "run.go"}, 2, "", "not a directory"},
 	}
 	for _, tt := range tests {
@@ -51,6 +52,24 @@ func TestRunFlags(t *testing.T) {
 				t.Errorf("error %v does not contain %q", err, tt.wantErr)
 			}
 		})
+	}
+}
+
+// TestCheckRemoteWindows refuses a unix socket address on Windows only.
+func TestCheckRemoteWindows(t *testing.T) {
+	for _, tt := range []struct {
+		remote, goos string
+		ok           bool
+	}{
+		{"unix;/tmp/gopls.sock", "windows", false},
+		{"auto", "windows", true},
+		{"localhost:37374", "windows", true},
+		{"unix;/tmp/gopls.sock", "darwin", true},
+		{"unix;/tmp/gopls.sock", "linux", true},
+	} {
+		if err := checkRemote(tt.remote, tt.goos); (err == nil) != tt.ok {
+			t.Errorf("checkRemote(%q, %s) = %v, want ok %v", tt.remote, tt.goos, err, tt.ok)
+		}
 	}
 }
 

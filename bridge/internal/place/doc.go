@@ -6,6 +6,7 @@
 // through Gate.ReadFile; a place outside the gate may be named as gopls
 // gave it, but its text is never read.
 //
-// It imports only the standard library; bridge composes a Gate and
+// It imports the standard library and lspclient (for Windows paths,
+// compared without regard to case); bridge composes a Gate and
 // passes it down.
 package place

@@ -6,7 +6,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+
+	"github.com/goplsmcp/goplsmcp/lspclient"
 )
 
 // MaxFileBytes bounds a file read for an answer.
@@ -124,6 +127,9 @@ func (g *Gate) ReadFileInfo(path string) ([]byte, os.FileInfo, error) {
 
 // Within reports whether path is root or below it. Both must be clean.
 func Within(root, path string) bool {
+	if runtime.GOOS == "windows" {
+		return lspclient.Within(root, path) // without regard to case
+	}
 	if path == root {
 		return true
 	}
