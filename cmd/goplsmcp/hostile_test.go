@@ -680,7 +680,7 @@ func Use() string { return sub.Hidden() + Env + Secret + Data }
 		}
 		drain()
 	}
-	if err := syscall.Kill(goplsPID, 0); err != nil {
+	if err := signalPID(goplsPID, 0); err != nil {
 		t.Errorf("gopls %d is gone: %v", goplsPID, err)
 	}
 	s.stdin.Close()

@@ -1,3 +1,5 @@
+//go:build unix
+
 package place_test
 
 import (
