@@ -23,7 +23,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { arch, platform } from 'node:os';
 import { join } from 'node:path';
 
-import { Failures, fixture, options, run, tempDir } from './lib.mjs';
+import { Failures, fixture, options, run, shareEnv, tempDir } from './lib.mjs';
 
 const opts = options();
 const failures = new Failures();
@@ -63,6 +63,7 @@ function claudeEnv(home) {
     MCP_TIMEOUT: '60000',
     NO_COLOR: '1',
     TERM: 'dumb',
+    ...shareEnv,
   };
 }
 

@@ -11,7 +11,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { fixture, needNode, options, run, tempDir } from './lib.mjs';
+import { fixture, needNode, options, run, shareEnv, tempDir } from './lib.mjs';
 
 needNode(22, 19, 'the MCP Inspector');
 const opts = options();
@@ -28,7 +28,7 @@ try {
   // (stderr has the same in words, and the server's log).
   const r = await run(process.execPath, [join(pkg, 'clients/cli/build/index.js'), '--strict', '--format', 'json',
     '--method', 'tools/list', opts.server, '--root', root, '--gopls', opts.gopls],
-  { cwd: root, env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1' }, timeoutMs: 90000 });
+  { cwd: root, env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1', ...shareEnv }, timeoutMs: 90000 });
   let envelope;
   try {
     envelope = JSON.parse(r.stdout);

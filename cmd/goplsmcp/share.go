@@ -137,7 +137,7 @@ func answerEnv() []string {
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch {
-		case k == envShare || k == envRuntimeDir:
+		case strings.HasPrefix(k, "GOPLSMCP"), k == "GORACE":
 		case strings.HasPrefix(k, "GO"), strings.HasPrefix(k, "CGO_"),
 			k == "PATH", k == "HOME", k == "USERPROFILE", k == "XDG_CACHE_HOME", k == "XDG_CONFIG_HOME",
 			k == "CC", k == "CXX", k == "PKG_CONFIG":
