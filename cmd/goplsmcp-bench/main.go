@@ -42,7 +42,7 @@ func main() {
 }
 
 // allSections are the measurements, in the order they are reported.
-var allSections = []string{"overhead", "peers", "cold", "edit", "memory", "tokens", "concurrency", "source"}
+var allSections = []string{"overhead", "peers", "cold", "edit", "memory", "tokens", "concurrency", "source", "share"}
 
 type config struct {
 	mode     string
@@ -415,6 +415,11 @@ func (b *bench) runAll(ctx context.Context) error {
 	if sec["cold"] {
 		if err := b.coldStarts(ctx, fx, gr); err != nil {
 			return err
+		}
+	}
+	if sec["share"] {
+		if err := b.share(ctx, fx, gr); err != nil {
+			return fmt.Errorf("share: %w", err)
 		}
 	}
 	b.logf("done")
