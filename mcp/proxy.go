@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -260,11 +261,12 @@ func (p *proxy) remember(params json.RawMessage) {
 
 // fromServer relays a server message, noting the answers.
 func (p *proxy) fromServer(line []byte) error {
-	var msg wireMessage
-	if json.Unmarshal(line, &msg) == nil && isNull(msg.Method) && validID(msg.ID) {
-		key := idKey(msg.ID)
+	if id, ok := responseID(line); ok {
+		key := idKey(id)
 		if key == p.initID {
-			if isNull(msg.Error) {
+			// Rare: the whole answer is read.
+			var msg wireMessage
+			if json.Unmarshal(line, &msg) == nil && isNull(msg.Error) {
 				p.initParams = p.initPending
 			}
 			p.initID = ""
@@ -519,4 +521,27 @@ func (p *proxy) internalCall(ctx context.Context, method string, params json.Raw
 			return resp.Result, nil
 		}
 	}
+}
+
+// responsePrefix starts every response the server writes (see response):
+// the members in the order of its fields.
+var responsePrefix = []byte(`{"jsonrpc":"2.0","id":`)
+
+// responseID returns the id of a response, reading no more of the line
+// than its start when the server wrote it, so that relaying a large answer
+// costs no parse of it; any other spelling is parsed whole.
+func responseID(line []byte) (json.RawMessage, bool) {
+	if rest, ok := bytes.CutPrefix(line, responsePrefix); ok {
+		if end := bytes.IndexByte(rest, ','); end > 0 {
+			id := json.RawMessage(rest[:end])
+			if validID(id) && (bytes.HasPrefix(rest[end:], []byte(`,"result":`)) || bytes.HasPrefix(rest[end:], []byte(`,"error":`))) {
+				return id, true
+			}
+		}
+	}
+	var msg wireMessage
+	if json.Unmarshal(line, &msg) == nil && isNull(msg.Method) && validID(msg.ID) {
+		return msg.ID, true
+	}
+	return nil, false
 }

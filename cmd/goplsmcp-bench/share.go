@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -24,8 +25,8 @@ var shareCounts = []int{1, 2, 4, 8}
 // shared session and a session of its own, both warm.
 func (b *bench) share(ctx context.Context, fx, gr *workspace) error {
 	t := b.table(9, "Shared daemon: N stdio sessions",
-		fmt.Sprintf("Sessions started one after another and left open, as clients start them (one sweep of %d; the row for N is its first N sessions). First answer: from starting the session's process to the first correct answer (every reference of the workspace's symbol); gopls's file cache warm (an unmeasured session first). Memory: the resident memory of every process then running (the stdio processes, the daemon, every gopls), after they settle. Shared is the default (`--share auto`, a fresh runtime directory, so session 1 starts the daemon); own is `--share off`. Targets: sessions after the first ≤ 0.05 s p50 on GOROOT/src; 8 shared sessions' memory ≤ 1.25× one session's.", shareCounts[len(shareCounts)-1]),
-		"workspace", "mode", "N", "first answer of each session", "sessions 2–N p50", "memory, all processes", "vs N = 1")
+		fmt.Sprintf("Sessions started one after another and left open, as clients start them (one sweep of %d; the row for N is its first N sessions). First answer: from starting the session's process to the first correct answer (every reference of the workspace's symbol); gopls's file cache warm (an unmeasured session first). Memory: of every process then running (the stdio processes, the daemon, every gopls), after they settle: the sum of their proportional set sizes (PSS: a page several processes map, such as the goplsmcp binary's code, counted once across them; what the machine spends), and for reference the sum of their resident set sizes (RSS: such pages counted in each process). Shared is the default (`--share auto`, a fresh runtime directory, so session 1 starts the daemon); own is `--share off`. Targets: sessions after the first ≤ 0.05 s p50 on GOROOT/src; 8 shared sessions' memory ≤ 1.25× one session's.", shareCounts[len(shareCounts)-1]),
+		"workspace", "mode", "N", "first answer of each session", "sessions 2–N p50", "memory (PSS), all processes", "vs N = 1", "RSS sum")
 	jobs := []*workspace{fx}
 	if gr != nil {
 		jobs = append(jobs, gr)
@@ -67,7 +68,7 @@ func (b *bench) share(ctx context.Context, fx, gr *workspace) error {
 				if k > 1 {
 					later = secs(samples(sw.firsts[1:k]).p50())
 				}
-				t.add(ws.name, mode, fmt.Sprint(k), strings.Join(firsts, ", ")+" s", later, mib(sw.mem[k]), ratio(float64(sw.mem[k]), float64(sw.mem[1])))
+				t.add(ws.name, mode, fmt.Sprint(k), strings.Join(firsts, ", ")+" s", later, mib(sw.mem[k]), ratio(float64(sw.mem[k]), float64(sw.mem[1])), mib(sw.rss[k]))
 			}
 			if shared {
 				p50 := samples(sw.firsts[1:]).p50()
@@ -87,7 +88,8 @@ func (b *bench) share(ctx context.Context, fx, gr *workspace) error {
 // A sweep is what shareSweep measured.
 type sweep struct {
 	firsts []time.Duration
-	mem    map[int]int64 // KiB, by sessions open
+	mem    map[int]int64 // PSS in KiB, by sessions open
+	rss    map[int]int64 // RSS in KiB, by sessions open
 	count  int           // references in a correct answer
 }
 
@@ -118,7 +120,7 @@ func (b *bench) shareSweep(ctx context.Context, ws *workspace, shared bool, n, e
 			}
 		}
 	}()
-	sw := &sweep{mem: map[int]int64{}, count: expect}
+	sw := &sweep{mem: map[int]int64{}, rss: map[int]int64{}, count: expect}
 	args := map[string]any{"file": ws.refs.abs(ws), "symbol": ws.refs.symbol, "includeDeclaration": true, "limit": 1000}
 	settleMax := b.plan.settleMax
 	if !ws.fixture {
@@ -168,8 +170,9 @@ func (b *bench) shareSweep(ctx context.Context, ws *workspace, shared bool, n, e
 					}
 					seen[q] = true
 					if rss, _, err := memory(q); err == nil {
-						sw.mem[i+1] += rss
+						sw.rss[i+1] += rss
 					}
+					sw.mem[i+1] += pss(q)
 				}
 			}
 		}
@@ -255,4 +258,20 @@ func (b *bench) shareHop(ctx context.Context, ws *workspace) error {
 		b.rep.judge("9. shared daemon: the extra hop adds ≤ 0.2 ms p50 ("+q.name+")", ms(added), added <= 200*time.Microsecond)
 	}
 	return nil
+}
+
+// pss is a process's proportional set size in KiB (0 if unknown): its
+// private pages, and its share of those it maps with others.
+func pss(pid int) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "Pss:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return n
+		}
+	}
+	return 0
 }
