@@ -148,6 +148,16 @@ func answerEnv() []string {
 	return env
 }
 
+// Every flag is either given to the daemon by daemonArgs (daemonFlags) or
+// concerns only the session's own process (sessionFlags); a test holds
+// each new flag to one of the two, so that no flag is silently dropped
+// when a session is served by a daemon.
+var (
+	daemonFlags = []string{"root", "gopls", "timeout", "max-message-bytes", "max-result-bytes", "max-text-chars", "idle",
+		"gopls-arg", "remote", "allow-network", "allow-write", "tools", "build-flags", "env", "settings"}
+	sessionFlags = []string{"stdio", "log-file", "log-level", "http", "token-file", "allow-host", "json", "version", "help", "share", "cpuprofile"}
+)
+
 // daemonArgs spells cfg as the flags of goplsmcp daemon serve, with paths
 // made absolute: the daemon's whole configuration, and the key's.
 func daemonArgs(cfg *config, root, goplsPath string) []string {

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 )
 
@@ -74,5 +77,33 @@ func dialHelper(sock string) {
 		fmt.Println("ANSWER:", string(buf[:n]))
 	} else {
 		fmt.Println("NO ANSWER:", err)
+	}
+}
+
+// TestEveryFlagReachesTheDaemon holds each flag to a side: given to a
+// shared daemon by daemonArgs, or the session process's own. A new flag
+// fails here until daemonArgs passes it on (and lists it in daemonFlags),
+// or it is listed in sessionFlags.
+func TestEveryFlagReachesTheDaemon(t *testing.T) {
+	cfg := &config{}
+	fs := newFlagSet(cfg)
+	addHiddenFlags(fs, cfg)
+	fs.VisitAll(func(f *flag.Flag) {
+		if !slices.Contains(daemonFlags, f.Name) && !slices.Contains(sessionFlags, f.Name) {
+			t.Errorf("--%s is neither passed to a shared daemon (daemonFlags, daemonArgs) nor the session's own (sessionFlags)", f.Name)
+		}
+	})
+	// And daemonArgs spells every daemon flag that is set.
+	set := []string{"--root", "/r", "--gopls", "/g", "--timeout", "7s", "--max-message-bytes", "4096", "--max-result-bytes", "4096",
+		"--max-text-chars", "9", "--idle", "1m", "--gopls-arg", "-x", "--remote", "auto", "--allow-network", "--allow-write",
+		"--tools", "go_workspace", "--build-flags", "-tags=a", "--env", "K=V", "--settings", `{"staticcheck":true}`}
+	if err := fs.Parse(set); err != nil {
+		t.Fatal(err)
+	}
+	got := daemonArgs(cfg, "/r", "/g")
+	for _, name := range daemonFlags {
+		if !slices.Contains(got, "--"+name) {
+			t.Errorf("daemonArgs leaves out --%s: %q", name, got)
+		}
 	}
 }
