@@ -263,6 +263,11 @@ func (p *proxy) remember(params json.RawMessage) {
 func (p *proxy) fromServer(line []byte) error {
 	if id, ok := responseID(line); ok {
 		key := idKey(id)
+		if _, waiting := p.inflight[key]; waiting && shuttingDown(line) {
+			// The server is draining before it stops: the request goes
+			// to the next one, once this connection has ended.
+			return nil
+		}
 		if key == p.initID {
 			// Rare: the whole answer is read.
 			var msg wireMessage
@@ -544,4 +549,16 @@ func responseID(line []byte) (json.RawMessage, bool) {
 		return msg.ID, true
 	}
 	return nil, false
+}
+
+// shuttingDown reports whether a response is the refusal of a server that
+// is draining ([CodeShuttingDown]).
+func shuttingDown(line []byte) bool {
+	if !bytes.Contains(line, []byte(`"error":`)) {
+		return false
+	}
+	var msg struct {
+		Error *Error `json:"error"`
+	}
+	return json.Unmarshal(line, &msg) == nil && msg.Error != nil && msg.Error.Code == CodeShuttingDown
 }
