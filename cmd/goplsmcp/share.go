@@ -55,7 +55,15 @@ func addShareFlags(fs *flag.FlagSet, cfg *config) {
 		cfg.share = v
 		return nil
 	})
-	fs.DurationVar(&cfg.idle, "idle", defaultIdle, "with --share auto: how long the shared daemon lives on after its last session ends")
+	cfg.idle = defaultIdle
+	fs.Func("idle", "with --share auto: how long the shared daemon lives on after its last session ends (default 10m)", func(v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("want a positive duration, such as 10m")
+		}
+		cfg.idle = d
+		return nil
+	})
 }
 
 // sharing reports whether a stdio session should go through a daemon.
