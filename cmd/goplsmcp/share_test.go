@@ -236,8 +236,12 @@ func TestShareDaemonKilled(t *testing.T) {
 	if err := syscall.Kill(old.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
+	deadline := time.Now().Add(20 * time.Second)
 	for processAlive(old.PID) || processAlive(old.GoplsPID) {
-		time.Sleep(10 * time.Millisecond) // the kernel's reaping
+		if time.Now().After(deadline) {
+			t.Fatalf("the killed daemon %d or its gopls %d still runs after 20s", old.PID, old.GoplsPID)
+		}
+		time.Sleep(10 * time.Millisecond) // not our children: no wait to block on
 	}
 
 	// Each session's next call is answered, through a new daemon, with
