@@ -97,7 +97,7 @@ type sweep struct {
 // its first question before the next starts, and measures them. A shared
 // sweep has a runtime directory of its own, whose daemon it stops.
 func (b *bench) shareSweep(ctx context.Context, ws *workspace, shared bool, n, expect int, timeout time.Duration) (*sweep, error) {
-	rt, err := os.MkdirTemp(b.tmp, "rt")
+	rt, err := b.runtimeDir()
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +187,7 @@ func (b *bench) shareHop(ctx context.Context, ws *workspace) error {
 	t := b.table(9, "Shared daemon: the extra hop",
 		fmt.Sprintf("The same call through a shared stdio session (goplsmcp relaying to the daemon over its unix socket) and through a session with a gopls of its own (`--share off`), on the warm fixture, alternating, %d samples after %d warm-up rounds, table 1's way. Target: ≤ 0.2 ms added p50.", b.plan.overheadN, b.plan.warmN),
 		"query", "shared p50", "shared p95", "own p50", "own p95", "added p50", "met")
-	rt, err := os.MkdirTemp(b.tmp, "rt")
+	rt, err := b.runtimeDir()
 	if err != nil {
 		return err
 	}
@@ -274,4 +274,15 @@ func pss(pid int) int64 {
 		}
 	}
 	return 0
+}
+
+// runtimeDir makes a runtime directory for one measurement's daemon: under
+// $GOPLSMCP_RUNTIME_DIR when that is set (make test checks that no daemon
+// started there survives), else in the harness's temporary directory.
+func (b *bench) runtimeDir() (string, error) {
+	base := os.Getenv("GOPLSMCP_RUNTIME_DIR")
+	if base == "" {
+		base = b.tmp
+	}
+	return os.MkdirTemp(base, "rt")
 }
