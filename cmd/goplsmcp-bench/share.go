@@ -119,6 +119,7 @@ func (b *bench) shareSweep(ctx context.Context, ws *workspace, shared bool, n, e
 				b.logf("goplsmcp daemon stop: %v: %s", err, out)
 			}
 		}
+		os.RemoveAll(rt)
 	}()
 	sw := &sweep{mem: map[int]int64{}, rss: map[int]int64{}, count: expect}
 	args := map[string]any{"file": ws.refs.abs(ws), "symbol": ws.refs.symbol, "includeDeclaration": true, "limit": 1000}
@@ -205,6 +206,7 @@ func (b *bench) shareHop(ctx context.Context, ws *workspace) error {
 		stop := exec.Command(b.cfg.goplsmcp, "daemon", "stop")
 		stop.Env = env
 		stop.Run()
+		os.RemoveAll(rt)
 	}()
 	for i, argv := range [][]string{sharedArgv, ownArgv} {
 		s, err := startServer("goplsmcp", argv, ws.root, env)
