@@ -39,6 +39,7 @@ FIXTURES = { git status --porcelain --untracked-files=all --ignored=matching -- 
 # fails if one of them is still running at the end.
 test: build vet
 	@rt="$$(mktemp -d /tmp/goplsmcp-test.XXXXXX)"; export GOPLSMCP_RUNTIME_DIR="$$rt"; \
+	before_daemons="$$($(call DAEMONS,$$rt) | awk '{print $$1}' | tr '\n' ' ')"; export before_daemons; \
 	before="$$($(FIXTURES))"; status=0; \
 	$(GO) test -race ./... || status=1; \
 	[ $$status = 1 ] || $(MAKE) --no-print-directory test-concurrency || status=1; \
@@ -51,9 +52,13 @@ test: build vet
 	$(call NO_DAEMONS,$$rt) || status=1; \
 	rm -rf "$$rt"; exit $$status
 
-# NO_DAEMONS fails, naming them, if goplsmcp daemons started under the
-# runtime directory $(1) still run.
-NO_DAEMONS = left="$$(ps -eo pid=,args= | grep -F -- "daemon serve --runtime-dir $(1)" | grep -v -F grep)"; \
+# DAEMONS lists the running goplsmcp daemons of this tree's bin/goplsmcp,
+# or started under the runtime directory $(1), one "PID ARGS" a line.
+# NO_DAEMONS fails, naming them, if such daemons run that were not running
+# when the run began ($$before_daemons): wherever a test put them, even in
+# the user's own runtime directory.
+DAEMONS = ps -eo pid=,args= | grep -e "$(CURDIR)/bin/goplsmcp daemon serve" -e "daemon serve --runtime-dir $(1)" | grep -v -e grep
+NO_DAEMONS = left="$$($(call DAEMONS,$(1)) | while read pid rest; do case " $$before_daemons " in *" $$pid "*) ;; *) echo "$$pid $$rest";; esac; done)"; \
 	if [ -n "$$left" ]; then echo "FAIL: goplsmcp daemons of this run survived it:"; echo "$$left"; false; fi
 
 # The concurrency tests again, 20 times each under the race detector: new
@@ -89,7 +94,8 @@ INTEROP_ARGS = --server bin/goplsmcp --gopls bin/gopls --fixture testdata/exampl
 # private one (make test's, or one of its own), whose daemons are stopped
 # at the end.
 interop: build .interop/node_modules/.package-lock.json
-	@own=""; if [ -z "$$GOPLSMCP_RUNTIME_DIR" ]; then own="$$(mktemp -d /tmp/goplsmcp-interop.XXXXXX)"; export GOPLSMCP_RUNTIME_DIR="$$own"; fi; \
+	@own=""; if [ -z "$$GOPLSMCP_RUNTIME_DIR" ]; then own="$$(mktemp -d /tmp/goplsmcp-interop.XXXXXX)"; export GOPLSMCP_RUNTIME_DIR="$$own"; \
+		before_daemons="$$($(call DAEMONS,$$own) | awk '{print $$1}' | tr '\n' ' ')"; fi; \
 	status=0; \
 	for script in interop config-http inspector conformance claude; do \
 		echo "$(NODE) .interop/$$script.mjs $(INTEROP_ARGS)"; \

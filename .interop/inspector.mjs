@@ -11,7 +11,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { fixture, needNode, options, run, shareEnv, tempDir } from './lib.mjs';
+import { fixture, needNode, options, run, tempDir } from './lib.mjs';
 
 needNode(22, 19, 'the MCP Inspector');
 const opts = options();
@@ -25,10 +25,12 @@ const home = tempDir('goplsmcp-inspector-');
 let failed = false;
 try {
   // --format json puts the findings, if any, in the envelope on stdout
-  // (stderr has the same in words, and the server's log).
+  // (stderr has the same in words, and the server's log). The Inspector
+  // gives the server an environment of its own choosing, without
+  // GOPLSMCP_RUNTIME_DIR: --share off, so that it starts no daemon.
   const r = await run(process.execPath, [join(pkg, 'clients/cli/build/index.js'), '--strict', '--format', 'json',
-    '--method', 'tools/list', opts.server, '--root', root, '--gopls', opts.gopls],
-  { cwd: root, env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1', ...shareEnv }, timeoutMs: 90000 });
+    '--method', 'tools/list', opts.server, '--root', root, '--gopls', opts.gopls, '--share', 'off'],
+  { cwd: root, env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1' }, timeoutMs: 90000 });
   let envelope;
   try {
     envelope = JSON.parse(r.stdout);
