@@ -404,3 +404,37 @@ func TestShareIdleExit(t *testing.T) {
 		t.Errorf("the idle daemon left its socket: %v", err)
 	}
 }
+
+func TestShareDaemonExitsWhenGoplsCannotBeKeptAlive(t *testing.T) {
+	sh := newShared(t)
+	root := exampleRoot(t)
+	// A gopls that starts once: every later start fails at once.
+	dir := t.TempDir()
+	script := filepath.Join(dir, "gopls")
+	started := filepath.Join(dir, "started")
+	if err := os.WriteFile(script, []byte(fmt.Sprintf("#!/bin/sh\nif [ -e %s ]; then exit 1; fi\n: > %s\nexec %s \"$@\"\n", started, started, goplsPath(t))), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := sh.session("--root", root, "--gopls", script)
+	if text, _, _ := p.call(1, "go_workspace", `{}`); !strings.Contains(text, "packages: 4") {
+		t.Fatalf("go_workspace:\n%s", text)
+	}
+	d := sh.waitList("daemon", func(l []daemonInfo) bool { return len(l) == 1 })[0]
+	if err := syscall.Kill(d.GoplsPID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// gopls cannot be started again: the daemon goes.
+	deadline := time.Now().Add(30 * time.Second)
+	for processAlive(d.PID) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the daemon %d still runs 30s after its gopls could no longer start", d.PID)
+		}
+		time.Sleep(20 * time.Millisecond) // not our child: no wait to block on
+	}
+	// The session's next call finds no daemon that can start, and says so.
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"go_workspace","arguments":{}}}`)
+	m := p.recv()
+	if e, _ := m["error"].(map[string]any); e == nil || !strings.Contains(fmt.Sprint(e["message"]), "cannot be reached") {
+		t.Errorf("the call after the daemon went: %v", m)
+	}
+}
