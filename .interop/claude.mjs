@@ -122,6 +122,12 @@ try {
 } catch (err) {
   failures.fail('claude', 'run', err.stack);
 } finally {
+  // The servers Claude Code started shared a daemon (in make interop's
+  // runtime directory), whose gopls keeps its cache in the temporary
+  // home: it stops before the home is removed.
+  if (shareEnv.GOPLSMCP_RUNTIME_DIR) {
+    await run(opts.server, ['daemon', 'stop'], { cwd: project, env: { ...process.env, ...shareEnv }, timeoutMs: 30000 });
+  }
   for (const d of [project, ...homes]) rmSync(d, { recursive: true, force: true });
 }
 if (failures.count > 0) {
