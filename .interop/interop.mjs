@@ -20,10 +20,10 @@ import { readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-import { Failures, fixture as copyFixture, options, serveHTTP } from './lib.mjs';
+import { Failures, fixture as copyFixture, options, serveHTTP, shareEnv } from './lib.mjs';
 
 const opts = options();
 const sdkVersion = JSON.parse(
@@ -250,6 +250,7 @@ async function overStdio() {
   const transport = new StdioClientTransport({
     command: server,
     args: ['--root', root, '--gopls', gopls, ...vulnEnv],
+    env: { ...getDefaultEnvironment(), ...shareEnv },
     stderr: 'pipe',
   });
   const logs = [];
@@ -333,7 +334,7 @@ async function overConfigs() {
       const transport = new StdioClientTransport({
         command: entry.command,
         args: entry.args,
-        env: entry.env ? { ...process.env, ...entry.env } : undefined,
+        env: { ...(entry.env ? { ...process.env, ...entry.env } : getDefaultEnvironment()), ...shareEnv },
         cwd: root,
         stderr: 'pipe',
       });

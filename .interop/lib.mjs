@@ -40,6 +40,12 @@ export function needNode(major, minor, what) {
 }
 
 // tempDir makes a fresh directory, named without symbolic links.
+// shareEnv passes make interop's private runtime directory to every
+// goplsmcp a script starts, however it trims the environment: a stdio
+// goplsmcp shares a daemon (goplsmcp --share auto, the default), which
+// must live there, where make interop stops it, and nowhere else.
+export const shareEnv = process.env.GOPLSMCP_RUNTIME_DIR ? { GOPLSMCP_RUNTIME_DIR: process.env.GOPLSMCP_RUNTIME_DIR } : {};
+
 export function tempDir(prefix) {
   return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
 }

@@ -1,5 +1,5 @@
 // Package mcp implements the server side of the Model Context Protocol:
-// JSON-RPC 2.0 framing over stdio and the Streamable HTTP transport (with
+// JSON-RPC 2.0 framing over stdio, a local socket and the Streamable HTTP transport (with
 // its bearer token, DNS-rebinding checks, session ids, event streams and
 // idle expiry), the session lifecycle and version
 // negotiation, the tool registry with JSON Schema generation and argument
@@ -15,7 +15,15 @@
 // [ToolInput], [ProgressRequested] and [ReportProgress].
 //
 // A session is the same whatever carries it: the transport only decides
-// where each answer goes (the next stdout line, or the HTTP response of
-// the POST that asked), so every protocol rule holds on both. State kept
-// per session is dropped in [Server.OnSessionEnd].
+// where each answer goes (the next stdout line, the next line on a local
+// socket connection, or the HTTP response of the POST that asked), so
+// every protocol rule holds on all of them. State kept per session is
+// dropped in [Server.OnSessionEnd].
+//
+// [Server.ServeLocal] serves stdio-like sessions on a unix socket, one per
+// connection, to peers of the same user only: what a shared daemon serves.
+// [Proxy] is the other end: it serves a session on stdin and stdout by
+// relaying it to such a server, and when the connection is lost it dials
+// again and gives the new session what the old one was given (initialize,
+// the log level, and the calls a [ProxyOptions.Remember] names).
 package mcp

@@ -42,7 +42,7 @@ func main() {
 }
 
 // allSections are the measurements, in the order they are reported.
-var allSections = []string{"overhead", "peers", "cold", "edit", "memory", "tokens", "concurrency", "source", "firstload"}
+var allSections = []string{"overhead", "peers", "cold", "edit", "memory", "tokens", "concurrency", "source", "firstload", "share"}
 
 type config struct {
 	mode     string
@@ -424,6 +424,11 @@ func (b *bench) runAll(ctx context.Context) error {
 	if sec["firstload"] {
 		if err := b.firstLoad(ctx); err != nil {
 			return fmt.Errorf("first answer on a large module: %w", err)
+		}
+	}
+	if sec["share"] {
+		if err := b.share(ctx, fx, gr); err != nil {
+			return fmt.Errorf("share: %w", err)
 		}
 	}
 	b.logf("done")

@@ -244,9 +244,11 @@ func (s *servers) close() {
 }
 
 // oursArgv and peerArgv are how the two servers are started; both run in
-// the workspace root, which is gopls mcp's workspace.
+// the workspace root, which is gopls mcp's workspace. goplsmcp runs with
+// a gopls of its own (--share off), as the tables measure it; the sharing
+// table starts its own sessions (share.go).
 func (b *bench) oursArgv(root string) []string {
-	return []string{b.cfg.goplsmcp, "--root", root, "--gopls", b.cfg.gopls, "--log-level", "warn"}
+	return []string{b.cfg.goplsmcp, "--root", root, "--gopls", b.cfg.gopls, "--log-level", "warn", "--share", "off"}
 }
 
 func (b *bench) peerArgv() []string { return []string{b.cfg.gopls, "mcp"} }

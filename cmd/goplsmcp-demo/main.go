@@ -71,7 +71,8 @@ func run(args []string, out io.Writer) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	cmd := exec.Command(*server, "--root", *root, "--log-level", "warn")
+	// A gopls of its own: the demo leaves no shared daemon behind.
+	cmd := exec.Command(*server, "--root", *root, "--log-level", "warn", "--share", "off")
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

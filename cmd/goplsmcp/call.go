@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/goplsmcp/goplsmcp/bridge"
+	"github.com/goplsmcp/goplsmcp/mcp"
 )
 
 // maxCallArgs bounds the arguments of goplsmcp call read from stdin, like
@@ -54,6 +55,10 @@ func runCall(ctx context.Context, cfg *config, rest []string, stdin io.Reader, s
 		return usageError("call: the arguments must be a JSON object, such as '{\"file\":\"main.go\",\"symbol\":\"main\"}'")
 	}
 
+	// A daemon that serves this workspace answers warm.
+	if res, ok := callShared(ctx, cfg, tool, json.RawMessage(args)); ok {
+		return printCallResult(cfg, tool, res, stdout)
+	}
 	st, err := startStack(ctx, cfg, stderr, true)
 	if err != nil {
 		return err
@@ -69,30 +74,30 @@ func runCall(ctx context.Context, cfg *config, rest []string, stdin io.Reader, s
 	if err != nil {
 		return fmt.Errorf("%s: %w", tool, err)
 	}
-	// A tool error has no structured result, in MCP as here: with or
-	// without --json, it is the message on stderr and exit status 1, and
-	// stdout stays empty.
+	err = printCallResult(cfg, tool, res, stdout)
+	if cerr := st.close(); cerr != nil {
+		st.log.Warn("stopping gopls", "error", cerr)
+	}
+	return err
+}
+
+// printCallResult prints a call's answer on stdout. A tool error has no structured
+// result, in MCP as here: with or without --json, it is the message on
+// stderr and exit status 1, and stdout stays empty.
+func printCallResult(cfg *config, tool string, res *mcp.ToolResultJSON, stdout io.Writer) error {
+	var out bytes.Buffer
 	switch {
 	case res.IsError:
+		return &exitError{code: 1, msg: res.Text()}
 	case cfg.json:
-		var out bytes.Buffer
 		if err := json.Indent(&out, res.StructuredContent, "", "  "); err != nil {
 			return fmt.Errorf("%s: the structured result is not JSON: %w", tool, err)
 		}
 		out.WriteByte('\n')
-		if _, err := stdout.Write(out.Bytes()); err != nil {
-			return err
-		}
 	default:
-		if _, err := fmt.Fprintln(stdout, res.Text()); err != nil {
-			return err
-		}
+		out.WriteString(res.Text())
+		out.WriteByte('\n')
 	}
-	if cerr := st.close(); cerr != nil {
-		st.log.Warn("stopping gopls", "error", cerr)
-	}
-	if res.IsError {
-		return &exitError{code: 1, msg: res.Text()}
-	}
-	return nil
+	_, err := stdout.Write(out.Bytes())
+	return err
 }

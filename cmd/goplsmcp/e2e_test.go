@@ -17,10 +17,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// binary is the goplsmcp built for this test run.
-var binary string
+// binary is the goplsmcp built for this test run; runtimeRoot holds the
+// runtime directories of its shared daemons.
+var binary, runtimeRoot string
 
 func TestMain(m *testing.M) {
+	if sock := os.Getenv("GOPLSMCP_DIAL"); sock != "" {
+		dialHelper(sock)
+		os.Exit(0)
+	}
 	dir, err := os.MkdirTemp("", "goplsmcp-e2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -32,7 +37,22 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "building goplsmcp: %v\n%s", err, out)
 		os.Exit(1)
 	}
+	// Sessions of their own unless a test asks to share (share_test.go),
+	// and any daemon in a runtime directory of this run's, stopped at the
+	// end: inside make test's, when it gives one.
+	runtimeRoot, err = os.MkdirTemp(os.Getenv(envRuntimeDir), "rt")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv(envShare, "off")
+	os.Setenv(envRuntimeDir, runtimeRoot)
 	code := m.Run()
+	if left := stopTestDaemons(runtimeRoot); left != "" {
+		fmt.Fprintln(os.Stderr, "FAIL: daemons survived the tests:", left)
+		code = 1
+	}
+	os.RemoveAll(runtimeRoot)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -54,6 +54,11 @@ type config struct {
 	maxResultBytes  int
 	maxTextChars    int
 
+	// share is --share, auto or off; idle is how long a shared daemon
+	// lives on after its last session (see share.go).
+	share string
+	idle  time.Duration
+
 	// cpuProfile names a file for a CPU profile of the whole run
 	// (--cpuprofile, hidden: see addHiddenFlags).
 	cpuProfile string
@@ -140,6 +145,7 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 	fs.BoolVar(&cfg.json, "json", false, "goplsmcp call: print the structured result as JSON instead of the text")
 	fs.BoolVar(&cfg.version, "version", false, "print the versions of goplsmcp and gopls, then exit")
 	fs.BoolVar(&cfg.help, "help", false, "print this help, then exit")
+	addShareFlags(fs, cfg)
 	return fs
 }
 

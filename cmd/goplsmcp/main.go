@@ -20,7 +20,10 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	dieWithParent()
+	// A shared daemon outlives the session that started it.
+	if len(os.Args) < 2 || os.Args[1] != "daemon" {
+		dieWithParent()
+	}
 
 	// The protocol owns stdout. Anything else that writes to file
 	// descriptor 1 while serving lands on stderr instead.

@@ -53,6 +53,21 @@ var writeAllowed = map[string]string{
 	"lspclient/guard_unix.go:startGuard:exec.Command":        "the guard, /bin/sh running a fixed script that only kills goplsmcp's children's process groups when goplsmcp ends",
 	"lspclient/guard_windows.go:GuardCommand:exec.Command":   "taskkill /T /F of a cancelled command's own process tree",
 	"bridge/vulncheck.go:runGovulncheck:exec.CommandContext": "gopls vulncheck (go_vulncheck): govulncheck in source mode, offline unless --allow-network; reads the code and the vulnerability database",
+	// The shared daemon (docs/daemon.md) keeps its files in the user's
+	// runtime directory (0700), never in a workspace.
+	"cmd/goplsmcp/share.go:runtimeDir:os.Mkdir":           "the runtime directory of the shared daemons' sockets, made 0700",
+	"cmd/goplsmcp/share.go:runtimeDir:os.Chmod":           "keeps the runtime directory 0700 (the user's own)",
+	"cmd/goplsmcp/share.go:serveShared:os.OpenFile":       "--log-file of a shared session's own process",
+	"cmd/goplsmcp/share.go:startDaemon:os.OpenFile":       "the daemon's log, in the runtime directory",
+	"cmd/goplsmcp/share.go:startDaemon:exec.Command":      "goplsmcp itself, as the shared daemon (goplsmcp daemon serve)",
+	"cmd/goplsmcp/share_unix.go:lockFile:os.OpenFile":     "the lock file taken while a daemon starts, in the runtime directory",
+	"cmd/goplsmcp/share_bsd.go:processAlive:exec.Command": "ps -o stat=, to tell a live daemon from a dead one off Linux (reads only)",
+	"cmd/goplsmcp/share_bsd.go:processRSS:exec.Command":   "ps -o rss=, a daemon's memory for goplsmcp daemon list off Linux (reads only)",
+	"cmd/goplsmcp/daemon.go:serveDaemon:os.Remove":        "the socket of a dead daemon before listening, and its own socket and info file when it stops, in the runtime directory",
+	"cmd/goplsmcp/daemon.go:serveDaemon:os.Chmod":         "its socket, 0600",
+	"cmd/goplsmcp/daemon.go:writeFileAtomic:os.WriteFile": "the daemon's info file (pid, root, sessions), in the runtime directory",
+	"cmd/goplsmcp/daemon.go:writeFileAtomic:os.Rename":    "the daemon's info file, replaced whole",
+	"cmd/goplsmcp/daemon.go:daemons:os.Remove":            "the info file of a daemon that was killed, in the runtime directory",
 }
 
 // writeExempt are directories of development tools that are not part of

@@ -42,9 +42,12 @@ Usage:
   goplsmcp config CLIENT --url URL           ... the snippet that connects to a goplsmcp serving --http at URL
   goplsmcp instructions                      print the agent guidance, for AGENTS.md or CLAUDE.md
   goplsmcp rules [--write] [CLIENT...]       print (or write) GOPLSMCP.md and a stub per client: CLAUDE.md, AGENTS.md, ...
+  goplsmcp daemon list|stop                  the shared daemons that serve stdio sessions (see --share)
 
 It speaks MCP over stdin and stdout, one JSON-RPC message per line, and
-starts gopls as its child. Register it with an MCP client, for example in
+shares one gopls per workspace with this user's other stdio sessions
+through a daemon it starts if none runs (--share off: a gopls of its
+own). Register it with an MCP client, for example in
 .mcp.json:
   {"mcpServers": {"go": {"command": "/path/to/goplsmcp", "args": ["--root", "/path/to/module"]}}}
 
@@ -73,6 +76,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return nil
 		case "rules":
 			return runRules(args[1:], stdout, stderr)
+		case "daemon":
+			return runDaemon(ctx, args[1:], stdout, stderr)
 		}
 	}
 	cfg := &config{}
@@ -120,6 +125,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		fmt.Fprintf(stdout, "goplsmcp %s (gopls %s)\n", version(), gv)
 		return nil
+	}
+
+	if cfg.sharing() {
+		if served, err := serveShared(ctx, cfg, stdin, stdout, stderr); served {
+			return err
+		}
 	}
 
 	// Over HTTP, the port is taken before gopls starts, so that a port in

@@ -1,0 +1,326 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/goplsmcp/goplsmcp/mcp"
+)
+
+// daemonInfo is what a daemon says about itself in its info file, for
+// goplsmcp daemon list and stop.
+type daemonInfo struct {
+	PID       int       `json:"pid"`
+	GoplsPID  int       `json:"goplsPid"`
+	Root      string    `json:"root"`
+	Key       string    `json:"key"`
+	Started   time.Time `json:"started"`
+	Sessions  int       `json:"sessions"`
+	Args      []string  `json:"args"`
+	RSS       int64     `json:"rss,omitempty"`       // filled by list: the daemon's and its gopls's
+	UptimeSec float64   `json:"uptimeSec,omitempty"` // filled by list
+}
+
+const daemonUsage = `usage:
+  goplsmcp daemon list [--json]         the shared daemons of this user: root, pid, sessions, uptime, memory
+  goplsmcp daemon stop [--root DIR]     stop them (those serving DIR), letting calls in flight finish`
+
+// runDaemon runs goplsmcp daemon list|stop|serve.
+func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return usageError("%s", daemonUsage)
+	}
+	switch args[0] {
+	case "serve":
+		return serveDaemon(ctx, args[1:], stderr)
+	case "list":
+		fs := flag.NewFlagSet("daemon list", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		asJSON := fs.Bool("json", false, "print JSON")
+		if err := fs.Parse(args[1:]); err != nil || fs.NArg() > 0 {
+			return usageError("%s", daemonUsage)
+		}
+		return listDaemons(stdout, *asJSON)
+	case "stop":
+		fs := flag.NewFlagSet("daemon stop", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		root := fs.String("root", "", "stop only the daemons serving this root")
+		if err := fs.Parse(args[1:]); err != nil || fs.NArg() > 0 {
+			return usageError("%s", daemonUsage)
+		}
+		return stopDaemons(stdout, *root)
+	}
+	return usageError("%s", daemonUsage)
+}
+
+// serveDaemon is goplsmcp daemon serve, started by a stdio session (see
+// startDaemon): it serves the workspace's sessions on its socket until
+// the last has been gone for --idle, SIGTERM, or a gopls that cannot be
+// kept alive.
+func serveDaemon(ctx context.Context, args []string, stderr io.Writer) error {
+	cfg := &config{}
+	fs := newFlagSet(cfg)
+	var dir, key string
+	var readyFD int
+	fs.StringVar(&dir, "runtime-dir", "", "")
+	fs.StringVar(&key, "key", "", "")
+	fs.IntVar(&readyFD, "ready-fd", 0, "")
+	if err := fs.Parse(args); err != nil {
+		return flagError(err)
+	}
+	if dir == "" || key == "" || fs.NArg() > 0 {
+		return usageError("goplsmcp daemon serve is started by goplsmcp itself")
+	}
+	if err := cfg.check(); err != nil {
+		return err
+	}
+	ws := &workspace{dir: dir, key: key, root: cfg.root, args: args}
+	var ready *os.File
+	if readyFD > 0 {
+		ready = os.NewFile(uintptr(readyFD), "ready")
+		defer ready.Close()
+	}
+
+	// Whoever started this daemon holds the lock and found nothing
+	// listening: a socket file there is a dead daemon's.
+	os.Remove(ws.socket())
+	ln, err := net.Listen("unix", ws.socket())
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w", ws.socket(), err)
+	}
+	ul := ln.(*net.UnixListener)
+	// A daemon that drains while its successor listens must not remove
+	// the successor's socket: it removes its own, checked, at the end.
+	ul.SetUnlinkOnClose(false)
+	os.Chmod(ws.socket(), 0o600)
+	sockInfo, _ := os.Stat(ws.socket())
+	defer func() {
+		if fi, err := os.Stat(ws.socket()); err == nil && sockInfo != nil && os.SameFile(fi, sockInfo) {
+			os.Remove(ws.socket())
+		}
+	}()
+	defer ln.Close()
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	st, err := startStack(ctx, cfg, stderr, false)
+	if err != nil {
+		return err
+	}
+	defer st.close()
+
+	info := &daemonInfo{PID: os.Getpid(), GoplsPID: st.client.PID(), Root: st.root, Key: key, Started: time.Now(), Args: cfg.publicArgs(args)}
+	var infoMu sync.Mutex
+	writeInfo := func(sessions int) {
+		infoMu.Lock()
+		defer infoMu.Unlock()
+		info.Sessions = sessions
+		info.GoplsPID = st.client.PID()
+		if err := writeFileAtomic(ws.infoFile(), info); err != nil {
+			st.log.Warn("writing the daemon's info file", "error", err)
+		}
+	}
+	writeInfo(0)
+	defer func() {
+		var cur daemonInfo
+		if data, err := os.ReadFile(ws.infoFile()); err == nil && json.Unmarshal(data, &cur) == nil && cur.PID == os.Getpid() {
+			os.Remove(ws.infoFile())
+		}
+	}()
+
+	// A gopls in a crash loop cannot be kept alive: the daemon goes, and
+	// the sessions' next calls start a new one.
+	go func() {
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				if h := st.client.Health(); h.State == "crash-loop" || h.State == "closed" {
+					st.log.Error("gopls cannot be kept alive; the daemon stops", "state", h.State, "last_exit", h.LastExit)
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+
+	st.log.Info("serving shared stdio sessions", "socket", ws.socket(), "root", st.root, "gopls", st.client.Version(),
+		"pid", st.client.PID(), "goplsmcp_pid", os.Getpid(), "idle", cfg.idle)
+	if ready != nil {
+		fmt.Fprintln(ready, "ready")
+		ready.Close()
+	}
+	err = st.srv.ServeLocal(ctx, ln, &mcp.LocalOptions{Idle: cfg.idle, OnSessions: writeInfo})
+	st.log.Info("the shared daemon stops", "error", err)
+	if cerr := st.close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// publicArgs are a daemon's flags without its own plumbing.
+func (cfg *config) publicArgs(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "--runtime-dir", "--key", "--ready-fd":
+			i++
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
+}
+
+// writeFileAtomic writes v as JSON to path through a rename, so that a
+// reader sees the old file or the new one, whole.
+func writeFileAtomic(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp" + strconv.Itoa(os.Getpid())
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// daemons reads the info files of the runtime directory, dropping those
+// of daemons that are gone.
+func daemons() ([]*daemonInfo, error) {
+	dir, err := runtimeDir()
+	if err != nil {
+		return nil, err
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	var out []*daemonInfo
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		var d daemonInfo
+		if json.Unmarshal(data, &d) != nil || d.PID <= 0 {
+			continue
+		}
+		if !processAlive(d.PID) {
+			// Killed without a chance to clean up.
+			os.Remove(f)
+			continue
+		}
+		d.UptimeSec = time.Since(d.Started).Seconds()
+		d.RSS = processRSS(d.PID)
+		if d.GoplsPID > 0 {
+			d.RSS += processRSS(d.GoplsPID)
+		}
+		out = append(out, &d)
+	}
+	slices.SortFunc(out, func(a, b *daemonInfo) int { return strings.Compare(a.Root, b.Root) })
+	return out, nil
+}
+
+// listDaemons prints the user's daemons.
+func listDaemons(stdout io.Writer, asJSON bool) error {
+	list, err := daemons()
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		if list == nil {
+			list = []*daemonInfo{}
+		}
+		data, err := json.MarshalIndent(list, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(stdout, string(data))
+		return err
+	}
+	if len(list) == 0 {
+		_, err := fmt.Fprintln(stdout, "no shared goplsmcp daemon runs")
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PID\tSESSIONS\tUPTIME\tRSS\tROOT\tFLAGS")
+	for _, d := range list {
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%.0f MiB\t%s\t%s\n", d.PID, d.Sessions, time.Duration(d.UptimeSec*float64(time.Second)).Round(time.Second),
+			float64(d.RSS)/(1<<20), d.Root, strings.Join(shortFlags(d.Args), " "))
+	}
+	return tw.Flush()
+}
+
+// shortFlags are a daemon's flags without those every daemon has.
+func shortFlags(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "--root", "--gopls", "--timeout", "--max-message-bytes", "--max-result-bytes", "--max-text-chars", "--idle":
+			i++
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
+}
+
+// stopTimeout bounds the wait for a stopped daemon: its drain and the
+// stop of its gopls.
+const stopTimeout = 10 * time.Second
+
+// stopDaemons sends SIGTERM to the user's daemons (those serving root, if
+// given) and waits for them to end.
+func stopDaemons(stdout io.Writer, root string) error {
+	list, err := daemons()
+	if err != nil {
+		return err
+	}
+	if root != "" {
+		if root, err = resolveRoot(root); err != nil {
+			return usageError("%v", err)
+		}
+	}
+	var stopped []*daemonInfo
+	for _, d := range list {
+		if root != "" && d.Root != root {
+			continue
+		}
+		if err := signalProcess(d.PID, syscall.SIGTERM); err != nil {
+			continue
+		}
+		stopped = append(stopped, d)
+	}
+	deadline := time.Now().Add(stopTimeout)
+	var errs []error
+	for _, d := range stopped {
+		for processAlive(d.PID) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond) // no handle on a process that is not our child
+		}
+		if processAlive(d.PID) {
+			errs = append(errs, fmt.Errorf("daemon %d (%s) did not stop within %v", d.PID, d.Root, stopTimeout))
+			continue
+		}
+		fmt.Fprintf(stdout, "stopped the daemon %d serving %s\n", d.PID, d.Root)
+	}
+	if len(stopped) == 0 {
+		fmt.Fprintln(stdout, "no shared goplsmcp daemon to stop")
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,427 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/goplsmcp/goplsmcp/bridge"
+	"github.com/goplsmcp/goplsmcp/lspclient"
+	"github.com/goplsmcp/goplsmcp/mcp"
+)
+
+// Sharing (DESIGN §1, docs/daemon.md): a stdio goplsmcp with --share auto
+// does not start gopls itself. It relays its session to a daemon — the same
+// binary, as goplsmcp daemon serve — that serves every stdio session of
+// this user on the same workspace over a unix socket in a directory only
+// the user can open, starting that daemon if none runs.
+
+// defaultIdle is how long a daemon lives on after its last session.
+const defaultIdle = 10 * time.Minute
+
+// Environment variables that configure sharing: GOPLSMCP_SHARE is the
+// default of --share (so that a whole environment, such as a test run, can
+// turn it off), GOPLSMCP_RUNTIME_DIR the directory of the sockets.
+const (
+	envShare      = "GOPLSMCP_SHARE"
+	envRuntimeDir = "GOPLSMCP_RUNTIME_DIR"
+)
+
+// addShareFlags defines --share and --idle.
+func addShareFlags(fs *flag.FlagSet, cfg *config) {
+	cfg.share = "auto"
+	if v := os.Getenv(envShare); v == "off" || v == "auto" {
+		cfg.share = v
+	}
+	fs.Func("share", `stdio: "auto" (default) serves the session through this user's shared daemon for the workspace, started if none runs, so that sessions share one warm gopls; "off" starts a gopls of its own (default from $GOPLSMCP_SHARE)`, func(v string) error {
+		if v != "auto" && v != "off" {
+			return fmt.Errorf(`want auto or off`)
+		}
+		cfg.share = v
+		return nil
+	})
+	cfg.idle = defaultIdle
+	fs.Func("idle", "with --share auto: how long the shared daemon lives on after its last session ends (default 10m)", func(v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("want a positive duration, such as 10m")
+		}
+		cfg.idle = d
+		return nil
+	})
+}
+
+// sharing reports whether a stdio session should go through a daemon.
+func (cfg *config) sharing() bool {
+	return cfg.share == "auto" && cfg.http == "" && shareSupported
+}
+
+// A workspace is what identifies a daemon: the arguments it is started
+// with and the key they hash to, with the files of that key.
+type workspace struct {
+	dir  string   // the runtime directory
+	key  string   // the hash of everything that changes answers
+	root string   // the resolved root
+	args []string // the flags of goplsmcp daemon serve
+}
+
+func (ws *workspace) socket() string          { return filepath.Join(ws.dir, ws.key+".sock") }
+func (ws *workspace) infoFile() string        { return filepath.Join(ws.dir, ws.key+".json") }
+func (ws *workspace) logFile() string         { return filepath.Join(ws.dir, ws.key+".log") }
+func (ws *workspace) lockFile() string        { return filepath.Join(ws.dir, ws.key+".lock") }
+func (ws *workspace) String() string          { return ws.key + " (" + ws.root + ")" }
+func (ws *workspace) dial() (net.Conn, error) { return net.Dial("unix", ws.socket()) }
+
+// newWorkspace resolves what cfg names into the daemon that serves it.
+// Two sessions share a daemon exactly when everything that changes an
+// answer is the same: the root, the gopls binary (path and the file
+// itself, so a rebuilt gopls is another), the goplsmcp binary, every flag
+// that reaches gopls or the tools, and the environment the go command
+// reads.
+func newWorkspace(cfg *config) (*workspace, error) {
+	goplsPath, err := lspclient.Locate(cfg.gopls)
+	if err != nil {
+		return nil, &exitError{code: 2, msg: err.Error()}
+	}
+	if goplsPath, err = filepath.Abs(goplsPath); err != nil {
+		return nil, err
+	}
+	root, err := resolveRoot(cfg.root)
+	if err != nil {
+		return nil, usageError("%v", err)
+	}
+	dir, err := runtimeDir()
+	if err != nil {
+		return nil, err
+	}
+	ws := &workspace{dir: dir, root: root, args: daemonArgs(cfg, root, goplsPath)}
+	h := sha256.New()
+	field := func(s string) { fmt.Fprintf(h, "%d:%s;", len(s), s) }
+	for _, a := range ws.args {
+		field(a)
+	}
+	field(fileIdentity(goplsPath))
+	if exe, err := os.Executable(); err == nil {
+		field(fileIdentity(exe))
+	}
+	field(version())
+	for _, kv := range answerEnv() {
+		field(kv)
+	}
+	ws.key = hex.EncodeToString(h.Sum(nil))[:16]
+	return ws, nil
+}
+
+// fileIdentity stands for a binary's version without running it: its
+// path, size and modification time.
+func fileIdentity(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return path
+	}
+	return fmt.Sprintf("%s %d %d", path, fi.Size(), fi.ModTime().UnixNano())
+}
+
+// answerEnv is the part of the environment that can change gopls's
+// answers, sorted: the go command's variables, where it finds its tools
+// and caches, and cgo's compilers.
+func answerEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(k, "GOPLSMCP"), k == "GORACE":
+		case strings.HasPrefix(k, "GO"), strings.HasPrefix(k, "CGO_"),
+			k == "PATH", k == "HOME", k == "USERPROFILE", k == "XDG_CACHE_HOME", k == "XDG_CONFIG_HOME",
+			k == "CC", k == "CXX", k == "PKG_CONFIG":
+			env = append(env, kv)
+		}
+	}
+	slices.Sort(env)
+	return env
+}
+
+// Every flag is either given to the daemon by daemonArgs (daemonFlags) or
+// concerns only the session's own process (sessionFlags); a test holds
+// each new flag to one of the two, so that no flag is silently dropped
+// when a session is served by a daemon.
+var (
+	daemonFlags = []string{"root", "gopls", "timeout", "max-message-bytes", "max-result-bytes", "max-text-chars", "idle", "load-timeout", "watch",
+		"gopls-arg", "remote", "allow-network", "allow-write", "tools", "build-flags", "env", "settings"}
+	sessionFlags = []string{"stdio", "log-file", "log-level", "http", "token-file", "allow-host", "json", "version", "help", "share", "cpuprofile"}
+)
+
+// daemonArgs spells cfg as the flags of goplsmcp daemon serve, with paths
+// made absolute: the daemon's whole configuration, and the key's.
+func daemonArgs(cfg *config, root, goplsPath string) []string {
+	args := []string{
+		"--root", root,
+		"--gopls", goplsPath,
+		"--timeout", cfg.timeout.String(),
+		"--max-message-bytes", strconv.Itoa(cfg.maxMessageBytes),
+		"--max-result-bytes", strconv.Itoa(cfg.maxResultBytes),
+		"--max-text-chars", strconv.Itoa(cfg.maxTextChars),
+		"--idle", cfg.idle.String(),
+		"--load-timeout", cfg.loadTimeout.String(),
+		"--watch", cfg.watch,
+	}
+	for _, a := range cfg.goplsArgs {
+		args = append(args, "--gopls-arg", a)
+	}
+	if cfg.remote != "" {
+		args = append(args, "--remote", cfg.remote)
+	}
+	if cfg.network {
+		args = append(args, "--allow-network")
+	}
+	if cfg.allowWrite {
+		args = append(args, "--allow-write")
+	}
+	if cfg.tools != nil {
+		args = append(args, "--tools", strings.Join(cfg.tools, ","))
+	}
+	for _, f := range cfg.buildFlags {
+		args = append(args, "--build-flags", f)
+	}
+	for _, e := range cfg.env {
+		args = append(args, "--env", e)
+	}
+	if cfg.settings != nil {
+		data, _ := json.Marshal(cfg.settings) // map keys sorted: one spelling
+		args = append(args, "--settings", string(data))
+	}
+	return args
+}
+
+// runtimeDir returns the directory of the daemons' sockets, made if need
+// be: $GOPLSMCP_RUNTIME_DIR, else goplsmcp in $XDG_RUNTIME_DIR, else
+// goplsmcp-UID in the temporary directory. It must be a directory of this
+// user's that no one else may open (0700): whoever can reach a socket
+// there can read the code of the workspace it serves.
+func runtimeDir() (string, error) {
+	dir := os.Getenv(envRuntimeDir)
+	if dir == "" {
+		if x := os.Getenv("XDG_RUNTIME_DIR"); x != "" {
+			dir = filepath.Join(x, "goplsmcp")
+		} else {
+			dir = filepath.Join(os.TempDir(), fmt.Sprintf("goplsmcp-%d", os.Getuid()))
+		}
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return "", fmt.Errorf("making the runtime directory: %w", err)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return "", fmt.Errorf("runtime directory: %w", err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("runtime directory %s is not a directory", dir)
+	}
+	if !ownedByMe(fi) {
+		return "", fmt.Errorf("runtime directory %s belongs to another user", dir)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return "", fmt.Errorf("runtime directory %s may be opened by others: %w", dir, err)
+		}
+	}
+	return dir, nil
+}
+
+// serveShared serves the stdio session through the workspace's daemon. A
+// daemon that cannot be reached or started, or a runtime directory that
+// is not safe, falls back to a gopls of its own, with a warning.
+func serveShared(ctx context.Context, cfg *config, stdin io.Reader, stdout, stderr io.Writer) (served bool, err error) {
+	logOut := stderr
+	if cfg.logFile != "" {
+		f, err := os.OpenFile(cfg.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return true, usageError("--log-file: %v", err)
+		}
+		defer f.Close()
+		logOut = f
+	}
+	log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: cfg.logLevel})).With("component", "share")
+	ws, err := newWorkspace(cfg)
+	if err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return true, err
+		}
+		log.Warn("not sharing a daemon: serving with a gopls of its own", "error", err)
+		return false, nil
+	}
+	conn, err := connectDaemon(ctx, ws, log)
+	if err != nil {
+		log.Warn("not sharing a daemon: serving with a gopls of its own", "error", err)
+		return false, nil
+	}
+	log.Info("serving MCP on stdio through the shared daemon", "root", ws.root, "socket", ws.socket(), "goplsmcp_pid", os.Getpid())
+	first := conn
+	err = mcp.Proxy(ctx, stdin, stdout, &mcp.ProxyOptions{
+		Dial: func(ctx context.Context) (io.ReadWriteCloser, error) {
+			if first != nil {
+				c := first
+				first = nil
+				return c, nil
+			}
+			return connectDaemon(ctx, ws, log)
+		},
+		Remember:        bridge.ReplayState,
+		Logger:          log,
+		MaxMessageBytes: cfg.maxMessageBytes,
+	})
+	if first != nil {
+		first.Close()
+	}
+	return true, err
+}
+
+// connectDaemon connects to the workspace's daemon, starting it if none
+// runs. Starting is done under a lock, so that sessions starting together
+// start one daemon.
+func connectDaemon(ctx context.Context, ws *workspace, log *slog.Logger) (net.Conn, error) {
+	if conn, err := ws.dial(); err == nil {
+		return conn, nil
+	}
+	unlock, err := lockFile(ws.lockFile())
+	if err != nil {
+		return nil, fmt.Errorf("locking %s: %w", ws.lockFile(), err)
+	}
+	defer unlock()
+	if conn, err := ws.dial(); err == nil {
+		return conn, nil // another session started it meanwhile
+	}
+	log.Info("starting the shared daemon", "root", ws.root, "key", ws.key)
+	if err := startDaemon(ctx, ws); err != nil {
+		return nil, err
+	}
+	return ws.dial()
+}
+
+// daemonStartTimeout bounds the start of a daemon: its gopls started and
+// initialized, its socket listening.
+const daemonStartTimeout = 60 * time.Second
+
+// startDaemon starts goplsmcp daemon serve for ws, detached (a session of
+// its own, stdin and stdout on /dev/null, its log in the runtime
+// directory), and waits until it says it serves, on a pipe it inherits.
+func startDaemon(ctx context.Context, ws *workspace) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("finding goplsmcp's own binary: %w", err)
+	}
+	logf, err := os.OpenFile(ws.logFile(), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return fmt.Errorf("opening the daemon's log: %w", err)
+	}
+	defer logf.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	cmd := exec.Command(exe, append([]string{"daemon", "serve", "--runtime-dir", ws.dir, "--key", ws.key, "--ready-fd", "3"}, ws.args...)...)
+	cmd.Dir = ws.root
+	cmd.Stderr = logf
+	cmd.ExtraFiles = []*os.File{w}
+	cmd.SysProcAttr = detached()
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		return fmt.Errorf("starting the daemon: %w", err)
+	}
+	// Reaped when it ends, so that it leaves no zombie behind while this
+	// session lives on.
+	go cmd.Wait()
+	type result struct {
+		line string
+		err  error
+	}
+	ready := make(chan result, 1)
+	go func() {
+		line, err := bufio.NewReader(r).ReadString('\n')
+		ready <- result{line, err}
+	}()
+	timer := time.NewTimer(daemonStartTimeout)
+	defer timer.Stop()
+	select {
+	case res := <-ready:
+		if strings.TrimSpace(res.line) == "ready" {
+			return nil
+		}
+		return fmt.Errorf("the daemon did not start: %s", logTail(ws.logFile()))
+	case <-timer.C:
+		cmd.Process.Kill()
+		return fmt.Errorf("the daemon did not start within %v", daemonStartTimeout)
+	case <-ctx.Done():
+		cmd.Process.Kill()
+		return ctx.Err()
+	}
+}
+
+// logTail is the last line of a daemon's log, to say why it failed.
+func logTail(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "no log"
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	return lines[len(lines)-1]
+}
+
+// callShared makes goplsmcp call's call through the workspace's daemon, if
+// one runs; it starts none. It reports false when there is no daemon, or
+// the daemon refused the call as a request (an unknown tool): the caller
+// then makes the call itself, which says what was wrong as it always has.
+func callShared(ctx context.Context, cfg *config, tool string, args json.RawMessage) (*mcp.ToolResultJSON, bool) {
+	if !cfg.sharing() {
+		return nil, false
+	}
+	ws, err := newWorkspace(cfg)
+	if err != nil {
+		return nil, false
+	}
+	conn, err := ws.dial()
+	if err != nil {
+		return nil, false
+	}
+	defer conn.Close()
+	client := mcp.NewClient(conn, conn)
+	if _, err := client.Initialize(ctx, "2025-11-25"); err != nil {
+		return nil, false
+	}
+	var list struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	if err := client.Call(ctx, "tools/list", nil, &list); err != nil ||
+		!slices.ContainsFunc(list.Tools, func(t struct {
+			Name string `json:"name"`
+		}) bool {
+			return t.Name == tool
+		}) {
+		return nil, false
+	}
+	res, err := client.CallTool(ctx, tool, args)
+	if err != nil {
+		return nil, false
+	}
+	return res, true
+}

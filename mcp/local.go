@@ -1,0 +1,133 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"sync"
+	"time"
+)
+
+// LocalOptions configure [Server.ServeLocal].
+type LocalOptions struct {
+	// Idle ends serving once no session has been connected for this long
+	// (zero: never). The time counts from the start, so that a daemon
+	// nobody connects to goes away too.
+	Idle time.Duration
+	// OnSessions, if set, is called with the number of sessions connected
+	// each time it changes.
+	OnSessions func(n int)
+}
+
+// ServeLocal serves one session per connection accepted on ln, a listener
+// on a local (unix) socket, each exactly as [Server.ServeStdio] serves
+// its streams: its own lifecycle, log level, calls, cancellation and
+// progress, and the end of its connection ends it. Only a peer running
+// as the same user as this process is served; any other connection is
+// closed at once. It returns when ctx is done and every session has
+// drained (see [Options.DrainTimeout]), or nil after the idle period of
+// opts, or when accepting fails.
+func (s *Server) ServeLocal(ctx context.Context, ln net.Listener, opts *LocalOptions) error {
+	if opts == nil {
+		opts = &LocalOptions{}
+	}
+	uid := os.Getuid()
+	var (
+		mu     sync.Mutex
+		n      int
+		wg     sync.WaitGroup
+		idle   *time.Timer
+		idleCh = make(chan struct{}, 1)
+	)
+	if opts.Idle > 0 {
+		idle = time.AfterFunc(opts.Idle, func() {
+			select {
+			case idleCh <- struct{}{}:
+			default:
+			}
+		})
+	}
+	count := func(delta int) {
+		mu.Lock()
+		n += delta
+		cur := n
+		if idle != nil {
+			if cur == 0 {
+				idle.Reset(opts.Idle)
+			} else {
+				idle.Stop()
+			}
+		}
+		if opts.OnSessions != nil {
+			opts.OnSessions(cur)
+		}
+		mu.Unlock()
+	}
+
+	serveCtx, stopServing := context.WithCancel(ctx)
+	defer stopServing()
+	acceptErr := make(chan error, 1)
+	acceptDone := make(chan struct{})
+	go func() {
+		defer close(acceptDone)
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				acceptErr <- err
+				return
+			}
+			if err := checkPeer(conn, uid); err != nil {
+				s.log.Warn("refused a connection to the local socket", "error", err)
+				conn.Close()
+				continue
+			}
+			count(+1)
+			wg.Go(func() {
+				defer count(-1)
+				defer conn.Close()
+				lw := &lineWriter{w: conn}
+				sess := newSession(s, lw)
+				s.log.Debug("local session started", "session", sess.id)
+				if err := sess.serve(serveCtx, newLineReader(conn, s.opts.MaxMessageBytes), lw); err != nil {
+					s.log.Debug("local session ended", "session", sess.id, "error", err)
+				}
+			})
+		}
+	}()
+
+	var err error
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			break loop
+		case <-idleCh:
+			mu.Lock()
+			busy := n > 0
+			mu.Unlock()
+			// A session may have come in just as the timer fired.
+			if !busy {
+				break loop
+			}
+		case err = <-acceptErr:
+			break loop
+		}
+	}
+	ln.Close()
+	<-acceptDone
+	if err != nil && errors.Is(err, net.ErrClosed) {
+		err = nil
+	}
+	if err != nil {
+		err = fmt.Errorf("accepting on the local socket: %w", err)
+	}
+	// Sessions still connected drain, as stdio's would.
+	stopServing()
+	wg.Wait()
+	if idle != nil {
+		idle.Stop()
+	}
+	return err
+}

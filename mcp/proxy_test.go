@@ -1,0 +1,259 @@
+//go:build unix
+
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// A localServer is a server on a unix socket, with state kept per
+// session: the values its "set" tool was given, by key.
+type localServer struct {
+	ln     net.Listener
+	cancel context.CancelFunc
+	done   chan error
+
+	mu     sync.Mutex
+	values map[string]map[string]string // session id → key → value
+}
+
+type setIn struct {
+	Key   string `json:"key"`
+	Value string `json:"value,omitempty"`
+}
+
+type getOut struct {
+	Value string `json:"value"`
+}
+
+func (o *getOut) Render() string { return o.Value }
+
+func startLocal(t *testing.T, sock string) *localServer {
+	t.Helper()
+	ls := &localServer{values: map[string]map[string]string{}, done: make(chan error, 1)}
+	s := NewServer("local", "v0", nil)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(AddTool(s, Tool{Name: "set", Title: "Set", Description: "Keeps a value for the session.", Annotations: readOnlyHints()}, func(ctx context.Context, in *setIn) (*getOut, error) {
+		ls.mu.Lock()
+		defer ls.mu.Unlock()
+		id := SessionID(ctx)
+		if ls.values[id] == nil {
+			ls.values[id] = map[string]string{}
+		}
+		ls.values[id][in.Key] = in.Value
+		return &getOut{Value: in.Value}, nil
+	}))
+	must(AddTool(s, Tool{Name: "get", Title: "Get", Description: "Returns the session's value.", Annotations: readOnlyHints()}, func(ctx context.Context, in *setIn) (*getOut, error) {
+		ls.mu.Lock()
+		defer ls.mu.Unlock()
+		return &getOut{Value: ls.values[SessionID(ctx)][in.Key]}, nil
+	}))
+	s.OnSessionEnd(func(id string) {
+		ls.mu.Lock()
+		defer ls.mu.Unlock()
+		delete(ls.values, id)
+	})
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls.ln = ln
+	ctx, cancel := context.WithCancel(context.Background())
+	ls.cancel = cancel
+	go func() { ls.done <- s.ServeLocal(ctx, ln, nil) }()
+	t.Cleanup(ls.stop)
+	return ls
+}
+
+// stop ends the server and every session, as a dying daemon does.
+func (ls *localServer) stop() {
+	ls.cancel()
+	<-ls.done
+	ls.done <- nil // for a second stop
+}
+
+// sessions is the number of sessions holding values.
+func (ls *localServer) sessions() int {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return len(ls.values)
+}
+
+// rememberSet remembers "set" calls by key, as a bridge remembers unsaved
+// text by file.
+func rememberSet(tool string, args json.RawMessage) (string, json.RawMessage, bool) {
+	var in setIn
+	if tool != "set" || json.Unmarshal(args, &in) != nil {
+		return "", nil, false
+	}
+	return in.Key, nil, in.Value == ""
+}
+
+func TestProxyReplaysOnANewServer(t *testing.T) {
+	dir := t.TempDir()
+	var mu sync.Mutex
+	sock := filepath.Join(dir, "1.sock")
+	first := startLocal(t, sock)
+	dials := 0
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- Proxy(context.Background(), inR, outW, &ProxyOptions{
+			Dial: func(ctx context.Context) (io.ReadWriteCloser, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				dials++
+				return net.Dial("unix", sock)
+			},
+			Remember: rememberSet,
+		})
+		outW.Close()
+	}()
+	lines := bufio.NewScanner(outR)
+	send := func(line string) {
+		t.Helper()
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recv := func() map[string]any {
+		t.Helper()
+		if !lines.Scan() {
+			t.Fatal("the proxy's output ended")
+		}
+		var m map[string]any
+		if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
+			t.Fatalf("not JSON: %q", lines.Text())
+		}
+		return m
+	}
+	call := func(id int, tool, args string) string {
+		t.Helper()
+		send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, tool, args))
+		m := recv()
+		if m["id"] != float64(id) {
+			t.Fatalf("answer to %d: %v", id, m)
+		}
+		res, ok := m["result"].(map[string]any)
+		if !ok {
+			t.Fatalf("call %d failed: %v", id, m)
+		}
+		return res["structuredContent"].(map[string]any)["value"].(string)
+	}
+
+	send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
+	if m := recv(); m["result"] == nil {
+		t.Fatalf("initialize: %v", m)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	call(1, "set", `{"key":"a","value":"1"}`)
+	call(2, "set", `{"key":"b","value":"2"}`)
+	call(3, "set", `{"key":"b"}`) // forgets b
+	call(4, "set", `{"key":"a","value":"3"}`)
+	if got := call(5, "get", `{"key":"a"}`); got != "3" {
+		t.Fatalf("get a = %q, want 3", got)
+	}
+
+	// The server dies with its sessions; a new one listens elsewhere.
+	first.stop()
+	mu.Lock()
+	sock = filepath.Join(dir, "2.sock")
+	mu.Unlock()
+	second := startLocal(t, sock)
+	if got := call(6, "get", `{"key":"a"}`); got != "3" {
+		t.Errorf("after the new server, get a = %q, want 3 (the last value, given again)", got)
+	}
+	if got := call(7, "get", `{"key":"b"}`); got != "" {
+		t.Errorf("after the new server, get b = %q, want nothing (forgotten before)", got)
+	}
+	mu.Lock()
+	if dials != 2 {
+		t.Errorf("dials: %d, want 2", dials)
+	}
+	mu.Unlock()
+	if n := second.sessions(); n != 1 {
+		t.Errorf("sessions on the new server: %d, want 1", n)
+	}
+
+	// The end of the input ends the session there too.
+	inW.Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Proxy: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the proxy did not end with its input")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for second.sessions() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the session's state outlived its proxy")
+		}
+		time.Sleep(5 * time.Millisecond) // the server's session-end hook runs apart
+	}
+}
+
+func TestProxyAnswersWhenNoServer(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	go func() {
+		Proxy(context.Background(), inR, outW, &ProxyOptions{
+			Dial: func(ctx context.Context) (io.ReadWriteCloser, error) {
+				return nil, fmt.Errorf("no daemon")
+			},
+		})
+		outW.Close()
+	}()
+	go io.WriteString(inW, `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{}}`+"\n")
+	sc := bufio.NewScanner(outR)
+	if !sc.Scan() {
+		t.Fatal("no answer")
+	}
+	var m struct {
+		ID    int    `json:"id"`
+		Error *Error `json:"error"`
+	}
+	json.Unmarshal(sc.Bytes(), &m)
+	if m.ID != 7 || m.Error == nil || m.Error.Code != CodeInternalError {
+		t.Errorf("answer without a server: %s", sc.Bytes())
+	}
+	inW.Close()
+}
+
+func TestResponseID(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		id   string
+		ok   bool
+	}{
+		{`{"jsonrpc":"2.0","id":12,"result":{"x":1}}`, `12`, true},
+		{`{"jsonrpc":"2.0","id":"a,b","result":{}}`, `"a,b"`, true}, // parsed whole
+		{`{"jsonrpc":"2.0","id":"x","error":{"code":1,"message":"m"}}`, `"x"`, true},
+		{`{"id":3,"jsonrpc":"2.0","result":{}}`, `3`, true},
+		{`{"jsonrpc":"2.0","method":"notifications/message","params":{}}`, ``, false},
+		{`{"jsonrpc":"2.0","id":1,"method":"roots/list"}`, ``, false},
+	} {
+		id, ok := responseID([]byte(tc.line))
+		if diff := cmp.Diff(tc.id, string(id)); diff != "" || ok != tc.ok {
+			t.Errorf("responseID(%s) = %s, %v; want %s, %v", tc.line, id, ok, tc.id, tc.ok)
+		}
+	}
+}
