@@ -37,6 +37,10 @@ type Writer struct {
 	// before the targets are locked and checked: tests change a file
 	// there to race the write.
 	BeforeWrite func()
+	// AfterCheck, if set, runs after every target passed its first check
+	// and before the first is replaced: tests change a file there to race
+	// the last check each file gets right before its replacement.
+	AfterCheck func()
 }
 
 // locks are the per-file write locks of the process, by real path: two
@@ -57,6 +61,10 @@ type pending struct {
 	target  string // the real path written
 	tmp     string // the new content beside it; "" when written in place
 	inPlace bool
+	// before are the bytes the check found (and the edits apply to),
+	// kept to restore the file if a later one of the change fails its
+	// last check.
+	before []byte
 }
 
 // Write writes files, each atomically where it can. Right before the
@@ -116,8 +124,18 @@ func (w *Writer) Write(files []File) (written map[string]bool, err error) {
 			return nil, err
 		}
 	}
+	if w.AfterCheck != nil {
+		w.AfterCheck()
+	}
 	written = map[string]bool{}
 	for i, p := range ps {
+		// Checked again right before its own replacement: the check of
+		// every file above came before the others were written, and an
+		// editor that saved meanwhile would lose its save. A file that
+		// fails now undoes the files written before it.
+		if err := w.checkUnchanged(p); err != nil {
+			return restore(ps[:i], written, err)
+		}
 		var err error
 		switch {
 		case p.f.Created:
@@ -209,6 +227,7 @@ func (w *Writer) checkUnchanged(p *pending) error {
 	if err != nil || sha256.Sum256(data) != p.f.Sum {
 		return fmt.Errorf("%s on disk is not the text the edits were computed for: it changed since, or the call gave unsaved text for it; nothing was written; call again (without text) to compute the edits afresh", p.f.Name)
 	}
+	p.before = data
 	return nil
 }
 
@@ -262,4 +281,56 @@ func writeInPlace(path, content string) error {
 		err = cerr
 	}
 	return err
+}
+
+// restore undoes the files of done, written by this change before one
+// of its files failed its last check (cause): each gets back the bytes
+// its check found, a created file is removed. Nothing of the change is
+// then left on disk, as the error says; if a file cannot be restored,
+// the error names what stays written.
+func restore(done []*pending, written map[string]bool, cause error) (map[string]bool, error) {
+	var stuck []string
+	for i := len(done) - 1; i >= 0; i-- {
+		p := done[i]
+		var err error
+		switch {
+		case p.f.Created:
+			err = os.Remove(p.target)
+		case p.inPlace:
+			err = writeInPlace(p.target, string(p.before))
+		default:
+			var tmp string
+			if tmp, err = writeTempLike(p.target, string(p.before)); err == nil {
+				if err = os.Rename(tmp, p.target); err != nil {
+					_ = os.Remove(tmp)
+				}
+			}
+		}
+		if err != nil {
+			stuck = append(stuck, p.f.Name)
+			continue
+		}
+		delete(written, p.f.Path)
+		delete(written, p.target)
+	}
+	if len(stuck) > 0 {
+		slices.Reverse(stuck)
+		return written, fmt.Errorf("%v; the files written before it could not all be restored: %s holds the new text; check them with git diff", cause, strings.Join(stuck, ", "))
+	}
+	return nil, cause
+}
+
+// writeTempLike writes content to a temporary file beside target with
+// target's current mode and owner (those the change wrote it with).
+func writeTempLike(target, content string) (string, error) {
+	fi, err := os.Lstat(target)
+	if err != nil {
+		return "", err
+	}
+	o, _ := ownerOf(fi)
+	tmp, err := writeTemp(target, content, fi.Mode()&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky), o)
+	if errors.Is(err, errOwner) {
+		tmp, err = writeTemp(target, content, fi.Mode()&fs.ModePerm, nil)
+	}
+	return tmp, err
 }
