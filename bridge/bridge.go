@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -58,7 +59,7 @@ type Bridge struct {
 	root   string
 	client *lspclient.Client
 	log    *slog.Logger
-	env    goEnv
+	env    gocmd.Env
 	// reads is the one read gate: every file read for an answer goes
 	// through it (see package place).
 	reads  *iplace.Gate
@@ -87,7 +88,7 @@ type Bridge struct {
 	// searches are go_search's answers from gopls since its last change.
 	searches genCache[string, []symbolInfo]
 	// build is how gopls chooses a package's files.
-	build buildContext
+	build gocmd.Build
 	// modules are the modules under the root, at a disk epoch (see
 	// diskModules).
 	modules genCache[string, []diskModule]
@@ -122,8 +123,10 @@ func New(cfg Config) (*Bridge, error) {
 	}
 	b := &Bridge{root: cfg.Root, client: cfg.Client, log: log, limits: cfg.Limits,
 		allowWrite: cfg.AllowWrite, buildCtx: cfg.BuildContext, sessions: map[string]*sessionState{}, tools: cfg.Tools}
-	b.env.extra = cfg.Client.GoEnv()
-	b.env.log = log
+	b.env.Extra, b.env.Log = cfg.Client.GoEnv(), log
+	b.build.From = func() ([]string, string, []string) {
+		return cfg.Client.GoEnv(), lspclient.LookupEnv(cfg.Client.OfflineGoEnv(), "GOFLAGS"), cfg.Client.BuildFlags()
+	}
 	b.initReads()
 	b.gate.init()
 	b.diags.files.max, b.diags.fixes.max = maxCachedDiagFiles, maxCachedFixes
@@ -215,7 +218,6 @@ func readOnly() *mcp.ToolAnnotations {
 // GOMODCACHE from the go command on first need.
 func (b *Bridge) initReads() {
 	b.reads = iplace.New(b.root, func() (string, string) {
-		b.env.load()
-		return b.env.goroot, b.env.modcache
+		return b.env.Dirs()
 	})
 }

@@ -429,9 +429,8 @@ func (ip *importPaths) of(dir string) string {
 }
 
 func (b *Bridge) importPathOf(dir string) string {
-	b.env.load()
-	if b.env.goroot != "" {
-		src := filepath.Join(b.env.goroot, "src")
+	if b.env.GOROOT() != "" {
+		src := filepath.Join(b.env.GOROOT(), "src")
 		if within(src, dir) && dir != src {
 			rel, _ := filepath.Rel(src, dir)
 			rel = filepath.ToSlash(rel)
@@ -443,8 +442,8 @@ func (b *Bridge) importPathOf(dir string) string {
 			return rel
 		}
 	}
-	if b.env.modcache != "" && within(b.env.modcache, dir) {
-		rel, _ := filepath.Rel(b.env.modcache, dir)
+	if b.env.GOMODCACHE() != "" && within(b.env.GOMODCACHE(), dir) {
+		rel, _ := filepath.Rel(b.env.GOMODCACHE(), dir)
 		rel = filepath.ToSlash(rel)
 		if mod, rest, ok := strings.Cut(rel, "@"); ok {
 			mod = unescapeModulePath(mod)

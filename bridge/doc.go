@@ -9,8 +9,10 @@
 // to register tools and package lspclient to reach gopls, and may import
 // nothing else of this module but its internal packages, in this order:
 // internal/place (the root, the one read gate and path resolution through
-// links; imports nothing of the module) and internal/edit (the only write
-// path; imports place). Neither imports bridge. One file holds one tool: its input and
+// links; imports nothing of the module), internal/gocmd (the go command,
+// the Go installation's directories and the build context; imports place)
+// and internal/edit (the only write path; imports place). None imports
+// bridge. One file holds one tool: its input and
 // output types, its handler and its text rendering.
 //
 // A tool whose answer spans the workspace (a search, the workspace's

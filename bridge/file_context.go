@@ -175,8 +175,7 @@ func (b *Bridge) declarationsOf(ctx context.Context, src *source, uses []use) ([
 			return nil, goplsError(err)
 		}
 	}
-	b.env.load()
-	builtin := filepath.Join(b.env.goroot, "src", "builtin")
+	builtin := filepath.Join(b.env.GOROOT(), "src", "builtin")
 	seen := map[declAt]bool{}
 	var at []declAt
 	for _, locs := range found {

@@ -75,7 +75,6 @@ func (b *Bridge) diskModules() []diskModule {
 // findModules looks breadth first under the root for go.mod files, as the
 // go command does (vendor, testdata, hidden and _ directories left out).
 func (b *Bridge) findModules() []diskModule {
-	b.env.load()
 	var mods []diskModule
 	breadthFirst(b.root, func(dir string, entries []os.DirEntry) walkStep {
 		for _, e := range entries {
@@ -253,7 +252,7 @@ func (b *Bridge) readModule(dir string) (diskModule, bool) {
 			replaced[r.Old.Path+"@"+r.Old.Version] = r.New
 		}
 	}
-	if b.env.goroot != "" && within(b.env.goroot, dir) {
+	if b.env.GOROOT() != "" && within(b.env.GOROOT(), dir) {
 		// std and cmd: the go command builds them from GOROOT's vendor
 		// directories, never from the module cache.
 		return m, true
@@ -279,7 +278,7 @@ func (b *Bridge) readModule(dir string) (diskModule, bool) {
 // inModuleCache reports whether the module cache holds the source of v,
 // as a build needs it (its extracted directory), or cannot tell.
 func (b *Bridge) inModuleCache(v module.Version) bool {
-	if b.env.modcache == "" {
+	if b.env.GOMODCACHE() == "" {
 		return true // unknown: nothing to say
 	}
 	escaped, err := module.EscapePath(v.Path)
@@ -290,7 +289,7 @@ func (b *Bridge) inModuleCache(v module.Version) bool {
 	if err != nil {
 		return true
 	}
-	fi, err := os.Stat(filepath.Join(b.env.modcache, filepath.FromSlash(escaped)+"@"+ver))
+	fi, err := os.Stat(filepath.Join(b.env.GOMODCACHE(), filepath.FromSlash(escaped)+"@"+ver))
 	return err == nil && fi.IsDir()
 }
 

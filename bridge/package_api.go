@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
@@ -299,16 +300,15 @@ func (b *Bridge) packageDir(ctx context.Context, path string, workspace map[stri
 	}
 	first, _, _ := strings.Cut(path, "/")
 	if !strings.Contains(first, ".") {
-		b.env.load()
-		if dir := filepath.Join(b.env.goroot, "src", filepath.FromSlash(path)); b.env.goroot != "" && isDir(dir) {
+		if dir := filepath.Join(b.env.GOROOT(), "src", filepath.FromSlash(path)); b.env.GOROOT() != "" && isDir(dir) {
 			return dir, nil
 		}
 	}
-	listCtx, cancel := context.WithTimeout(ctx, goCommandTimeout)
+	listCtx, cancel := context.WithTimeout(ctx, gocmd.Timeout)
 	defer cancel()
 	// As gopls's go command looks (--env GOMODCACHE=... included, vendor/
 	// where it is consistent), and never downloading.
-	outb, err := goCommand(listCtx, b.root, b.client.OfflineGoEnv(),
+	outb, err := gocmd.Run(listCtx, b.root, b.client.OfflineGoEnv(),
 		"list", "-find", "-e", "-f", "{{.Dir}}", "--", path)
 	if err == nil {
 		if dir := strings.TrimSpace(string(outb)); dir != "" && isDir(dir) {
@@ -316,7 +316,7 @@ func (b *Bridge) packageDir(ctx context.Context, path string, workspace map[stri
 		}
 	}
 	if ctx.Err() == nil && listCtx.Err() != nil {
-		return "", fmt.Errorf("the go command did not say within %s where the package is; retry, or name a workspace package", goCommandTimeout)
+		return "", fmt.Errorf("the go command did not say within %s where the package is; retry, or name a workspace package", gocmd.Timeout)
 	}
 	return "", errors.New("no such package in the workspace, the standard library or the module's dependencies")
 }

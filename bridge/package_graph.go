@@ -250,7 +250,7 @@ func (g *graphWalk) imports(dir string) (string, []string, error) {
 		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
 			continue
 		}
-		if !g.b.inBuild(dir, name) {
+		if !g.b.build.Includes(dir, name) {
 			continue
 		}
 		file := filepath.Join(dir, name)

@@ -1,20 +1,13 @@
 package bridge
 
 import (
-	"cmp"
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"log/slog"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
-	"time"
 	"unicode/utf8"
 
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
@@ -136,11 +129,11 @@ func (b *Bridge) outside(what, arg, p string) error {
 // readOnlyPlace names the Go installation or the module cache when p is
 // in one of them, else "".
 func (b *Bridge) readOnlyPlace(p string) string {
-	b.env.load()
+	goroot, modcache := b.env.Dirs()
 	switch {
-	case b.env.goroot != "" && within(b.env.goroot, p):
+	case goroot != "" && within(goroot, p):
 		return "the Go installation ($GOROOT)"
-	case b.env.modcache != "" && within(b.env.modcache, p):
+	case modcache != "" && within(modcache, p):
 		return "the module cache ($GOMODCACHE)"
 	}
 	return ""
@@ -343,87 +336,6 @@ func clipN(s string, max int) string {
 	return b.String()
 }
 
-// goEnv holds the Go installation's directories, for showing paths outside
-// the root. It is filled on first use.
-type goEnv struct {
-	once     sync.Once
-	goroot   string
-	modcache string
-	// extra is what gopls adds to the go command's environment (--env):
-	// a GOMODCACHE there is the module cache gopls uses.
-	extra []string
-	// log receives the failure to learn them; timeout bounds the go
-	// command (goCommandTimeout; tests shorten it).
-	log     *slog.Logger
-	timeout time.Duration
-}
-
-// load learns the directories once. Every caller waits for the first,
-// which is bounded by the timeout: a go command that hangs costs the
-// first calls that long, once, and paths in those directories are then
-// shown absolute.
-func (e *goEnv) load() {
-	e.once.Do(func() {
-		timeout := cmp.Or(e.timeout, goCommandTimeout)
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		defer cancel()
-		// Outside any module and with the local toolchain, like gopls's:
-		// a go.mod asking for a newer Go must not make it download one.
-		out, err := goCommand(ctx, os.TempDir(), append(slices.Clip(e.extra), "GOTOOLCHAIN=local", "GOFLAGS="), "env", "GOROOT", "GOMODCACHE")
-		if err != nil {
-			if e.log != nil {
-				e.log.Warn("cannot learn GOROOT and GOMODCACHE; paths there are shown absolute", "error", err)
-			}
-			return
-		}
-		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-		if len(lines) == 2 {
-			e.goroot = evalOrSelf(lines[0])
-			e.modcache = evalOrSelf(lines[1])
-		}
-	})
-}
-
-// goCommandTimeout bounds each go command the bridge runs.
-const goCommandTimeout = 10 * time.Second
-
-// goCommand runs the go command with args in dir, with env added to the
-// environment, and returns its standard output. ctx bounds it: at its end
-// the command is killed, and the error says it did not finish in time.
-// Every go command the bridge runs goes through here.
-func goCommand(ctx context.Context, dir string, env []string, args ...string) ([]byte, error) {
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, goCommandTimeout)
-		defer cancel()
-	}
-	began := time.Now()
-	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	// A command killed at the deadline may have left a child holding its
-	// output open; its output is not waited for long.
-	cmd.WaitDelay = time.Second
-	out, err := cmd.Output()
-	switch {
-	case err == nil:
-		return out, nil
-	case ctx.Err() != nil:
-		return nil, fmt.Errorf("go %s did not finish within %s", strings.Join(args, " "), time.Since(began).Round(time.Millisecond))
-	}
-	return nil, fmt.Errorf("go %s: %w", strings.Join(args, " "), err)
-}
-
-func evalOrSelf(p string) string {
-	if p == "" {
-		return ""
-	}
-	if real, err := filepath.EvalSymlinks(p); err == nil {
-		return real
-	}
-	return filepath.Clean(p)
-}
-
 // displayPath shows path relative to the root when inside it, and as
 // $GOROOT/... or $GOMODCACHE/... when in the Go installation or the module
 // cache, which are read-only context.
@@ -432,8 +344,8 @@ func (b *Bridge) displayPath(path string) string {
 		rel, _ := filepath.Rel(b.root, path)
 		return filepath.ToSlash(rel)
 	}
-	b.env.load()
-	for _, d := range []struct{ dir, name string }{{b.env.goroot, "$GOROOT"}, {b.env.modcache, "$GOMODCACHE"}} {
+	goroot, modcache := b.env.Dirs()
+	for _, d := range []struct{ dir, name string }{{goroot, "$GOROOT"}, {modcache, "$GOMODCACHE"}} {
 		if d.dir != "" && within(d.dir, path) {
 			rel, _ := filepath.Rel(d.dir, path)
 			return d.name + "/" + filepath.ToSlash(rel)

@@ -505,7 +505,7 @@ func (r *symbolResolver) load(dir, name string, from *source) *pkgFiles {
 			// Files of another build are in no package gopls knows; the
 			// file in scope counts, whatever its constraints.
 			inScope := r.scope != nil && r.scope.path == path
-			if !e.IsDir() && strings.HasSuffix(e.Name(), ".go") && (inScope || r.b.inBuild(dir, e.Name())) {
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ".go") && (inScope || r.b.build.Includes(dir, e.Name())) {
 				paths = append(paths, path)
 			}
 		}

@@ -379,15 +379,13 @@ func (b *Bridge) framePlace(f vulnFrame, mods map[string]string, dir string, lin
 	switch {
 	case modDir != "":
 	case f.Module == "stdlib":
-		b.env.load()
-		modDir = filepath.Join(b.env.goroot, "src")
+		modDir = filepath.Join(b.env.GOROOT(), "src")
 	case f.Version != "":
-		b.env.load()
 		esc, err := module.EscapePath(f.Module)
-		if err != nil || b.env.modcache == "" {
+		if err != nil || b.env.GOMODCACHE() == "" {
 			return ""
 		}
-		modDir = filepath.Join(b.env.modcache, esc+"@"+f.Version)
+		modDir = filepath.Join(b.env.GOMODCACHE(), esc+"@"+f.Version)
 	default:
 		modDir = dir
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
@@ -279,9 +280,9 @@ var goToolchain struct {
 func (b *Bridge) goVersion() string {
 	goToolchain.once.Do(func() {
 		// Not the call's context: the answer is kept for every later call.
-		ctx, cancel := context.WithTimeout(context.Background(), goCommandTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), gocmd.Timeout)
 		defer cancel()
-		out, err := goCommand(ctx, os.TempDir(), []string{"GOTOOLCHAIN=local", "GOFLAGS=", "GO111MODULE=off"}, "env", "GOVERSION")
+		out, err := gocmd.Run(ctx, os.TempDir(), []string{"GOTOOLCHAIN=local", "GOFLAGS=", "GO111MODULE=off"}, "env", "GOVERSION")
 		if err != nil {
 			b.log.Warn("cannot learn the Go version", "error", err)
 			return
