@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"go.lsp.dev/protocol"
 )
@@ -248,7 +249,7 @@ func (b *Bridge) changes(es *editSet) (Changes, error) {
 		if fe.created {
 			oldName = "/dev/null"
 		}
-		diff.WriteString(unifiedDiff(oldName, "b/"+name, fe.before, after))
+		diff.WriteString(edit.UnifiedDiff(oldName, "b/"+name, fe.before, after))
 	}
 	if out.Edits > 0 {
 		out.Applied = new(bool)

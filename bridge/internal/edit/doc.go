@@ -1,4 +1,5 @@
-// Package edit owns the only path by which goplsmcp writes files: a set
+// Package edit owns edits as a model sees them, unified diffs
+// (UnifiedDiff), and the only path by which goplsmcp writes files: a set
 // of new file contents, each computed from bytes whose hash it carries,
 // written all or nothing. Every target is re-checked under a
 // process-wide per-file lock immediately before it is replaced: it must
