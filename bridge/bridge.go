@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/memo"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -79,26 +80,26 @@ type Bridge struct {
 	buffers buffers
 	// lines and parsed keep the lines of the files shown lately and the
 	// syntax trees symbols were resolved in.
-	lines  lineMemo
-	parsed parseMemo
+	lines  memo.Lines
+	parsed memo.Trees
 	// diags are go_diagnostics's answers from gopls since its last change.
 	diags diagCache
 	// apis are go_package_api's packages since gopls's last change.
-	apis genCache[apiKey, apiEntry]
+	apis memo.Gen[apiKey, apiEntry]
 	// searches are go_search's answers from gopls since its last change.
-	searches genCache[string, []symbolInfo]
+	searches memo.Gen[string, []symbolInfo]
 	// build is how gopls chooses a package's files.
 	build gocmd.Build
 	// modules are the modules under the root, at a disk epoch (see
 	// diskModules).
-	modules genCache[string, []diskModule]
+	modules memo.Gen[string, []diskModule]
 	// wsFiles name every build for the workspace's diagnostics, at a
 	// disk epoch, by the documents open (see workspaceFiles).
-	wsFiles genCache[string, []string]
+	wsFiles memo.Gen[string, []string]
 	// resolved are files named lately, known to be regular files inside
 	// the root with no symbolic link on the way, at a disk epoch (see
 	// resolveFile).
-	resolved genCache[string, struct{}]
+	resolved memo.Gen[string, struct{}]
 	// sessions are the MCP sessions' buffers, by session id; gate decides
 	// whose overlays gopls holds (see sessions.go).
 	sessionsMu sync.Mutex
@@ -129,12 +130,12 @@ func New(cfg Config) (*Bridge, error) {
 	}
 	b.initReads()
 	b.gate.init()
-	b.diags.files.max, b.diags.fixes.max = maxCachedDiagFiles, maxCachedFixes
-	b.apis.max = maxCachedPackages
-	b.resolved.max = maxResolved
-	b.modules.max, b.wsFiles.max = 1, 1
+	b.diags.files.Max, b.diags.fixes.Max = maxCachedDiagFiles, maxCachedFixes
+	b.apis.Max = maxCachedPackages
+	b.resolved.Max = maxResolved
+	b.modules.Max, b.wsFiles.Max = 1, 1
 	// A few queries: an agent repeats its searches within a task.
-	b.searches.max = 16
+	b.searches.Max = 16
 	return b, nil
 }
 

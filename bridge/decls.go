@@ -55,7 +55,7 @@ func (c *goFiles) get(path string) *goFile {
 		fset := token.NewFileSet()
 		f, _ := parser.ParseFile(fset, path, text, parser.ParseComments|parser.SkipObjectResolution)
 		if f != nil {
-			g = &goFile{tags: c.tags, fset: fset, file: f, tf: fset.File(f.FileStart), lines: c.b.lines.lines(path, text)}
+			g = &goFile{tags: c.tags, fset: fset, file: f, tf: fset.File(f.FileStart), lines: c.b.lines.Lines(path, text)}
 		}
 	}
 	c.files[path] = g

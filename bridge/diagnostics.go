@@ -388,7 +388,7 @@ func (b *Bridge) diagnoseSources(ctx context.Context, srcs []*source, into map[s
 		pulled   = map[string][]protocol.Diagnostic{}
 	)
 	for _, src := range srcs {
-		if diags, ok := b.diags.files.get(gen, src.uri); ok {
+		if diags, ok := b.diags.files.Get(gen, src.uri); ok {
 			mu.Lock() // the calls started before write into too
 			into[src.uri] = diags
 			mu.Unlock()
@@ -410,7 +410,7 @@ func (b *Bridge) diagnoseSources(ctx context.Context, srcs []*source, into map[s
 	}
 	wg.Wait()
 	if firstErr == nil {
-		b.diags.files.keep(gen, b.client.Changed(gen), pulled)
+		b.diags.files.Keep(gen, b.client.Changed(gen), pulled)
 	}
 	return firstErr
 }
@@ -445,7 +445,7 @@ func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map
 	for uri, all := range byFile {
 		var ls []listed
 		for _, l := range all {
-			if fixes, ok := b.diags.fixes.get(gen, keyOf(uri, l.diag)); ok {
+			if fixes, ok := b.diags.fixes.Get(gen, keyOf(uri, l.diag)); ok {
 				out.items[l.index].fixes = fixes
 			} else {
 				ls = append(ls, l)
@@ -498,7 +498,7 @@ func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map
 			computed[keyOf(uri, l.diag)] = fixes[i]
 		}
 	}
-	b.diags.fixes.keep(gen, b.client.Changed(gen), computed)
+	b.diags.fixes.Keep(gen, b.client.Changed(gen), computed)
 	return nil
 }
 

@@ -8,10 +8,13 @@
 // asked (see apply.go). It uses package mcp
 // to register tools and package lspclient to reach gopls, and may import
 // nothing else of this module but its internal packages, in this order:
-// internal/place (the root, the one read gate and path resolution through
-// links; imports nothing of the module), internal/gocmd (the go command,
+// internal/memo (answers kept at a gopls generation, lines and syntax
+// trees of a text; imports nothing of the module), internal/place (the
+// root, the one read gate and path resolution through links; imports
+// nothing of the module), internal/gocmd (the go command,
 // the Go installation's directories and the build context; imports place)
-// and internal/edit (the only write path; imports place). None imports
+// and internal/edit (unified diffs and the only write path; imports
+// place). None imports
 // bridge. One file holds one tool: its input and
 // output types, its handler and its text rendering.
 //

@@ -64,11 +64,11 @@ type diskModule struct {
 // change on disk (see lspclient.Client.DiskEpoch).
 func (b *Bridge) diskModules() []diskModule {
 	epoch, _ := b.client.DiskEpoch(b.root)
-	if mods, ok := b.modules.get(epoch, ""); ok {
+	if mods, ok := b.modules.Get(epoch, ""); ok {
 		return mods
 	}
 	mods := b.findModules()
-	b.modules.put(epoch, false, "", mods)
+	b.modules.Put(epoch, false, "", mods)
 	return mods
 }
 
@@ -389,7 +389,7 @@ func (b *Bridge) workspaceFiles(ctx context.Context) ([]string, error) {
 	// for: they are kept while neither happens, so that each call after an
 	// edit does not ask gopls for its views and packages again.
 	epoch, _ := b.client.DiskEpoch(b.root)
-	if files, ok := b.wsFiles.get(epoch, openSet(b.client)); ok {
+	if files, ok := b.wsFiles.Get(epoch, openSet(b.client)); ok {
 		return files, nil
 	}
 	mods := b.diskModules()
@@ -433,7 +433,7 @@ func (b *Bridge) workspaceFiles(ctx context.Context) ([]string, error) {
 		}
 		files = append(files, lspclient.FileURI(anyGo))
 	}
-	b.wsFiles.put(epoch, false, openSet(b.client), files)
+	b.wsFiles.Put(epoch, false, openSet(b.client), files)
 	return files, nil
 }
 

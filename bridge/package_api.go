@@ -145,7 +145,7 @@ func (b *Bridge) packageAPI(ctx context.Context, in *PackageAPIInput) (*PackageA
 		if err != nil {
 			return nil, err
 		}
-		if e, ok := b.apis.get(gen, apiKey{path, in.Detailed}); ok && b.client.Watched(e.dir) {
+		if e, ok := b.apis.Get(gen, apiKey{path, in.Detailed}); ok && b.client.Watched(e.dir) {
 			out.Packages.Set(path, e.api)
 			continue
 		}
@@ -175,7 +175,7 @@ func (b *Bridge) packageAPI(ctx context.Context, in *PackageAPIInput) (*PackageA
 		}
 		out.Packages.Set(path, p)
 	}
-	b.apis.keep(gen, b.client.Changed(gen), described)
+	b.apis.Keep(gen, b.client.Changed(gen), described)
 	if len(errs) == 1 && out.Packages.Len() == 1 {
 		p, _ := out.Packages.Get(errs[0])
 		return nil, fmt.Errorf("%s: %s", errs[0], p.Error)

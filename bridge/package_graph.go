@@ -330,7 +330,7 @@ func (g *graphWalk) importersOf(file string) ([]importer, error) {
 	}
 	at := fset.Position(f.Name.Pos())
 	l, c := at.Line-1, 0
-	if lines := g.b.lines.lines(file, text); l < len(lines) {
+	if lines := g.b.lines.Lines(file, text); l < len(lines) {
 		c = utf16Col(lines[l], at.Column-1)
 	}
 	var locs []protocol.Location

@@ -42,14 +42,14 @@ func (b *Bridge) resolveFile(file string) (string, error) {
 	if b.client != nil { // tests of paths alone have none
 		epoch, watched = b.client.DiskEpoch(filepath.Dir(p))
 	}
-	if _, ok := b.resolved.get(epoch, p); watched && ok {
+	if _, ok := b.resolved.Get(epoch, p); watched && ok {
 		return p, nil
 	}
 	real, err := b.realFile(file, p)
 	if err == nil && watched && real == p {
 		// Keyed by the disk epoch, which every change moves, in place of
 		// a modification generation.
-		b.resolved.put(epoch, false, p, struct{}{})
+		b.resolved.Put(epoch, false, p, struct{}{})
 	}
 	return real, err
 }

@@ -44,7 +44,7 @@ func (c *lineCache) line(uri string, n int) string {
 	if !ok {
 		if p, err := lspclient.URIPath(uri); err == nil {
 			if text, ok := c.b.currentText(p); ok {
-				lines = c.b.lines.lines(p, text)
+				lines = c.b.lines.Lines(p, text)
 			}
 		}
 		c.files[uri] = lines

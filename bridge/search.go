@@ -108,12 +108,12 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 		return nil, errors.New(`scope must be "workspace" (the default) or "all" (dependencies and the standard library too)`)
 	}
 	gen := b.client.Generation()
-	found, ok := b.searches.get(gen, query)
+	found, ok := b.searches.Get(gen, query)
 	if !ok {
 		if err := b.client.Call(ctx, "workspace/symbol", map[string]any{"query": query}, &found); err != nil {
 			return nil, goplsError(err)
 		}
-		b.searches.put(gen, b.client.Changed(gen), query, found)
+		b.searches.Put(gen, b.client.Changed(gen), query, found)
 	}
 	// found is shared with later calls: filtered into a new slice. The
 	// workspace is the root, with the session's own snippets and no

@@ -42,7 +42,7 @@ type source struct {
 }
 
 func (b *Bridge) newSource(path, text string, kind bufferKind) *source {
-	return &source{path: path, uri: lspclient.FileURI(path), text: text, lines: b.lines.lines(path, text), kind: kind}
+	return &source{path: path, uri: lspclient.FileURI(path), text: text, lines: b.lines.Lines(path, text), kind: kind}
 }
 
 // release lets gopls change the buffer again. Releasing twice, or a

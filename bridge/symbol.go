@@ -123,7 +123,7 @@ func (b *Bridge) resolveSymbol(ctx context.Context, t *target, scope *source, sy
 	var decls []decl
 	pkgName := ""
 	if scope != nil {
-		fset, file, err := b.parsed.parse(scope.path, scope.text, parser.SkipObjectResolution)
+		fset, file, err := b.parsed.Parse(scope.path, scope.text, parser.SkipObjectResolution)
 		if file == nil {
 			return fmt.Errorf("cannot parse %s to find symbol %s: %s", b.displayPath(scope.path), quote(sym), clipN(err.Error(), goplsMessageChars))
 		}
@@ -519,7 +519,7 @@ func (r *symbolResolver) load(dir, name string, from *source) *pkgFiles {
 		if !ok {
 			continue
 		}
-		fset, f, _ := r.b.parsed.parse(path, text, parser.SkipObjectResolution)
+		fset, f, _ := r.b.parsed.Parse(path, text, parser.SkipObjectResolution)
 		if f == nil || f.Name.Name != name {
 			continue
 		}
