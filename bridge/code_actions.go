@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
 )
@@ -57,7 +58,7 @@ func (o *CodeActionsOutput) Render() string {
 	if len(o.Actions) == 0 {
 		fmt.Fprintf(&b, "no code actions at %s", o.At)
 	} else {
-		fmt.Fprintf(&b, "%s at %s (pass index or title for its edits):", plural(len(o.Actions), "code action"), o.At)
+		fmt.Fprintf(&b, "%s at %s (pass index or title for its edits):", render.Plural(len(o.Actions), "code action"), o.At)
 	}
 	for _, a := range o.Actions {
 		b.WriteString("\n" + a)
@@ -213,11 +214,11 @@ func choose(actions []*codeAction, index *int, title string) (*codeAction, error
 	case 1:
 		return found[0], nil
 	case 0:
-		return nil, fmt.Errorf("no action here has a title like %s; call without title to list them", quote(title))
+		return nil, fmt.Errorf("no action here has a title like %s; call without title to list them", render.Quote(title))
 	}
 	var titles []string
 	for _, a := range found {
-		titles = append(titles, quote(a.Title))
+		titles = append(titles, render.Quote(a.Title))
 	}
-	return nil, fmt.Errorf("title %s matches %d actions (%s); pass more of the title, or index", quote(title), len(found), strings.Join(titles, ", "))
+	return nil, fmt.Errorf("title %s matches %d actions (%s); pass more of the title, or index", render.Quote(title), len(found), strings.Join(titles, ", "))
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -87,7 +88,7 @@ func (f *FileDiagnostics) counts() string {
 		case severities[i] == "info":
 			parts = append(parts, fmt.Sprintf("%d info", n))
 		default:
-			parts = append(parts, plural(n, severities[i]))
+			parts = append(parts, render.Plural(n, severities[i]))
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -97,7 +98,7 @@ func (f *FileDiagnostics) counts() string {
 // is not error, and the source only when it is not the compiler.
 func (d *diagnostic) entry(detailed bool) string {
 	var b strings.Builder
-	writePlace(&b, d.line, d.char, "")
+	render.WritePlace(&b, d.line, d.char, "")
 	if detailed {
 		fmt.Fprintf(&b, "-%d:%d", d.endLine, d.endChar)
 	}
@@ -122,7 +123,7 @@ func (d *diagnostic) entry(detailed bool) string {
 // detailed, its edits, one a line.
 func (d *diagnostic) fixEntry(f Fix, detailed bool) string {
 	var b strings.Builder
-	writePlace(&b, d.line, d.char, f.Title)
+	render.WritePlace(&b, d.line, d.char, f.Title)
 	if detailed {
 		for _, e := range f.Edits {
 			b.WriteString("\n\t" + e.String())
@@ -169,7 +170,7 @@ func (o *DiagnosticsOutput) Render() string {
 		return b.String()
 	}
 	if o.Truncated {
-		fmt.Fprintf(&b, "%s, %d listed (raise limit to see more)\n", plural(o.Total, "diagnostic"), len(o.items))
+		fmt.Fprintf(&b, "%s, %d listed (raise limit to see more)\n", render.Plural(o.Total, "diagnostic"), len(o.items))
 	}
 	i := 0
 	o.Files.All(func(file string, f FileDiagnostics) {
@@ -250,7 +251,7 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 			}
 			if findSource(srcs, src.uri) != nil {
 				src.release()
-				return nil, fmt.Errorf("%s is given twice; give each file's text once", quote(d.File))
+				return nil, fmt.Errorf("%s is given twice; give each file's text once", render.Quote(d.File))
 			}
 			srcs = append(srcs, src)
 			first = append(first, src.uri)

@@ -3,20 +3,26 @@
 // structured result.
 //
 // It owns addressing (files confined to the root, positions, symbols),
-// buffers (overlays and snippets), result shaping, and edits with their
-// unified diffs, which it proposes, and writes only when allowed to and
-// asked (see apply.go). It uses package mcp
-// to register tools and package lspclient to reach gopls, and may import
-// nothing else of this module but its internal packages, in this order:
-// internal/memo (answers kept at a gopls generation, lines and syntax
-// trees of a text; imports nothing of the module), internal/place (the
-// root, the one read gate and path resolution through links; imports
-// nothing of the module), internal/gocmd (the go command,
-// the Go installation's directories and the build context; imports place)
-// and internal/edit (unified diffs and the only write path; imports
-// place). None imports
-// bridge. One file holds one tool: its input and
-// output types, its handler and its text rendering.
+// buffers (overlays and snippets), and edits, which it proposes, and
+// writes only when allowed to and asked (see apply.go). It uses package
+// mcp to register tools and package lspclient to reach gopls, and may
+// import nothing else of this module but its internal packages, each of
+// which owns one vocabulary and says so in its doc.go. In import order
+// (a package imports only those before it, never bridge):
+//
+//   - internal/memo: answers kept at a gopls generation, and the lines
+//     and syntax trees of a text; standard library only.
+//   - internal/render: the lean text shapes tools share (places by
+//     file, counts, clipped echoes of client strings); imports mcp.
+//   - internal/place: the root, the one read gate and path resolution
+//     through links; standard library only.
+//   - internal/gocmd: the go command, the Go installation's directories
+//     and the build context; imports place.
+//   - internal/edit: unified diffs and the only write path; imports
+//     place.
+//
+// One file holds one tool: its input and output types, its handler and
+// its text rendering.
 //
 // A tool whose answer spans the workspace (a search, the workspace's
 // diagnostics, references, a rename, implementations, hierarchies, a

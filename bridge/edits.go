@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"go.lsp.dev/protocol"
 )
@@ -57,7 +58,7 @@ func (c *Changes) render(nothing string) string {
 	if c.Applied != nil && *c.Applied {
 		state = "applied"
 	}
-	return fmt.Sprintf("%s: %s in %s\n%s", state, plural(c.Edits, "edit"), plural(c.Files, "file"), strings.TrimSuffix(c.Diff, "\n"))
+	return fmt.Sprintf("%s: %s in %s\n%s", state, render.Plural(c.Edits, "edit"), render.Plural(c.Files, "file"), strings.TrimSuffix(c.Diff, "\n"))
 }
 
 // An editSet is a change to files computed by gopls, with the text of
@@ -135,7 +136,7 @@ func (b *Bridge) editsFrom(ctx context.Context, we *workspaceEdit, asked time.Ti
 		}
 		path, err := lspclient.URIPath(uri)
 		if err != nil {
-			return nil, fmt.Errorf("gopls proposed an edit to %s, which is not a file", quote(uri))
+			return nil, fmt.Errorf("gopls proposed an edit to %s, which is not a file", render.Quote(uri))
 		}
 		if !within(b.root, path) {
 			return nil, fmt.Errorf("the change would edit %s, outside the workspace root; goplsmcp only proposes edits inside it", b.displayPath(path))

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -44,14 +45,14 @@ type FileContextOutput struct {
 // Render implements mcp.Renderer.
 func (o *FileContextOutput) Render() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s is in package %s and uses %s from other files", o.File, o.Package, plural(o.found, "declaration"))
+	fmt.Fprintf(&b, "%s is in package %s and uses %s from other files", o.File, o.Package, render.Plural(o.found, "declaration"))
 	if o.Truncated {
 		b.WriteString(" (list truncated; raise limit to see more)")
 	}
 	b.WriteString("\n")
 	o.Packages.All(func(pkg string, files Places) {
 		b.WriteString("package " + pkg + "\n")
-		renderPlaces(&b, &files, &Counts{})
+		render.WritePlaces(&b, &files, &Counts{})
 	})
 	o.More.All(func(file string, n int) {
 		fmt.Fprintf(&b, "%s: %d more\n", file, n)
@@ -114,7 +115,7 @@ func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileCo
 	// from the rest.
 	f, err := parser.ParseFile(fset, src.path, src.text, 0)
 	if f == nil {
-		return nil, fmt.Errorf("cannot parse %s: %s", b.displayPath(src.path), clipN(err.Error(), goplsMessageChars))
+		return nil, fmt.Errorf("cannot parse %s: %s", b.displayPath(src.path), render.ClipN(err.Error(), goplsMessageChars))
 	}
 	uses := usesOf(f, func(p token.Pos) use {
 		pos := fset.Position(p)
@@ -149,7 +150,7 @@ func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileCo
 			text += "\n// " + strings.ReplaceAll(x.d.doc, "\n", "\n// ")
 		}
 		at := out.Packages.Ref(x.pkg).Ref(x.d.file)
-		*at = append(*at, place(x.d.line, x.d.character, text))
+		*at = append(*at, render.Place(x.d.line, x.d.character, text))
 	}
 	return out, nil
 }

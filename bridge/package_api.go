@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
@@ -71,7 +72,7 @@ func (d apiDecl) entry(detailed bool) string {
 func (o *PackageAPIOutput) Render() string {
 	var b strings.Builder
 	if o.Truncated {
-		fmt.Fprintf(&b, "%s (list truncated; raise limit or ask for fewer packages)\n", plural(o.Total, "declaration"))
+		fmt.Fprintf(&b, "%s (list truncated; raise limit or ask for fewer packages)\n", render.Plural(o.Total, "declaration"))
 	}
 	for i, path := range o.Packages.Keys() {
 		p, _ := o.Packages.Get(path)
@@ -225,7 +226,7 @@ func importPathArg(arg string) (string, error) {
 		p = u
 	}
 	bad := func(why string) error {
-		return fmt.Errorf("%s is not an import path (%s); pass one such as \"net/http\" or \"example.com/m/store\"", quote(arg), why)
+		return fmt.Errorf("%s is not an import path (%s); pass one such as \"net/http\" or \"example.com/m/store\"", render.Quote(arg), why)
 	}
 	switch {
 	case p == "":

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 )
 
@@ -71,20 +72,22 @@ func (b *Bridge) resolveNewFile(file string) (string, error) {
 	}
 	real, err := b.placeInRoot(file, p)
 	if errors.Is(err, errNoParent) {
-		return "", fmt.Errorf("file %s cannot be placed: %v", quote(file), err)
+		return "", fmt.Errorf("file %s cannot be placed: %v", render.Quote(file), err)
 	}
 	if err != nil {
 		return "", err
 	}
 	if !strings.HasSuffix(p, ".go") {
-		return "", fmt.Errorf("file %s does not exist; unsaved text for a new file must be for a .go file", quote(file))
+		return "", fmt.Errorf("file %s does not exist; unsaved text for a new file must be for a .go file", render.Quote(file))
 	}
 	return real, nil
 }
 
 // realFile resolves p, a clean absolute path inside the root named by the
 // client as arg, to the regular file it names inside the root.
-func (b *Bridge) realFile(arg, p string) (string, error) { return b.reads.RealFile(quote(arg), p) }
+func (b *Bridge) realFile(arg, p string) (string, error) {
+	return b.reads.RealFile(render.Quote(arg), p)
+}
 
 // errNoParent marks a path whose nearest existing ancestor is not a
 // directory.
@@ -93,7 +96,7 @@ var errNoParent = iplace.ErrNoParent
 // placeInRoot returns where p, a clean absolute path inside the root that
 // does not exist, would be (see place.Gate.PlaceInRoot).
 func (b *Bridge) placeInRoot(arg, p string) (string, error) {
-	return b.reads.PlaceInRoot(quote(arg), p)
+	return b.reads.PlaceInRoot(render.Quote(arg), p)
 }
 
 // lexicalPath checks a file argument as text and returns it as a clean
@@ -118,12 +121,12 @@ func (b *Bridge) lexicalPath(file string) (string, error) {
 // read-only context, and said to be so.
 func (b *Bridge) outside(what, arg, p string) error {
 	if where := b.readOnlyPlace(p); where != "" {
-		return fmt.Errorf("%s %s is in %s, outside the workspace root: such code is read-only context shown in answers, not accepted as %s; ask about it with go_package_api, or from workspace code that uses it", what, quote(arg), where, what)
+		return fmt.Errorf("%s %s is in %s, outside the workspace root: such code is read-only context shown in answers, not accepted as %s; ask about it with go_package_api, or from workspace code that uses it", what, render.Quote(arg), where, what)
 	}
 	if what == "uri" {
-		return fmt.Errorf("uri %s is outside the workspace root; pass a file:// URI inside %s", quote(arg), b.root)
+		return fmt.Errorf("uri %s is outside the workspace root; pass a file:// URI inside %s", render.Quote(arg), b.root)
 	}
-	return fmt.Errorf("%s %s is outside the workspace root; pass a path inside %s", what, quote(arg), b.root)
+	return fmt.Errorf("%s %s is outside the workspace root; pass a path inside %s", what, render.Quote(arg), b.root)
 }
 
 // readOnlyPlace names the Go installation or the module cache when p is
@@ -150,20 +153,20 @@ func checkPathText(file string) error {
 		return fmt.Errorf("file is longer than %d bytes; pass a plain path", maxPathBytes)
 	case !utf8.ValidString(file):
 		return errors.New("file is not valid UTF-8; pass a plain path")
-	case hasControl(file):
+	case render.HasControl(file):
 		return errors.New("file contains control characters (such as NUL or a line break); pass a plain path")
 	case hasScheme(file):
-		return fmt.Errorf("file %s is a URI, not a path; pass it as uri, or pass a path as file", quote(file))
+		return fmt.Errorf("file %s is a URI, not a path; pass it as uri, or pass a path as file", render.Quote(file))
 	case isWindowsPath(file):
-		return fmt.Errorf("file %s is a Windows path; pass a path with / separators, relative to the workspace root or absolute inside it", quote(file))
+		return fmt.Errorf("file %s is a Windows path; pass a path with / separators, relative to the workspace root or absolute inside it", render.Quote(file))
 	case strings.ContainsRune(file, '\\'):
-		return fmt.Errorf("file %s contains a backslash; separate directories with /", quote(file))
+		return fmt.Errorf("file %s contains a backslash; separate directories with /", render.Quote(file))
 	case hasEncodedSeparator(file):
-		return fmt.Errorf("file %s contains percent-encoding of a dot, slash, backslash or control character, which is not decoded; pass the plain path", quote(file))
+		return fmt.Errorf("file %s contains percent-encoding of a dot, slash, backslash or control character, which is not decoded; pass the plain path", render.Quote(file))
 	case strings.HasPrefix(file, "$GOROOT") || strings.HasPrefix(file, "$GOMODCACHE"):
-		return fmt.Errorf("file %s is outside the workspace root: standard library and module cache files are read-only context shown in answers, not accepted as file; ask about them with go_package_api, or from workspace code that uses them", quote(file))
+		return fmt.Errorf("file %s is outside the workspace root: standard library and module cache files are read-only context shown in answers, not accepted as file; ask about them with go_package_api, or from workspace code that uses them", render.Quote(file))
 	case strings.HasPrefix(file, "$") || strings.HasPrefix(file, "~"):
-		return fmt.Errorf("file %s starts with %c, which is not expanded; pass a path relative to the workspace root or absolute inside it", quote(file), file[0])
+		return fmt.Errorf("file %s starts with %c, which is not expanded; pass a path relative to the workspace root or absolute inside it", render.Quote(file), file[0])
 	}
 	return nil
 }
@@ -238,27 +241,27 @@ func (b *Bridge) resolveURI(uri string) (string, error) {
 	switch {
 	case len(uri) > maxPathBytes:
 		return "", fmt.Errorf("uri is longer than %d bytes; pass the uri of an earlier result", maxPathBytes)
-	case !utf8.ValidString(uri) || hasControl(uri):
+	case !utf8.ValidString(uri) || render.HasControl(uri):
 		return "", errors.New("uri contains control characters or invalid UTF-8; pass a file:// URI from an earlier result")
 	}
 	u, err := url.Parse(uri)
 	switch {
 	case err != nil:
-		return "", fmt.Errorf("uri %s is not a valid URI; pass the uri of an earlier result, or file with a path", quote(uri))
+		return "", fmt.Errorf("uri %s is not a valid URI; pass the uri of an earlier result, or file with a path", render.Quote(uri))
 	case u.Scheme != "file":
-		return "", fmt.Errorf("uri %s is not a file:// URI; pass the uri of an earlier result, or file with a path", quote(uri))
+		return "", fmt.Errorf("uri %s is not a file:// URI; pass the uri of an earlier result, or file with a path", render.Quote(uri))
 	case u.Host != "" && u.Host != "localhost", u.User != nil:
-		return "", fmt.Errorf("uri %s names a host; pass a file:// URI with an empty host (file:///path), as results give them", quote(uri))
+		return "", fmt.Errorf("uri %s names a host; pass a file:// URI with an empty host (file:///path), as results give them", render.Quote(uri))
 	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsAny(uri, "?#"):
-		return "", fmt.Errorf("uri %s has a query or fragment; pass the uri exactly as an earlier result gave it", quote(uri))
+		return "", fmt.Errorf("uri %s has a query or fragment; pass the uri exactly as an earlier result gave it", render.Quote(uri))
 	case u.Opaque != "" || !strings.HasPrefix(u.Path, "/"):
-		return "", fmt.Errorf("uri %s is not an absolute file:// URI; pass the uri of an earlier result, or file with a path", quote(uri))
+		return "", fmt.Errorf("uri %s is not an absolute file:// URI; pass the uri of an earlier result, or file with a path", render.Quote(uri))
 	case hasEncodedSeparator(uri):
-		return "", fmt.Errorf("uri %s percent-encodes a dot, slash, backslash or control character, which no uri in a result does; pass the uri exactly as an earlier result gave it", quote(uri))
-	case !utf8.ValidString(u.Path) || hasControl(u.Path):
-		return "", fmt.Errorf("uri %s decodes to a path with control characters or invalid UTF-8; pass the uri of an earlier result", quote(uri))
+		return "", fmt.Errorf("uri %s percent-encodes a dot, slash, backslash or control character, which no uri in a result does; pass the uri exactly as an earlier result gave it", render.Quote(uri))
+	case !utf8.ValidString(u.Path) || render.HasControl(u.Path):
+		return "", fmt.Errorf("uri %s decodes to a path with control characters or invalid UTF-8; pass the uri of an earlier result", render.Quote(uri))
 	case strings.ContainsRune(u.Path, '\\'):
-		return "", fmt.Errorf("uri %s holds a backslash; pass the uri exactly as an earlier result gave it", quote(uri))
+		return "", fmt.Errorf("uri %s holds a backslash; pass the uri exactly as an earlier result gave it", render.Quote(uri))
 	}
 	path := filepath.Clean(filepath.FromSlash(u.Path))
 	if !within(b.root, path) {
@@ -269,7 +272,9 @@ func (b *Bridge) resolveURI(uri string) (string, error) {
 
 // realBuffer resolves p, a clean path inside the root, the way buffers
 // are named (see place.Gate.RealBuffer).
-func (b *Bridge) realBuffer(arg, p string) (string, error) { return b.reads.RealBuffer(quote(arg), p) }
+func (b *Bridge) realBuffer(arg, p string) (string, error) {
+	return b.reads.RealBuffer(render.Quote(arg), p)
+}
 
 // confined reports whether path, absolute and from gopls, is inside the
 // root both as written and through its symbolic links. Only such files are
@@ -293,48 +298,6 @@ func (b *Bridge) bufferPath(file string) (string, error) {
 
 // within reports whether path is root or below it. Both must be clean.
 func within(root, path string) bool { return iplace.Within(root, path) }
-
-// hasControl reports whether s holds a C0 or C1 control character or DEL.
-func hasControl(s string) bool {
-	for _, r := range s {
-		if isControl(r) {
-			return true
-		}
-	}
-	return false
-}
-
-func isControl(r rune) bool {
-	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0)
-}
-
-// quote shortens a client string for echoing in a message: at most
-// echoChars characters, control characters replaced, in Go quotes.
-func quote(s string) string {
-	return fmt.Sprintf("%q", clip(s))
-}
-
-// clip is quote without the quotes.
-func clip(s string) string { return clipN(s, echoChars) }
-
-// clipN cuts s to at most max characters, marking the cut, with control
-// characters replaced.
-func clipN(s string, max int) string {
-	var b strings.Builder
-	n := 0
-	for _, r := range s {
-		if n == max {
-			b.WriteString("…")
-			break
-		}
-		if isControl(r) {
-			r = '?'
-		}
-		b.WriteRune(r)
-		n++
-	}
-	return b.String()
-}
 
 // displayPath shows path relative to the root when inside it, and as
 // $GOROOT/... or $GOMODCACHE/... when in the Go installation or the module

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"go.lsp.dev/protocol"
 )
@@ -71,22 +72,5 @@ func (c *lineCache) loc(l protocol.Location) Loc {
 // source line.
 func (c *lineCache) place(l protocol.Location) string {
 	start := l.Range.Start
-	return place(int(start.Line), int(start.Character), c.line(string(l.URI), int(start.Line)))
-}
-
-// plural renders n and a noun, adding s when n is not 1.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, noun)
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-// withBuffer puts before text the line naming the snippet or overlay
-// buffer a call analysed, when it named one, for later calls to use.
-func withBuffer(uri, text string) string {
-	if uri == "" {
-		return text
-	}
-	return "buffer " + uri + "\n" + text
+	return render.Place(int(start.Line), int(start.Character), c.line(string(l.URI), int(start.Line)))
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -47,7 +48,7 @@ func (o *SearchOutput) Render() string {
 	case o.found == 0:
 		b.WriteString("no symbols in the workspace")
 	default:
-		b.WriteString(plural(o.found, "symbol"))
+		b.WriteString(render.Plural(o.found, "symbol"))
 		if !o.all {
 			b.WriteString(" in the workspace")
 		}
@@ -66,7 +67,7 @@ func (o *SearchOutput) Render() string {
 		b.WriteString(" (" + strings.Join(notes, "; ") + ")")
 	}
 	b.WriteString("\n")
-	renderPlaces(&b, &o.Symbols, &o.More)
+	render.WritePlaces(&b, &o.Symbols, &o.More)
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
@@ -137,10 +138,10 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 	}
 	out := &SearchOutput{found: len(syms), Outside: outside, Capped: len(found) >= maxWorkspaceSymbols, all: all}
 	lines := b.newLineCache()
-	list := newPlaceList(limit)
+	list := render.NewPlaceList(limit)
 	for _, s := range syms {
 		uri := string(s.Location.URI)
-		list.add(b.displayURI(uri), func() string {
+		list.Add(b.displayURI(uri), func() string {
 			start := s.Location.Range.Start
 			text := symbolKind(s.Kind) + " " + s.Name
 			if in.Detailed {
@@ -148,10 +149,10 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 					text += ": " + src
 				}
 			}
-			return place(int(start.Line), int(start.Character), text)
+			return render.Place(int(start.Line), int(start.Character), text)
 		})
 	}
-	out.Symbols, out.More, out.Truncated = list.files, list.more, list.truncated()
+	out.Symbols, out.More, out.Truncated = list.Files, list.More, list.Truncated()
 	if out.Truncated {
 		out.Total = out.found
 	}

@@ -7,6 +7,8 @@ import (
 	"go/scanner"
 	"go/token"
 	"sync"
+
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 )
 
 // At is how a tool call names a place in the code: the code (a file, an
@@ -152,10 +154,10 @@ func (t *target) snap(name string) error {
 		}
 	}
 	if !found {
-		return fmt.Errorf("%s is not on line %d or the two lines either side of it; check the line (0-based) or pass symbol instead", quote(name), t.line)
+		return fmt.Errorf("%s is not on line %d or the two lines either side of it; check the line (0-based) or pass symbol instead", render.Quote(name), t.line)
 	}
 	if bestDL != 0 || bestDC != 0 {
-		t.note = fmt.Sprintf("position moved from %d:%d to %d:%d, where %s is", t.line, t.character, bestLine, bestCol, clip(name))
+		t.note = fmt.Sprintf("position moved from %d:%d to %d:%d, where %s is", t.line, t.character, bestLine, bestCol, render.Clip(name))
 	}
 	t.line, t.character = bestLine, bestCol
 	return nil

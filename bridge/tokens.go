@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
 
@@ -34,7 +35,7 @@ type TokensOutput struct {
 // Render implements mcp.Renderer.
 func (o *TokensOutput) Render() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s", o.file, plural(o.total, "token"))
+	fmt.Fprintf(&b, "%s: %s", o.file, render.Plural(o.total, "token"))
 	if o.Truncated {
 		fmt.Fprintf(&b, " (%d listed; raise limit or narrow the lines)", len(o.Tokens))
 	}
@@ -65,7 +66,7 @@ func (b *Bridge) tokens(ctx context.Context, in *TokensInput) (*TokensOutput, er
 	}
 	for _, t := range in.Types {
 		if !slices.Contains(types, t) {
-			return nil, fmt.Errorf("unknown token type %s; gopls's types are %s", quote(t), strings.Join(types, ", "))
+			return nil, fmt.Errorf("unknown token type %s; gopls's types are %s", render.Quote(t), strings.Join(types, ", "))
 		}
 	}
 	src, err := b.openFile(ctx, in.File)

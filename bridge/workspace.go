@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
@@ -98,8 +99,8 @@ func (o *WorkspaceOutput) Render() string {
 		fmt.Fprintf(&b, "\nshared gopls daemon: %s", o.Remote)
 	}
 	if bc := o.BuildContext; bc != nil {
-		fmt.Fprintf(&b, "\nfixed at launch: %s, %s, %s", plural(bc.BuildFlags, "build flag"),
-			plural(bc.Env, "environment variable"), plural(bc.Settings, "gopls setting"))
+		fmt.Fprintf(&b, "\nfixed at launch: %s, %s, %s", render.Plural(bc.BuildFlags, "build flag"),
+			render.Plural(bc.Env, "environment variable"), render.Plural(bc.Settings, "gopls setting"))
 	}
 	return b.String()
 }
