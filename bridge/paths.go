@@ -131,16 +131,7 @@ func (b *Bridge) outside(what, arg, p string) error {
 
 // readOnlyPlace names the Go installation or the module cache when p is
 // in one of them, else "".
-func (b *Bridge) readOnlyPlace(p string) string {
-	goroot, modcache := b.env.Dirs()
-	switch {
-	case goroot != "" && within(goroot, p):
-		return "the Go installation ($GOROOT)"
-	case modcache != "" && within(modcache, p):
-		return "the module cache ($GOMODCACHE)"
-	}
-	return ""
-}
+func (b *Bridge) readOnlyPlace(p string) string { return b.reads.ReadOnlyPlace(p) }
 
 // checkPathText rejects a path argument that is empty or holds what no
 // plain path on this system does: control bytes, invalid UTF-8, a URI, a
@@ -300,22 +291,9 @@ func (b *Bridge) bufferPath(file string) (string, error) {
 func within(root, path string) bool { return iplace.Within(root, path) }
 
 // displayPath shows path relative to the root when inside it, and as
-// $GOROOT/... or $GOMODCACHE/... when in the Go installation or the module
-// cache, which are read-only context.
-func (b *Bridge) displayPath(path string) string {
-	if within(b.root, path) {
-		rel, _ := filepath.Rel(b.root, path)
-		return filepath.ToSlash(rel)
-	}
-	goroot, modcache := b.env.Dirs()
-	for _, d := range []struct{ dir, name string }{{goroot, "$GOROOT"}, {modcache, "$GOMODCACHE"}} {
-		if d.dir != "" && within(d.dir, path) {
-			rel, _ := filepath.Rel(d.dir, path)
-			return d.name + "/" + filepath.ToSlash(rel)
-		}
-	}
-	return filepath.ToSlash(path)
-}
+// $GOROOT/... or $GOMODCACHE/... in the Go installation or the module
+// cache (see place.Gate.Display).
+func (b *Bridge) displayPath(path string) string { return b.reads.Display(path) }
 
 // displayURI is displayPath for a file:// URI.
 func (b *Bridge) displayURI(uri string) string {

@@ -4,7 +4,8 @@
 // (a .go file or go.mod) of the Go installation (GOROOT) or the module
 // cache (GOMODCACHE). Every read of a workspace path for an answer goes
 // through Gate.ReadFile; a place outside the gate may be named as gopls
-// gave it, but its text is never read.
+// gave it, but its text is never read. It also says how a path is shown
+// (relative to the root, or under $GOROOT or $GOMODCACHE).
 //
 // It imports only the standard library; bridge composes a Gate and
 // passes it down.
