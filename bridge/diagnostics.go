@@ -562,7 +562,7 @@ func (b *Bridge) shapeDiagnostics(byURI map[string][]protocol.Diagnostic, limit 
 			}
 			if detailed {
 				x.endLine, x.endChar = int(d.Range.End.Line), int(d.Range.End.Character)
-				x.text = lines.line(uri, x.line)
+				x.text = lines.Line(uri, x.line)
 			}
 			all = append(all, x)
 		}

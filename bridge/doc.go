@@ -13,7 +13,8 @@
 //   - internal/memo: answers kept at a gopls generation, and the lines
 //     and syntax trees of a text; standard library only.
 //   - internal/render: the lean text shapes tools share (places by
-//     file, counts, clipped echoes of client strings); imports mcp.
+//     file and their source lines, counts, clipped echoes of client
+//     strings); imports memo, mcp and lspclient.
 //   - internal/place: the root, the one read gate and path resolution
 //     through links; standard library only.
 //   - internal/gocmd: the go command, the Go installation's directories

@@ -119,7 +119,7 @@ func (b *Bridge) implementations(ctx context.Context, in *ImplementationsInput) 
 	lines := b.newLineCache()
 	list := render.NewPlaceList(limit)
 	for _, l := range locs {
-		list.Add(b.displayURI(string(l.URI)), func() string { return lines.place(l) })
+		list.Add(b.displayURI(string(l.URI)), func() string { return lines.Place(l) })
 	}
 	out.More, out.Truncated = list.More, list.Truncated()
 	if out.Truncated {

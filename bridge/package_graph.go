@@ -352,7 +352,7 @@ func (g *graphWalk) importersOf(file string) ([]importer, error) {
 			continue
 		}
 		// The package's own files' clauses are among the references.
-		if strings.HasPrefix(lc.line(string(loc.URI), int(loc.Range.Start.Line)), "package ") {
+		if strings.HasPrefix(lc.Line(string(loc.URI), int(loc.Range.Start.Line)), "package ") {
 			continue
 		}
 		imp := importer{file: p, name: g.pathOf(filepath.Dir(p))}

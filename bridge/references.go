@@ -129,7 +129,7 @@ func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*Referenc
 	list := render.NewPlaceList(limit)
 	for _, l := range locs {
 		file := b.displayURI(string(l.URI))
-		list.Add(file, func() string { return lines.place(l) })
+		list.Add(file, func() string { return lines.Place(l) })
 		if out.Declaration == "" && slices.ContainsFunc(defs, func(d protocol.Location) bool { return d.URI == l.URI && d.Range.Start == l.Range.Start }) {
 			out.Declaration = fmt.Sprintf("%s:%d:%d", file, l.Range.Start.Line, l.Range.Start.Character)
 		}

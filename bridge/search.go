@@ -145,7 +145,7 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 			start := s.Location.Range.Start
 			text := symbolKind(s.Kind) + " " + s.Name
 			if in.Detailed {
-				if src := lines.line(uri, int(start.Line)); src != "" {
+				if src := lines.Line(uri, int(start.Line)); src != "" {
 					text += ": " + src
 				}
 			}

@@ -373,7 +373,7 @@ func (b *Bridge) callPath(trace []vulnFrame, mods map[string]string, dir string)
 // framePlace renders where a frame is, as path:line:character, or "".
 // govulncheck names files relative to their module's directory, with
 // 1-based lines and byte columns.
-func (b *Bridge) framePlace(f vulnFrame, mods map[string]string, dir string, lines *lineCache) string {
+func (b *Bridge) framePlace(f vulnFrame, mods map[string]string, dir string, lines *render.Lines) string {
 	if f.Position == nil || f.Position.Line <= 0 {
 		return ""
 	}
@@ -395,11 +395,8 @@ func (b *Bridge) framePlace(f vulnFrame, mods map[string]string, dir string, lin
 	line := f.Position.Line - 1
 	char := f.Position.Column - 1
 	uri := lspclient.FileURI(file)
-	if _, ok := lines.files[uri]; !ok {
-		lines.line(uri, 0)
-	}
-	if text := lines.files[uri]; line < len(text) {
-		char = utf16Col(text[line], char)
+	if text, ok := lines.Untrimmed(uri, line); ok {
+		char = utf16Col(text, char)
 	}
 	return fmt.Sprintf("%s:%d:%d", b.displayPath(file), line, char)
 }
