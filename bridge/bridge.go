@@ -92,7 +92,7 @@ type Bridge struct {
 	build gocmd.Build
 	// modules are the modules under the root, at a disk epoch (see
 	// diskModules).
-	modules memo.Gen[string, []diskModule]
+	modules memo.Gen[string, []gocmd.Module]
 	// wsFiles name every build for the workspace's diagnostics, at a
 	// disk epoch, by the documents open (see workspaceFiles).
 	wsFiles memo.Gen[string, []string]

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -617,22 +618,17 @@ func (b *Bridge) anyGoFile() (string, error) {
 		}
 	}
 	b.goFile = ""
-	breadthFirst(b.root, func(dir string, entries []os.DirEntry) walkStep {
+	gocmd.BreadthFirst(b.root, func(dir string, entries []os.DirEntry) gocmd.WalkStep {
 		for _, e := range entries {
 			if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".go") {
 				b.goFile = filepath.Join(dir, e.Name())
-				return stopWalk
+				return gocmd.StopWalk
 			}
 		}
-		return descend
+		return gocmd.Descend
 	})
 	if b.goFile != "" {
 		return b.goFile, nil
 	}
 	return "", fmt.Errorf("no Go file under the workspace root %s: %w", b.root, fs.ErrNotExist)
-}
-
-// skipDir reports directories the go command ignores.
-func skipDir(name string) bool {
-	return name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
@@ -118,7 +119,7 @@ func (b *Bridge) completePromptArg(ctx context.Context, arg, prefix string, _ ma
 	prefix = filepath.ToSlash(prefix)
 	dirPart, base := path.Split(prefix)
 	for _, seg := range strings.Split(strings.Trim(dirPart, "/"), "/") {
-		if seg == ".." || (seg != "" && seg != "." && skipDir(seg)) {
+		if seg == ".." || (seg != "" && seg != "." && gocmd.SkipDir(seg)) {
 			return nil, nil
 		}
 	}
@@ -142,7 +143,7 @@ func (b *Bridge) completePromptArg(ctx context.Context, arg, prefix string, _ ma
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if !strings.HasPrefix(name, base) || !e.IsDir() || skipDir(name) {
+		if !strings.HasPrefix(name, base) || !e.IsDir() || gocmd.SkipDir(name) {
 			continue
 		}
 		sub, ok := b.realDirInRoot(filepath.Join(dir, name))
