@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -109,13 +110,13 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 			return nil, fmt.Errorf("end: %w", err)
 		}
 		end = protocol.Position{Line: uint32(*in.EndLine), Character: uint32(*in.EndCharacter)}
-		if comparePos(end, start) < 0 {
+		if iplace.ComparePos(end, start) < 0 {
 			return nil, fmt.Errorf("the range ends (%d:%d) before it starts (%d:%d)", *in.EndLine, *in.EndCharacter, t.line, t.character)
 		}
 	case in.Symbol != "":
 		// The symbol's name, as the range.
 		name := identAt(t.src.line(t.line), t.character)
-		end.Character += uint32(utf16Len(name))
+		end.Character += uint32(iplace.UTF16Len(name))
 	}
 	rng := protocol.Range{Start: start, End: end}
 
@@ -127,7 +128,7 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 	}
 	var here []protocol.Diagnostic
 	for _, d := range diags {
-		if comparePos(d.Range.Start, rng.End) <= 0 && comparePos(rng.Start, d.Range.End) <= 0 {
+		if iplace.ComparePos(d.Range.Start, rng.End) <= 0 && iplace.ComparePos(rng.Start, d.Range.End) <= 0 {
 			here = append(here, d)
 		}
 	}

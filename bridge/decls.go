@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 )
 
 // Shared by go_file_context and go_package_api: both show declarations as
@@ -67,7 +69,7 @@ func (g *goFile) pos(line, char int) token.Pos {
 	if line < 0 || line >= len(g.lines) || line >= g.tf.LineCount() {
 		return token.NoPos
 	}
-	return g.tf.LineStart(line+1) + token.Pos(byteOffset(g.lines[line], char))
+	return g.tf.LineStart(line+1) + token.Pos(iplace.ByteOffset(g.lines[line], char))
 }
 
 // where returns the 0-based line and UTF-16 column of p.
@@ -77,7 +79,7 @@ func (g *goFile) where(p token.Pos) (int, int) {
 	if line < 0 || line >= len(g.lines) {
 		return line, pos.Column - 1
 	}
-	return line, utf16Col(g.lines[line], pos.Column-1)
+	return line, iplace.UTF16Col(g.lines[line], pos.Column-1)
 }
 
 // declInfo is a declaration rendered for a model.

@@ -15,8 +15,9 @@
 //   - internal/render: the lean text shapes tools share (places by
 //     file and their source lines, counts, clipped echoes of client
 //     strings); imports memo, mcp and lspclient.
-//   - internal/place: the root, the one read gate and path resolution
-//     through links; standard library only.
+//   - internal/place: the root, the one read gate, path resolution
+//     through links, how paths are shown, and 0-based UTF-16 positions;
+//     imports nothing of the module.
 //   - internal/gocmd: the go command, the Go installation's directories
 //     and the build context; imports place.
 //   - internal/edit: unified diffs and the only write path; imports

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"go.lsp.dev/protocol"
@@ -209,12 +210,12 @@ func (b *Bridge) editsFrom(ctx context.Context, we *workspaceEdit, asked time.Ti
 // after applies the edits to the file's text.
 func (fe *fileEdit) after() (string, error) {
 	edits := slices.Clone(fe.edits)
-	slices.SortStableFunc(edits, func(x, y protocol.TextEdit) int { return comparePos(x.Range.Start, y.Range.Start) })
-	idx := newLineIndex(fe.before)
+	slices.SortStableFunc(edits, func(x, y protocol.TextEdit) int { return iplace.ComparePos(x.Range.Start, y.Range.Start) })
+	idx := iplace.NewLineIndex(fe.before)
 	var b strings.Builder
 	last := 0
 	for _, e := range edits {
-		start, end := idx.offset(e.Range.Start), idx.offset(e.Range.End)
+		start, end := idx.Offset(e.Range.Start), idx.Offset(e.Range.End)
 		if start < last || end < start {
 			return "", errors.New("gopls proposed overlapping edits; retry the call")
 		}
@@ -224,10 +225,6 @@ func (fe *fileEdit) after() (string, error) {
 	}
 	b.WriteString(fe.before[last:])
 	return b.String(), nil
-}
-
-func comparePos(a, b protocol.Position) int {
-	return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Character, b.Character))
 }
 
 // changes renders the set for a result: how many edits in how many
@@ -266,7 +263,7 @@ func (b *Bridge) editList(es *editSet) []Edit {
 	for _, fe := range es.files {
 		name := b.displayPath(fe.path)
 		edits := slices.Clone(fe.edits)
-		slices.SortStableFunc(edits, func(x, y protocol.TextEdit) int { return comparePos(x.Range.Start, y.Range.Start) })
+		slices.SortStableFunc(edits, func(x, y protocol.TextEdit) int { return iplace.ComparePos(x.Range.Start, y.Range.Start) })
 		for _, e := range edits {
 			out = append(out, Edit{File: name, NewText: e.NewText, Range: Range{
 				Start: Position{Line: int(e.Range.Start.Line), Character: int(e.Range.Start.Character)},
@@ -275,38 +272,6 @@ func (b *Bridge) editList(es *editSet) []Edit {
 		}
 	}
 	return out
-}
-
-// lineIndex converts LSP positions to byte offsets in a text.
-type lineIndex struct {
-	text  string
-	start []int // byte offset of each line
-}
-
-func newLineIndex(text string) *lineIndex {
-	idx := &lineIndex{text: text, start: []int{0}}
-	for i := 0; i < len(text); i++ {
-		if text[i] == '\n' {
-			idx.start = append(idx.start, i+1)
-		}
-	}
-	return idx
-}
-
-// offset is the byte offset of p, clamped to the text: a character past
-// the end of its line is the line's end, a line past the last is the end
-// of the text.
-func (idx *lineIndex) offset(p protocol.Position) int {
-	line := int(p.Line)
-	if line >= len(idx.start) {
-		return len(idx.text)
-	}
-	end := len(idx.text)
-	if line+1 < len(idx.start) {
-		end = idx.start[line+1] - 1 // the \n
-	}
-	content := strings.TrimSuffix(idx.text[idx.start[line]:end], "\r")
-	return idx.start[line] + byteOffset(content, int(p.Character))
 }
 
 // String renders an edit on one line: file:line:char-line:char "new text".

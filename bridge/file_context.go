@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -120,7 +121,7 @@ func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileCo
 	uses := usesOf(f, func(p token.Pos) use {
 		pos := fset.Position(p)
 		line := pos.Line - 1
-		return use{line: line, char: utf16Col(src.line(line), pos.Column-1)}
+		return use{line: line, char: iplace.UTF16Col(src.line(line), pos.Column-1)}
 	})
 	at, err := b.declarationsOf(ctx, src, uses)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
@@ -263,7 +264,7 @@ func (b *Bridge) missingImportAt(src *source, line, char int) string {
 	text := src.line(line)
 	ident := identAt(text, char)
 	// What precedes the identifier, for a selection name.X.
-	start := min(len(text), byteOffset(text, char))
+	start := min(len(text), iplace.ByteOffset(text, char))
 	for start > 0 && isIdentByte(text[start-1]) {
 		start--
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -331,7 +332,7 @@ func (g *graphWalk) importersOf(file string) ([]importer, error) {
 	at := fset.Position(f.Name.Pos())
 	l, c := at.Line-1, 0
 	if lines := g.b.lines.Lines(file, text); l < len(lines) {
-		c = utf16Col(lines[l], at.Column-1)
+		c = iplace.UTF16Col(lines[l], at.Column-1)
 	}
 	var locs []protocol.Location
 	params := map[string]any{

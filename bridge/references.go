@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -148,7 +149,7 @@ func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*Referenc
 
 // identAt returns the identifier that covers UTF-16 column char of line.
 func identAt(line string, char int) string {
-	off := byteOffset(line, char)
+	off := iplace.ByteOffset(line, char)
 	isWord := func(c byte) bool {
 		return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
 	}

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"go.lsp.dev/protocol"
@@ -577,7 +578,7 @@ func (f *parsedFile) declAt(id *ast.Ident, desc string) decl {
 	if i := strings.IndexByte(lineText, '\n'); i >= 0 {
 		lineText = lineText[:i]
 	}
-	return decl{path: f.path, line: line, col: utf16Col(lineText, pos.Column-1), desc: desc}
+	return decl{path: f.path, line: line, col: iplace.UTF16Col(lineText, pos.Column-1), desc: desc}
 }
 
 // matchDecl calls add for each identifier in d that declares ref.
@@ -688,7 +689,7 @@ func isDigits(s string) bool {
 func (b *Bridge) importedPackageDir(ctx context.Context, src *source, fset *token.FileSet, imp *ast.ImportSpec) (string, string, error) {
 	pos := fset.Position(imp.Path.Pos() + 1)
 	line := pos.Line - 1
-	col := utf16Col(src.line(line), pos.Column-1)
+	col := iplace.UTF16Col(src.line(line), pos.Column-1)
 	var locs []protocol.Location
 	t := &target{src: src, line: line, character: col}
 	if err := b.client.Call(ctx, "textDocument/definition", t.position(), &locs); err != nil {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
@@ -97,7 +98,7 @@ func (b *Bridge) tokens(ctx context.Context, in *TokensInput) (*TokensOutput, er
 		method = "textDocument/semanticTokens/range"
 		params["range"] = map[string]any{
 			"start": map[string]any{"line": start, "character": 0},
-			"end":   map[string]any{"line": end, "character": utf16Len(src.line(end))},
+			"end":   map[string]any{"line": end, "character": iplace.UTF16Len(src.line(end))},
 		}
 	}
 	var res *struct {
@@ -142,7 +143,7 @@ func (b *Bridge) tokens(ctx context.Context, in *TokensInput) (*TokensOutput, er
 			tb.WriteString("[" + strings.Join(modifiers, ",") + "]")
 		}
 		text := src.line(line)
-		tb.WriteString(" " + text[byteOffset(text, char):byteOffset(text, char+int(d[2]))])
+		tb.WriteString(" " + text[iplace.ByteOffset(text, char):iplace.ByteOffset(text, char+int(d[2]))])
 		out.Tokens = append(out.Tokens, tb.String())
 	}
 	if out.Truncated {

@@ -396,7 +396,7 @@ func (b *Bridge) framePlace(f vulnFrame, mods map[string]string, dir string, lin
 	char := f.Position.Column - 1
 	uri := lspclient.FileURI(file)
 	if text, ok := lines.Untrimmed(uri, line); ok {
-		char = utf16Col(text, char)
+		char = iplace.UTF16Col(text, char)
 	}
 	return fmt.Sprintf("%s:%d:%d", b.displayPath(file), line, char)
 }

@@ -7,6 +7,10 @@
 // gave it, but its text is never read. It also says how a path is shown
 // (relative to the root, or under $GOROOT or $GOMODCACHE).
 //
-// It imports only the standard library; bridge composes a Gate and
-// passes it down.
+// It also owns positions as tools and gopls give them, 0-based lines and
+// UTF-16 columns, and their conversion to and from byte offsets
+// (UTF16Col, ByteOffset, LineIndex, IdentColumns).
+//
+// It imports the standard library and go.lsp.dev/protocol (positions);
+// nothing of this module. bridge composes a Gate and passes it down.
 package place
