@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/memo"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
@@ -77,7 +78,7 @@ type Bridge struct {
 	// before the edits are taken from its answer (tests).
 	afterCompute func()
 	// buffers are the snippets gopls holds for this bridge.
-	buffers buffers
+	buffers buffer.Snippets
 	// lines and parsed keep the lines of the files shown lately and the
 	// syntax trees symbols were resolved in.
 	lines  memo.Lines

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
@@ -355,7 +356,7 @@ func (b *Bridge) workspaceErrors(ctx context.Context) (map[string][]protocol.Dia
 		return nil, goplsError(err)
 	}
 	byURI := map[string][]protocol.Diagnostic{}
-	scratch := filepath.Join(b.root, filepath.FromSlash(scratchDir))
+	scratch := filepath.Join(b.root, filepath.FromSlash(buffer.ScratchDir))
 	for uri, diags := range published {
 		p, err := lspclient.URIPath(uri)
 		if err != nil || !within(b.root, p) || within(scratch, p) || b.foreign(ctx, uri) {

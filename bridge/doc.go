@@ -18,6 +18,8 @@
 //   - internal/place: the root, the one read gate, path resolution
 //     through links, how paths are shown, and 0-based UTF-16 positions;
 //     imports nothing of the module.
+//   - internal/buffer: where snippets live and each session's open
+//     snippets; standard library only.
 //   - internal/gocmd: the go command, the Go installation's directories
 //     and the build context; imports place.
 //   - internal/edit: unified diffs and the only write path; imports

@@ -136,13 +136,13 @@ func (b *Bridge) openCurrent(ctx context.Context, path string) (*source, error) 
 	}
 	uri := lspclient.FileURI(path)
 	st, _ := b.state(ctx)
-	if within(b.scratchRoot(), path) && !st.snippets.isSnippet(uri) {
+	if within(b.scratchRoot(), path) && !st.snippets.Has(uri) {
 		return nil, errNotOpen
 	}
 	if l, ok := b.client.HoldOpen(uri); ok {
 		kind := fromDisk
 		switch {
-		case st.snippets.isSnippet(uri):
+		case st.snippets.Has(uri):
 			kind = fromSnippet
 		case b.client.IsOverlay(uri):
 			kind = fromOverlay
