@@ -208,24 +208,7 @@ func (b *Bridge) editsFrom(ctx context.Context, we *workspaceEdit, asked time.Ti
 }
 
 // after applies the edits to the file's text.
-func (fe *fileEdit) after() (string, error) {
-	edits := slices.Clone(fe.edits)
-	slices.SortStableFunc(edits, func(x, y protocol.TextEdit) int { return iplace.ComparePos(x.Range.Start, y.Range.Start) })
-	idx := iplace.NewLineIndex(fe.before)
-	var b strings.Builder
-	last := 0
-	for _, e := range edits {
-		start, end := idx.Offset(e.Range.Start), idx.Offset(e.Range.End)
-		if start < last || end < start {
-			return "", errors.New("gopls proposed overlapping edits; retry the call")
-		}
-		b.WriteString(fe.before[last:start])
-		b.WriteString(e.NewText)
-		last = end
-	}
-	b.WriteString(fe.before[last:])
-	return b.String(), nil
-}
+func (fe *fileEdit) after() (string, error) { return edit.Apply(fe.before, fe.edits) }
 
 // changes renders the set for a result: how many edits in how many
 // files, and the unified diff, with paths relative to the root.

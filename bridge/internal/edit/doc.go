@@ -1,5 +1,5 @@
-// Package edit owns edits as a model sees them, unified diffs
-// (UnifiedDiff), and the only path by which goplsmcp writes files: a set
+// Package edit owns edits as a model sees them: LSP text edits made on a
+// text (Apply), unified diffs (UnifiedDiff), and the only path by which goplsmcp writes files: a set
 // of new file contents, each computed from bytes whose hash it carries,
 // written all or nothing. Every target is re-checked under a
 // process-wide per-file lock immediately before it is replaced: it must
@@ -10,5 +10,6 @@
 // written in place under the same checks. No temporary file outlives a
 // call.
 //
-// It imports the standard library and bridge/internal/place.
+// It imports the standard library, go.lsp.dev/protocol and
+// bridge/internal/place.
 package edit
