@@ -2,9 +2,14 @@
 // into LSP requests to gopls and shapes the answer into a lean text and a
 // structured result.
 //
-// It owns addressing (files confined to the root, positions, symbols),
-// buffers (overlays and snippets), and edits, which it proposes, and
-// writes only when allowed to and asked (see apply.go). It uses package
+// Beside the tools it still holds machinery not yet moved below: the
+// front of addressing (paths.go: a client's path or URI checked as text,
+// then resolved through place), symbol names resolved to places
+// (symbol.go, decls.go, target.go), the buffers gopls holds and each
+// session's overlays over the shared gopls (source.go, buffers.go,
+// sessions.go), and edit sets built from gopls's workspace edits
+// (edits.go, apply.go), which it proposes, and writes through
+// internal/edit only when allowed to and asked. It uses package
 // mcp to register tools and package lspclient to reach gopls, and may
 // import nothing else of this module but its internal packages, each of
 // which owns one vocabulary and says so in its doc.go. In import order
@@ -20,10 +25,11 @@
 //     imports nothing of the module.
 //   - internal/buffer: where snippets live and each session's open
 //     snippets; standard library only.
-//   - internal/gocmd: the go command, the Go installation's directories
-//     and the build context; imports place.
-//   - internal/edit: unified diffs and the only write path; imports
+//   - internal/gocmd: the go command, the installed Go's version and
+//     directories, the build context, and the modules on disk; imports
 //     place.
+//   - internal/edit: text edits made on a text, unified diffs and the
+//     only write path; imports place.
 //
 // One file holds one tool: its input and output types, its handler and
 // its text rendering.
