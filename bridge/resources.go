@@ -144,7 +144,7 @@ type LimitsJSON struct {
 	ResultBytes    int     `json:"resultBytes"`
 	TextChars      int     `json:"textChars"`
 	TimeoutSeconds float64 `json:"timeoutSeconds"`
-	EchoChars      int     `json:"render.EchoChars"`
+	EchoChars      int     `json:"echoChars"`
 	// BuildContext counts the build flags, environment variables and
 	// gopls settings fixed at launch; their values are not reported.
 	BuildContext BuildContext `json:"buildContext"`

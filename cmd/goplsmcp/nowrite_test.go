@@ -48,7 +48,7 @@ var writeAllowed = map[string]string{
 	"cmd/goplsmcp/run.go:startCPUProfile:os.Create":          "--cpuprofile: the profile goes to a file the user names on the command line",
 	"cmd/goplsmcp/run.go:goplsVersion:exec.CommandContext":   "gopls version, for --version",
 	"lspclient/process.go:spawn:exec.Command":                "gopls itself, which is told no edits are applied (workspace/applyEdit answers applied: false)",
-	"bridge/paths.go:goCommand:exec.CommandContext":          "the go command, for go env GOROOT GOMODCACHE GOVERSION (reads the environment) and go list -find, offline and never -mod=mod (finds a package directory, loads nothing)",
+	"bridge/internal/gocmd/run.go:Run:exec.CommandContext":   "the go command, for go env GOROOT GOMODCACHE GOVERSION (reads the environment) and go list -find, offline and never -mod=mod (finds a package directory, loads nothing)",
 	"cmd/goplsmcp-demo/main.go:run:exec.Command":             "the demo starts goplsmcp itself",
 	"bridge/vulncheck.go:runGovulncheck:exec.CommandContext": "gopls vulncheck (go_vulncheck): govulncheck in source mode, offline unless --allow-network; reads the code and the vulnerability database",
 }
