@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"go.lsp.dev/protocol"
 )
 
@@ -77,14 +78,14 @@ func (b *Bridge) actionEdits(ctx context.Context, a *codeAction) (*editSet, erro
 	we := a.Edit
 	if we == nil {
 		if len(a.Data) == 0 {
-			return nil, fmt.Errorf("%s runs a gopls command rather than proposing edits; goplsmcp does not run it", quote(a.Title))
+			return nil, fmt.Errorf("%s runs a gopls command rather than proposing edits; goplsmcp does not run it", render.Quote(a.Title))
 		}
 		var resolved codeAction
 		if err := b.client.Call(ctx, "codeAction/resolve", a.raw, &resolved); err != nil {
 			return nil, goplsError(err)
 		}
 		if resolved.Edit == nil {
-			return nil, fmt.Errorf("gopls computed no edits for %s", quote(a.Title))
+			return nil, fmt.Errorf("gopls computed no edits for %s", render.Quote(a.Title))
 		}
 		we = resolved.Edit
 	}

@@ -1,6 +1,6 @@
 package bridge
 
-// go_package_api keeps the packages it described (see genCache): a
+// go_package_api keeps the packages it described (see memo.Gen): a
 // package's API depends on its files and on gopls's view of the
 // workspace, and both move the generation when they change, but only for
 // directories the watcher sees every change in. So a package is kept only

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -109,7 +110,7 @@ func checkRadius(depth int) error {
 // render writes the blast radius: a line per package with its counts,
 // then a line per depth of importers.
 func (r *BlastRadius) render(b *strings.Builder) {
-	fmt.Fprintf(b, "blast radius: %s\n", plural(r.Packages.Len(), "package"))
+	fmt.Fprintf(b, "blast radius: %s\n", render.Plural(r.Packages.Len(), "package"))
 	r.Packages.All(func(pkg string, p PackageRefs) {
 		var parts []string
 		if p.Code > 0 {

@@ -8,6 +8,9 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/memo"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -58,7 +61,7 @@ type Bridge struct {
 	root   string
 	client *lspclient.Client
 	log    *slog.Logger
-	env    goEnv
+	env    gocmd.Env
 	// reads is the one read gate: every file read for an answer goes
 	// through it (see package place).
 	reads  *iplace.Gate
@@ -75,32 +78,32 @@ type Bridge struct {
 	// before the edits are taken from its answer (tests).
 	afterCompute func()
 	// buffers are the snippets gopls holds for this bridge.
-	buffers buffers
+	buffers buffer.Snippets
 	// lines and parsed keep the lines of the files shown lately and the
 	// syntax trees symbols were resolved in.
-	lines  lineMemo
-	parsed parseMemo
+	lines  memo.Lines
+	parsed memo.Trees
 	// diags are go_diagnostics's answers from gopls since its last change.
 	diags diagCache
 	// baselines is the last baseline an edit was measured against (see
 	// impact.go).
 	baselines baselineCache
 	// apis are go_package_api's packages since gopls's last change.
-	apis genCache[apiKey, apiEntry]
+	apis memo.Gen[apiKey, apiEntry]
 	// searches are go_search's answers from gopls since its last change.
-	searches genCache[string, []symbolInfo]
+	searches memo.Gen[string, []symbolInfo]
 	// build is how gopls chooses a package's files.
-	build buildContext
+	build gocmd.Build
 	// modules are the modules under the root, at a disk epoch (see
 	// diskModules).
-	modules genCache[string, []diskModule]
+	modules memo.Gen[string, []gocmd.Module]
 	// wsFiles name every build for the workspace's diagnostics, at a
 	// disk epoch, by the documents open (see workspaceFiles).
-	wsFiles genCache[string, []string]
+	wsFiles memo.Gen[string, []string]
 	// resolved are files named lately, known to be regular files inside
 	// the root with no symbolic link on the way, at a disk epoch (see
 	// resolveFile).
-	resolved genCache[string, struct{}]
+	resolved memo.Gen[string, struct{}]
 	// sessions are the MCP sessions' buffers, by session id; gate decides
 	// whose overlays gopls holds (see sessions.go).
 	sessionsMu sync.Mutex
@@ -125,16 +128,18 @@ func New(cfg Config) (*Bridge, error) {
 	}
 	b := &Bridge{root: cfg.Root, client: cfg.Client, log: log, limits: cfg.Limits,
 		allowWrite: cfg.AllowWrite, buildCtx: cfg.BuildContext, sessions: map[string]*sessionState{}, tools: cfg.Tools}
-	b.env.extra = cfg.Client.GoEnv()
-	b.env.log = log
+	b.env.Extra, b.env.Log = cfg.Client.GoEnv(), log
+	b.build.From = func() ([]string, string, []string) {
+		return cfg.Client.GoEnv(), lspclient.LookupEnv(cfg.Client.OfflineGoEnv(), "GOFLAGS"), cfg.Client.BuildFlags()
+	}
 	b.initReads()
 	b.gate.init()
-	b.diags.files.max, b.diags.fixes.max = maxCachedDiagFiles, maxCachedFixes
-	b.apis.max = maxCachedPackages
-	b.resolved.max = maxResolved
-	b.modules.max, b.wsFiles.max = 1, 1
+	b.diags.files.Max, b.diags.fixes.Max = maxCachedDiagFiles, maxCachedFixes
+	b.apis.Max = maxCachedPackages
+	b.resolved.Max = maxResolved
+	b.modules.Max, b.wsFiles.Max = 1, 1
 	// A few queries: an agent repeats its searches within a task.
-	b.searches.max = 16
+	b.searches.Max = 16
 	return b, nil
 }
 
@@ -218,7 +223,6 @@ func readOnly() *mcp.ToolAnnotations {
 // GOMODCACHE from the go command on first need.
 func (b *Bridge) initReads() {
 	b.reads = iplace.New(b.root, func() (string, string) {
-		b.env.load()
-		return b.env.goroot, b.env.modcache
+		return b.env.Dirs()
 	})
 }

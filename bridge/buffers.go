@@ -9,69 +9,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
-	"sync"
 	"unicode/utf8"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 )
-
-// maxSnippets bounds the snippets held at once; the oldest is forgotten
-// to make room for a new one.
-const maxSnippets = 32
-
-// scratchDir is where snippets live, below the root. Nothing is ever
-// written there: a snippet exists only as a buffer in gopls, which
-// type-checks it as a package of the module that holds the root, so it
-// can import the workspace's packages. The leading dot keeps it out of
-// ./... patterns. Each snippet has a directory of its own, numbered across
-// sessions and known only to the session that made it (see sessions.go).
-const scratchDir = ".goplsmcp/scratch"
-
-// buffers tracks the snippets one session has given gopls.
-type buffers struct {
-	mu       sync.Mutex
-	snippets []string // URIs, oldest first
-}
-
-func (bs *buffers) isSnippet(uri string) bool {
-	bs.mu.Lock()
-	defer bs.mu.Unlock()
-	return slices.Contains(bs.snippets, uri)
-}
-
-// add records a new snippet, and returns the URI of the oldest snippet to
-// forget if there are too many.
-func (bs *buffers) add(uri string) (evict string) {
-	bs.mu.Lock()
-	defer bs.mu.Unlock()
-	if len(bs.snippets) >= maxSnippets {
-		evict = bs.snippets[0]
-		bs.snippets = bs.snippets[1:]
-	}
-	bs.snippets = append(bs.snippets, uri)
-	return evict
-}
-
-// all returns the snippets' URIs.
-func (bs *buffers) all() []string {
-	bs.mu.Lock()
-	defer bs.mu.Unlock()
-	return slices.Clone(bs.snippets)
-}
-
-func (bs *buffers) forget(uri string) bool {
-	bs.mu.Lock()
-	defer bs.mu.Unlock()
-	for i, u := range bs.snippets {
-		if u == uri {
-			bs.snippets = append(bs.snippets[:i], bs.snippets[i+1:]...)
-			return true
-		}
-	}
-	return false
-}
 
 // Doc names the code a tool works on: a file, unsaved text for a file, a
 // snippet, or a buffer opened by an earlier call.
@@ -164,7 +107,7 @@ func (b *Bridge) snippetNamed(ctx context.Context, file string) string {
 		p = filepath.Join(b.root, p)
 	}
 	uri := lspclient.FileURI(filepath.Clean(p))
-	if st, _ := b.state(ctx); st.snippets.isSnippet(uri) {
+	if st, _ := b.state(ctx); st.snippets.Has(uri) {
 		return uri
 	}
 	return ""
@@ -178,21 +121,21 @@ func (b *Bridge) openSnippet(ctx context.Context, text string) (*source, error) 
 	st, _ := b.state(ctx)
 	path := filepath.Join(b.scratchRoot(), strconv.FormatInt(b.snippetSeq.Add(1), 10), "snippet.go")
 	uri := lspclient.FileURI(path)
-	if evict := st.snippets.add(uri); evict != "" {
+	if evict := st.snippets.Add(uri); evict != "" {
 		if _, err := b.client.CloseDocument(ctx, evict); err != nil {
 			b.log.Debug("forgetting the oldest snippet", "error", err)
 		}
 	}
 	// Nothing is written there, but gopls reads the directory: it must
 	// not lead out of the root.
-	if _, err := b.placeInRoot(filepath.ToSlash(scratchDir), path); err != nil {
-		b.buffers.forget(lspclient.FileURI(path))
+	if _, err := b.placeInRoot(filepath.ToSlash(buffer.ScratchDir), path); err != nil {
+		b.buffers.Forget(lspclient.FileURI(path))
 		b.log.Debug("scratch directory refused", "error", err)
-		return nil, fmt.Errorf("snippets are unavailable: %s in the workspace root leads out of it or is not a directory; pass file with text instead", scratchDir)
+		return nil, fmt.Errorf("snippets are unavailable: %s in the workspace root leads out of it or is not a directory; pass file with text instead", buffer.ScratchDir)
 	}
 	src, err := b.hold(ctx, path, text, fromSnippet)
 	if err != nil {
-		st.snippets.forget(uri)
+		st.snippets.Forget(uri)
 		return nil, err
 	}
 	return src, nil
@@ -206,7 +149,7 @@ func (b *Bridge) openURI(ctx context.Context, uri string) (*source, error) {
 		return nil, err
 	}
 	canonical := lspclient.FileURI(path)
-	if st, _ := b.state(ctx); st.snippets.isSnippet(canonical) {
+	if st, _ := b.state(ctx); st.snippets.Has(canonical) {
 		l, ok := b.client.HoldOpen(canonical)
 		if !ok {
 			return nil, errors.New("that snippet is no longer open; send its text again")

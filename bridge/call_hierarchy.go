@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -47,7 +48,7 @@ func (o *CallHierarchyOutput) Render() string {
 	if !o.Truncated {
 		total = o.found
 	}
-	fmt.Fprintf(&b, "%s of %s (%s)", plural(total, noun), o.root.name, o.root.loc())
+	fmt.Fprintf(&b, "%s of %s (%s)", render.Plural(total, noun), o.root.name, o.root.loc())
 	if o.depth > 1 {
 		fmt.Fprintf(&b, " over %d levels", o.depth)
 	}

@@ -81,7 +81,7 @@ func (b *Bridge) close(ctx context.Context, in *CloseInput) (*CloseOutput, error
 	st, _ := b.state(ctx)
 	kind := "file"
 	switch {
-	case st.snippets.isSnippet(uri):
+	case st.snippets.Has(uri):
 		kind = "snippet"
 	case b.gate.hasOverlay(st, uri) || b.client.IsOverlay(uri):
 		kind = "overlay"
@@ -92,7 +92,7 @@ func (b *Bridge) close(ctx context.Context, in *CloseInput) (*CloseOutput, error
 	}
 	switch kind {
 	case "snippet":
-		st.snippets.forget(uri)
+		st.snippets.Forget(uri)
 	case "overlay":
 		b.gate.reverted(st, uri)
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
 )
@@ -57,7 +59,7 @@ func (o *CodeActionsOutput) Render() string {
 	if len(o.Actions) == 0 {
 		fmt.Fprintf(&b, "no code actions at %s", o.At)
 	} else {
-		fmt.Fprintf(&b, "%s at %s (pass index or title for its edits):", plural(len(o.Actions), "code action"), o.At)
+		fmt.Fprintf(&b, "%s at %s (pass index or title for its edits):", render.Plural(len(o.Actions), "code action"), o.At)
 	}
 	for _, a := range o.Actions {
 		b.WriteString("\n" + a)
@@ -108,13 +110,13 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 			return nil, fmt.Errorf("end: %w", err)
 		}
 		end = protocol.Position{Line: uint32(*in.EndLine), Character: uint32(*in.EndCharacter)}
-		if comparePos(end, start) < 0 {
+		if iplace.ComparePos(end, start) < 0 {
 			return nil, fmt.Errorf("the range ends (%d:%d) before it starts (%d:%d)", *in.EndLine, *in.EndCharacter, t.line, t.character)
 		}
 	case in.Symbol != "":
 		// The symbol's name, as the range.
 		name := identAt(t.src.line(t.line), t.character)
-		end.Character += uint32(utf16Len(name))
+		end.Character += uint32(iplace.UTF16Len(name))
 	}
 	rng := protocol.Range{Start: start, End: end}
 
@@ -126,7 +128,7 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 	}
 	var here []protocol.Diagnostic
 	for _, d := range diags {
-		if comparePos(d.Range.Start, rng.End) <= 0 && comparePos(rng.Start, d.Range.End) <= 0 {
+		if iplace.ComparePos(d.Range.Start, rng.End) <= 0 && iplace.ComparePos(rng.Start, d.Range.End) <= 0 {
 			here = append(here, d)
 		}
 	}
@@ -213,11 +215,11 @@ func choose(actions []*codeAction, index *int, title string) (*codeAction, error
 	case 1:
 		return found[0], nil
 	case 0:
-		return nil, fmt.Errorf("no action here has a title like %s; call without title to list them", quote(title))
+		return nil, fmt.Errorf("no action here has a title like %s; call without title to list them", render.Quote(title))
 	}
 	var titles []string
 	for _, a := range found {
-		titles = append(titles, quote(a.Title))
+		titles = append(titles, render.Quote(a.Title))
 	}
-	return nil, fmt.Errorf("title %s matches %d actions (%s); pass more of the title, or index", quote(title), len(found), strings.Join(titles, ", "))
+	return nil, fmt.Errorf("title %s matches %d actions (%s); pass more of the title, or index", render.Quote(title), len(found), strings.Join(titles, ", "))
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
 
@@ -37,7 +38,7 @@ func (o *CompleteOutput) Render() string {
 		b.WriteString("no completions here")
 		return b.String()
 	}
-	b.WriteString(plural(o.found, "completion"))
+	b.WriteString(render.Plural(o.found, "completion"))
 	if o.Truncated {
 		fmt.Fprintf(&b, " (%d listed; raise limit to see more)", len(o.Items))
 	}

@@ -109,7 +109,7 @@ func (b *Bridge) contextOf(ctx context.Context, in *ContextInput) (*ContextOutpu
 			out.More.Set(file, len(decls)-n)
 		}
 	}
-	fset, f, _ := b.parsed.parse(src.path, src.text, parser.ParseComments|parser.SkipObjectResolution)
+	fset, f, _ := b.parsed.Parse(src.path, src.text, parser.ParseComments|parser.SkipObjectResolution)
 	if f == nil {
 		return nil, fmt.Errorf("cannot parse %s", b.displayPath(src.path))
 	}
@@ -185,7 +185,7 @@ func (b *Bridge) packageFiles(ctx context.Context, dir string) ([]string, error)
 // another package can use: exported functions and methods of exported
 // types, and the exported specs of a declaration.
 func summarizeFile(b *Bridge, path, text string, exportedOnly bool) []string {
-	fset, f, _ := b.parsed.parse(path, text, parser.ParseComments|parser.SkipObjectResolution)
+	fset, f, _ := b.parsed.Parse(path, text, parser.ParseComments|parser.SkipObjectResolution)
 	if f == nil {
 		return []string{}
 	}

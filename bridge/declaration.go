@@ -105,11 +105,11 @@ func (b *Bridge) source(ctx context.Context, in *SourceInput) (*SourceOutput, er
 		}
 		line, char = int(locs[0].Range.Start.Line), int(locs[0].Range.Start.Character)
 	}
-	fset, f, _ := b.parsed.parse(path, text, parser.ParseComments|parser.SkipObjectResolution)
+	fset, f, _ := b.parsed.Parse(path, text, parser.ParseComments|parser.SkipObjectResolution)
 	if f == nil {
 		return nil, fmt.Errorf("cannot parse %s, where the declaration is", b.displayPath(path))
 	}
-	g := &goFile{fset: fset, file: f, tf: fset.File(f.FileStart), lines: b.lines.lines(path, text)}
+	g := &goFile{fset: fset, file: f, tf: fset.File(f.FileStart), lines: b.lines.Lines(path, text)}
 	sp, err := declSpan(g, g.pos(line, char))
 	if err != nil {
 		return nil, err

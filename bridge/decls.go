@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 )
 
 // Shared by go_file_context and go_package_api: both show declarations as
@@ -55,7 +57,7 @@ func (c *goFiles) get(path string) *goFile {
 		fset := token.NewFileSet()
 		f, _ := parser.ParseFile(fset, path, text, parser.ParseComments|parser.SkipObjectResolution)
 		if f != nil {
-			g = &goFile{tags: c.tags, fset: fset, file: f, tf: fset.File(f.FileStart), lines: c.b.lines.lines(path, text)}
+			g = &goFile{tags: c.tags, fset: fset, file: f, tf: fset.File(f.FileStart), lines: c.b.lines.Lines(path, text)}
 		}
 	}
 	c.files[path] = g
@@ -67,7 +69,7 @@ func (g *goFile) pos(line, char int) token.Pos {
 	if line < 0 || line >= len(g.lines) || line >= g.tf.LineCount() {
 		return token.NoPos
 	}
-	return g.tf.LineStart(line+1) + token.Pos(byteOffset(g.lines[line], char))
+	return g.tf.LineStart(line+1) + token.Pos(iplace.ByteOffset(g.lines[line], char))
 }
 
 // where returns the 0-based line and UTF-16 column of p.
@@ -77,7 +79,7 @@ func (g *goFile) where(p token.Pos) (int, int) {
 	if line < 0 || line >= len(g.lines) {
 		return line, pos.Column - 1
 	}
-	return line, utf16Col(g.lines[line], pos.Column-1)
+	return line, iplace.UTF16Col(g.lines[line], pos.Column-1)
 }
 
 // declInfo is a declaration rendered for a model.
@@ -429,9 +431,8 @@ func (ip *importPaths) of(dir string) string {
 }
 
 func (b *Bridge) importPathOf(dir string) string {
-	b.env.load()
-	if b.env.goroot != "" {
-		src := filepath.Join(b.env.goroot, "src")
+	if b.env.GOROOT() != "" {
+		src := filepath.Join(b.env.GOROOT(), "src")
 		if within(src, dir) && dir != src {
 			rel, _ := filepath.Rel(src, dir)
 			rel = filepath.ToSlash(rel)
@@ -443,8 +444,8 @@ func (b *Bridge) importPathOf(dir string) string {
 			return rel
 		}
 	}
-	if b.env.modcache != "" && within(b.env.modcache, dir) {
-		rel, _ := filepath.Rel(b.env.modcache, dir)
+	if b.env.GOMODCACHE() != "" && within(b.env.GOMODCACHE(), dir) {
+		rel, _ := filepath.Rel(b.env.GOMODCACHE(), dir)
 		rel = filepath.ToSlash(rel)
 		if mod, rest, ok := strings.Cut(rel, "@"); ok {
 			mod = unescapeModulePath(mod)

@@ -79,7 +79,9 @@ func (b *Bridge) definition(ctx context.Context, in *DefinitionInput) (*Definiti
 	lines := b.newLineCache()
 	out := &DefinitionOutput{URI: t.buffer, Note: t.note, At: []string{}}
 	for _, l := range locs {
-		out.At = append(out.At, lines.loc(l).String())
+		start := l.Range.Start
+		at := Loc{File: b.displayURI(string(l.URI)), Line: int(start.Line), Character: int(start.Character), Text: lines.Line(string(l.URI), int(start.Line))}
+		out.At = append(out.At, at.String())
 	}
 	return out, nil
 }

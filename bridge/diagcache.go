@@ -1,13 +1,16 @@
 package bridge
 
-import "go.lsp.dev/protocol"
+import (
+	"github.com/goplsmcp/goplsmcp/bridge/internal/memo"
+	"go.lsp.dev/protocol"
+)
 
-// diagCache keeps what go_diagnostics asked gopls (see genCache): each
+// diagCache keeps what go_diagnostics asked gopls (see memo.Gen): each
 // file's diagnostics and each diagnostic's quick fixes, so that a repeated
 // call with nothing changed asks gopls nothing.
 type diagCache struct {
-	files genCache[string, []protocol.Diagnostic] // pulled, by URI
-	fixes genCache[fixKey, []Fix]
+	files memo.Gen[string, []protocol.Diagnostic] // pulled, by URI
+	fixes memo.Gen[fixKey, []Fix]
 }
 
 // fixKey names one diagnostic of one file.

@@ -13,6 +13,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -87,7 +90,7 @@ func (f *FileDiagnostics) counts() string {
 		case severities[i] == "info":
 			parts = append(parts, fmt.Sprintf("%d info", n))
 		default:
-			parts = append(parts, plural(n, severities[i]))
+			parts = append(parts, render.Plural(n, severities[i]))
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -97,7 +100,7 @@ func (f *FileDiagnostics) counts() string {
 // is not error, and the source only when it is not the compiler.
 func (d *diagnostic) entry(detailed bool) string {
 	var b strings.Builder
-	writePlace(&b, d.line, d.char, "")
+	render.WritePlace(&b, d.line, d.char, "")
 	if detailed {
 		fmt.Fprintf(&b, "-%d:%d", d.endLine, d.endChar)
 	}
@@ -122,7 +125,7 @@ func (d *diagnostic) entry(detailed bool) string {
 // detailed, its edits, one a line.
 func (d *diagnostic) fixEntry(f Fix, detailed bool) string {
 	var b strings.Builder
-	writePlace(&b, d.line, d.char, f.Title)
+	render.WritePlace(&b, d.line, d.char, f.Title)
 	if detailed {
 		for _, e := range f.Edits {
 			b.WriteString("\n\t" + e.String())
@@ -169,7 +172,7 @@ func (o *DiagnosticsOutput) Render() string {
 		return b.String()
 	}
 	if o.Truncated {
-		fmt.Fprintf(&b, "%s, %d listed (raise limit to see more)\n", plural(o.Total, "diagnostic"), len(o.items))
+		fmt.Fprintf(&b, "%s, %d listed (raise limit to see more)\n", render.Plural(o.Total, "diagnostic"), len(o.items))
 	}
 	i := 0
 	o.Files.All(func(file string, f FileDiagnostics) {
@@ -250,7 +253,7 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 			}
 			if findSource(srcs, src.uri) != nil {
 				src.release()
-				return nil, fmt.Errorf("%s is given twice; give each file's text once", quote(d.File))
+				return nil, fmt.Errorf("%s is given twice; give each file's text once", render.Quote(d.File))
 			}
 			srcs = append(srcs, src)
 			first = append(first, src.uri)
@@ -353,7 +356,7 @@ func (b *Bridge) workspaceErrors(ctx context.Context) (map[string][]protocol.Dia
 		return nil, goplsError(err)
 	}
 	byURI := map[string][]protocol.Diagnostic{}
-	scratch := filepath.Join(b.root, filepath.FromSlash(scratchDir))
+	scratch := filepath.Join(b.root, filepath.FromSlash(buffer.ScratchDir))
 	for uri, diags := range published {
 		p, err := lspclient.URIPath(uri)
 		if err != nil || !within(b.root, p) || within(scratch, p) || b.foreign(ctx, uri) {
@@ -388,7 +391,7 @@ func (b *Bridge) diagnoseSources(ctx context.Context, srcs []*source, into map[s
 		pulled   = map[string][]protocol.Diagnostic{}
 	)
 	for _, src := range srcs {
-		if diags, ok := b.diags.files.get(gen, src.uri); ok {
+		if diags, ok := b.diags.files.Get(gen, src.uri); ok {
 			mu.Lock() // the calls started before write into too
 			into[src.uri] = diags
 			mu.Unlock()
@@ -410,7 +413,7 @@ func (b *Bridge) diagnoseSources(ctx context.Context, srcs []*source, into map[s
 	}
 	wg.Wait()
 	if firstErr == nil {
-		b.diags.files.keep(gen, b.client.Changed(gen), pulled)
+		b.diags.files.Keep(gen, b.client.Changed(gen), pulled)
 	}
 	return firstErr
 }
@@ -445,7 +448,7 @@ func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map
 	for uri, all := range byFile {
 		var ls []listed
 		for _, l := range all {
-			if fixes, ok := b.diags.fixes.get(gen, keyOf(uri, l.diag)); ok {
+			if fixes, ok := b.diags.fixes.Get(gen, keyOf(uri, l.diag)); ok {
 				out.items[l.index].fixes = fixes
 			} else {
 				ls = append(ls, l)
@@ -498,7 +501,7 @@ func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map
 			computed[keyOf(uri, l.diag)] = fixes[i]
 		}
 	}
-	b.diags.fixes.keep(gen, b.client.Changed(gen), computed)
+	b.diags.fixes.Keep(gen, b.client.Changed(gen), computed)
 	return nil
 }
 
@@ -561,7 +564,7 @@ func (b *Bridge) shapeDiagnostics(byURI map[string][]protocol.Diagnostic, limit 
 			}
 			if detailed {
 				x.endLine, x.endChar = int(d.Range.End.Line), int(d.Range.End.Character)
-				x.text = lines.line(uri, x.line)
+				x.text = lines.Line(uri, x.line)
 			}
 			all = append(all, x)
 		}
@@ -616,22 +619,17 @@ func (b *Bridge) anyGoFile() (string, error) {
 		}
 	}
 	b.goFile = ""
-	breadthFirst(b.root, func(dir string, entries []os.DirEntry) walkStep {
+	gocmd.BreadthFirst(b.root, func(dir string, entries []os.DirEntry) gocmd.WalkStep {
 		for _, e := range entries {
 			if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".go") {
 				b.goFile = filepath.Join(dir, e.Name())
-				return stopWalk
+				return gocmd.StopWalk
 			}
 		}
-		return descend
+		return gocmd.Descend
 	})
 	if b.goFile != "" {
 		return b.goFile, nil
 	}
 	return "", fmt.Errorf("no Go file under the workspace root %s: %w", b.root, fs.ErrNotExist)
-}
-
-// skipDir reports directories the go command ignores.
-func skipDir(name string) bool {
-	return name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")
 }

@@ -2,16 +2,37 @@
 // into LSP requests to gopls and shapes the answer into a lean text and a
 // structured result.
 //
-// It owns addressing (files confined to the root, positions, symbols),
-// buffers (overlays and snippets), result shaping, and edits with their
-// unified diffs, which it proposes, and writes only when allowed to and
-// asked (see apply.go). It uses package mcp
-// to register tools and package lspclient to reach gopls, and may import
-// nothing else of this module but its internal packages, in this order:
-// internal/place (the root, the one read gate and path resolution through
-// links; imports nothing of the module) and internal/edit (the only write
-// path; imports place). Neither imports bridge. One file holds one tool: its input and
-// output types, its handler and its text rendering.
+// Beside the tools it still holds machinery not yet moved below: the
+// front of addressing (paths.go: a client's path or URI checked as text,
+// then resolved through place), symbol names resolved to places
+// (symbol.go, decls.go, target.go), the buffers gopls holds and each
+// session's overlays over the shared gopls (source.go, buffers.go,
+// sessions.go), and edit sets built from gopls's workspace edits
+// (edits.go, apply.go), which it proposes, and writes through
+// internal/edit only when allowed to and asked. It uses package
+// mcp to register tools and package lspclient to reach gopls, and may
+// import nothing else of this module but its internal packages, each of
+// which owns one vocabulary and says so in its doc.go. In import order
+// (a package imports only those before it, never bridge):
+//
+//   - internal/memo: answers kept at a gopls generation, and the lines
+//     and syntax trees of a text; standard library only.
+//   - internal/render: the lean text shapes tools share (places by
+//     file and their source lines, counts, clipped echoes of client
+//     strings); imports memo, mcp and lspclient.
+//   - internal/place: the root, the one read gate, path resolution
+//     through links, how paths are shown, and 0-based UTF-16 positions;
+//     imports nothing of the module.
+//   - internal/buffer: where snippets live and each session's open
+//     snippets; standard library only.
+//   - internal/gocmd: the go command, the installed Go's version and
+//     directories, the build context, and the modules on disk; imports
+//     place.
+//   - internal/edit: text edits made on a text, unified diffs and the
+//     only write path; imports place.
+//
+// One file holds one tool: its input and output types, its handler and
+// its text rendering.
 //
 // A tool whose answer spans the workspace (a search, the workspace's
 // diagnostics, references, a rename, implementations, hierarchies, a

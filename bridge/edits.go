@@ -11,6 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"go.lsp.dev/protocol"
 )
@@ -56,7 +59,7 @@ func (c *Changes) render(nothing string) string {
 	if c.Applied != nil && *c.Applied {
 		state = "applied"
 	}
-	return fmt.Sprintf("%s: %s in %s\n%s", state, plural(c.Edits, "edit"), plural(c.Files, "file"), strings.TrimSuffix(c.Diff, "\n"))
+	return fmt.Sprintf("%s: %s in %s\n%s", state, render.Plural(c.Edits, "edit"), render.Plural(c.Files, "file"), strings.TrimSuffix(c.Diff, "\n"))
 }
 
 // An editSet is a change to files computed by gopls, with the text of
@@ -134,7 +137,7 @@ func (b *Bridge) editsFrom(ctx context.Context, we *workspaceEdit, asked time.Ti
 		}
 		path, err := lspclient.URIPath(uri)
 		if err != nil {
-			return nil, fmt.Errorf("gopls proposed an edit to %s, which is not a file", quote(uri))
+			return nil, fmt.Errorf("gopls proposed an edit to %s, which is not a file", render.Quote(uri))
 		}
 		if !within(b.root, path) {
 			return nil, fmt.Errorf("the change would edit %s, outside the workspace root; goplsmcp only proposes edits inside it", b.displayPath(path))
@@ -205,28 +208,7 @@ func (b *Bridge) editsFrom(ctx context.Context, we *workspaceEdit, asked time.Ti
 }
 
 // after applies the edits to the file's text.
-func (fe *fileEdit) after() (string, error) {
-	edits := slices.Clone(fe.edits)
-	slices.SortStableFunc(edits, func(x, y protocol.TextEdit) int { return comparePos(x.Range.Start, y.Range.Start) })
-	idx := newLineIndex(fe.before)
-	var b strings.Builder
-	last := 0
-	for _, e := range edits {
-		start, end := idx.offset(e.Range.Start), idx.offset(e.Range.End)
-		if start < last || end < start {
-			return "", errors.New("gopls proposed overlapping edits; retry the call")
-		}
-		b.WriteString(fe.before[last:start])
-		b.WriteString(e.NewText)
-		last = end
-	}
-	b.WriteString(fe.before[last:])
-	return b.String(), nil
-}
-
-func comparePos(a, b protocol.Position) int {
-	return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Character, b.Character))
-}
+func (fe *fileEdit) after() (string, error) { return edit.Apply(fe.before, fe.edits) }
 
 // changes renders the set for a result: how many edits in how many
 // files, and the unified diff, with paths relative to the root.
@@ -248,7 +230,7 @@ func (b *Bridge) changes(es *editSet) (Changes, error) {
 		if fe.created {
 			oldName = "/dev/null"
 		}
-		diff.WriteString(unifiedDiff(oldName, "b/"+name, fe.before, after))
+		diff.WriteString(edit.UnifiedDiff(oldName, "b/"+name, fe.before, after))
 	}
 	if out.Edits > 0 {
 		out.Applied = new(bool)
@@ -264,7 +246,7 @@ func (b *Bridge) editList(es *editSet) []Edit {
 	for _, fe := range es.files {
 		name := b.displayPath(fe.path)
 		edits := slices.Clone(fe.edits)
-		slices.SortStableFunc(edits, func(x, y protocol.TextEdit) int { return comparePos(x.Range.Start, y.Range.Start) })
+		slices.SortStableFunc(edits, func(x, y protocol.TextEdit) int { return iplace.ComparePos(x.Range.Start, y.Range.Start) })
 		for _, e := range edits {
 			out = append(out, Edit{File: name, NewText: e.NewText, Range: Range{
 				Start: Position{Line: int(e.Range.Start.Line), Character: int(e.Range.Start.Character)},
@@ -273,38 +255,6 @@ func (b *Bridge) editList(es *editSet) []Edit {
 		}
 	}
 	return out
-}
-
-// lineIndex converts LSP positions to byte offsets in a text.
-type lineIndex struct {
-	text  string
-	start []int // byte offset of each line
-}
-
-func newLineIndex(text string) *lineIndex {
-	idx := &lineIndex{text: text, start: []int{0}}
-	for i := 0; i < len(text); i++ {
-		if text[i] == '\n' {
-			idx.start = append(idx.start, i+1)
-		}
-	}
-	return idx
-}
-
-// offset is the byte offset of p, clamped to the text: a character past
-// the end of its line is the line's end, a line past the last is the end
-// of the text.
-func (idx *lineIndex) offset(p protocol.Position) int {
-	line := int(p.Line)
-	if line >= len(idx.start) {
-		return len(idx.text)
-	}
-	end := len(idx.text)
-	if line+1 < len(idx.start) {
-		end = idx.start[line+1] - 1 // the \n
-	}
-	content := strings.TrimSuffix(idx.text[idx.start[line]:end], "\r")
-	return idx.start[line] + byteOffset(content, int(p.Character))
 }
 
 // String renders an edit on one line: file:line:char-line:char "new text".

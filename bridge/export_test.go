@@ -1,5 +1,7 @@
 package bridge
 
+import "github.com/goplsmcp/goplsmcp/bridge/internal/render"
+
 // SetBeforeWrite makes b run f after it has prepared the files of an
 // apply and before it checks them, so that a test can change a file in
 // that window without waiting on time.
@@ -9,3 +11,6 @@ func SetBeforeWrite(b *Bridge, f func()) { b.beforeWrite = f }
 // and before they are matched with the files' text, so that a test can
 // save a file while gopls computes without waiting on time.
 func SetAfterCompute(b *Bridge, f func()) { b.afterCompute = f }
+
+// quote is render.Quote, under the name paths_test.go knew it by.
+func quote(s string) string { return render.Quote(s) }

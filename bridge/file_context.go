@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -44,14 +46,14 @@ type FileContextOutput struct {
 // Render implements mcp.Renderer.
 func (o *FileContextOutput) Render() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s is in package %s and uses %s from other files", o.File, o.Package, plural(o.found, "declaration"))
+	fmt.Fprintf(&b, "%s is in package %s and uses %s from other files", o.File, o.Package, render.Plural(o.found, "declaration"))
 	if o.Truncated {
 		b.WriteString(" (list truncated; raise limit to see more)")
 	}
 	b.WriteString("\n")
 	o.Packages.All(func(pkg string, files Places) {
 		b.WriteString("package " + pkg + "\n")
-		renderPlaces(&b, &files, &Counts{})
+		render.WritePlaces(&b, &files, &Counts{})
 	})
 	o.More.All(func(file string, n int) {
 		fmt.Fprintf(&b, "%s: %d more\n", file, n)
@@ -114,12 +116,12 @@ func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileCo
 	// from the rest.
 	f, err := parser.ParseFile(fset, src.path, src.text, 0)
 	if f == nil {
-		return nil, fmt.Errorf("cannot parse %s: %s", b.displayPath(src.path), clipN(err.Error(), goplsMessageChars))
+		return nil, fmt.Errorf("cannot parse %s: %s", b.displayPath(src.path), render.ClipN(err.Error(), goplsMessageChars))
 	}
 	uses := usesOf(f, func(p token.Pos) use {
 		pos := fset.Position(p)
 		line := pos.Line - 1
-		return use{line: line, char: utf16Col(src.line(line), pos.Column-1)}
+		return use{line: line, char: iplace.UTF16Col(src.line(line), pos.Column-1)}
 	})
 	at, err := b.declarationsOf(ctx, src, uses)
 	if err != nil {
@@ -149,7 +151,7 @@ func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileCo
 			text += "\n// " + strings.ReplaceAll(x.d.doc, "\n", "\n// ")
 		}
 		at := out.Packages.Ref(x.pkg).Ref(x.d.file)
-		*at = append(*at, place(x.d.line, x.d.character, text))
+		*at = append(*at, render.Place(x.d.line, x.d.character, text))
 	}
 	return out, nil
 }
@@ -175,8 +177,7 @@ func (b *Bridge) declarationsOf(ctx context.Context, src *source, uses []use) ([
 			return nil, goplsError(err)
 		}
 	}
-	b.env.load()
-	builtin := filepath.Join(b.env.goroot, "src", "builtin")
+	builtin := filepath.Join(b.env.GOROOT(), "src", "builtin")
 	seen := map[declAt]bool{}
 	var at []declAt
 	for _, locs := range found {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
 )
@@ -72,7 +73,7 @@ func (b *Bridge) fileDiagnostics(ctx context.Context, in *FileDiagnosticsInput) 
 		return out, nil
 	}
 	slices.SortStableFunc(diags, func(x, y protocol.Diagnostic) int {
-		return cmp.Or(comparePos(x.Range.Start, y.Range.Start), cmp.Compare(x.Message, y.Message))
+		return cmp.Or(iplace.ComparePos(x.Range.Start, y.Range.Start), cmp.Compare(x.Message, y.Message))
 	})
 	// gopls offers an analyzer's fixes only for diagnostics it computed
 	// and stored in a full diagnosis of the text it holds.

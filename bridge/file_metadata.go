@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
@@ -29,7 +30,7 @@ func (o *FileMetadataOutput) Render() string {
 	if o.Name != "" {
 		fmt.Fprintf(&b, " (%s)", o.Name)
 	}
-	fmt.Fprintf(&b, ", %s:", plural(len(o.Files), "file"))
+	fmt.Fprintf(&b, ", %s:", render.Plural(len(o.Files), "file"))
 	for _, f := range o.Files {
 		b.WriteString("\n" + f)
 	}

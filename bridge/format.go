@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
 )
@@ -22,7 +23,7 @@ type FormatOutput struct {
 
 // Render implements mcp.Renderer.
 func (o *FormatOutput) Render() string {
-	return withBuffer(o.URI, o.render("already formatted"))
+	return render.WithBuffer(o.URI, o.render("already formatted"))
 }
 
 func (b *Bridge) addFormat(s *mcp.Server) error {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"go.lsp.dev/protocol"
 )
 
@@ -179,7 +180,7 @@ func (b *Bridge) expandHierarchy(ctx context.Context, root hierItem, depth, limi
 					file: b.displayURI(n.edge.sitesURI),
 					line: int(r.Start.Line),
 					char: int(r.Start.Character),
-					text: lines.line(n.edge.sitesURI, int(r.Start.Line)),
+					text: lines.Line(n.edge.sitesURI, int(r.Start.Line)),
 				})
 			}
 			tree.nodes = append(tree.nodes, h)
@@ -191,7 +192,7 @@ func (b *Bridge) expandHierarchy(ctx context.Context, root hierItem, depth, limi
 }
 
 // hierarchyNode describes an item, without its neighbours.
-func (b *Bridge) hierarchyNode(lines *lineCache, it hierItem) hierarchyNode {
+func (b *Bridge) hierarchyNode(lines *render.Lines, it hierItem) hierarchyNode {
 	start := it.SelectionRange.Start
 	return hierarchyNode{
 		name: it.Name,
@@ -199,7 +200,7 @@ func (b *Bridge) hierarchyNode(lines *lineCache, it hierItem) hierarchyNode {
 		file: b.displayURI(it.URI),
 		line: int(start.Line),
 		char: int(start.Character),
-		text: lines.line(it.URI, int(start.Line)),
+		text: lines.Line(it.URI, int(start.Line)),
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"go/ast"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -44,11 +45,11 @@ func (o *ImplementationsOutput) Render() string {
 	}
 	switch o.relation {
 	case "implementations":
-		fmt.Fprintf(&b, "%s of %s", plural(o.found, "implementation"), o.Symbol)
+		fmt.Fprintf(&b, "%s of %s", render.Plural(o.found, "implementation"), o.Symbol)
 	case "interfaces":
-		fmt.Fprintf(&b, "%s satisfies %s", o.Symbol, plural(o.found, "interface"))
+		fmt.Fprintf(&b, "%s satisfies %s", o.Symbol, render.Plural(o.found, "interface"))
 	default:
-		fmt.Fprintf(&b, "%s for %s", plural(o.found, "implementation relation"), o.Symbol)
+		fmt.Fprintf(&b, "%s for %s", render.Plural(o.found, "implementation relation"), o.Symbol)
 	}
 	if o.found == 0 {
 		return b.String()
@@ -61,7 +62,7 @@ func (o *ImplementationsOutput) Render() string {
 	if results == nil {
 		results = o.Interfaces
 	}
-	renderPlaces(&b, results, &o.More)
+	render.WritePlaces(&b, results, &o.More)
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
@@ -116,18 +117,18 @@ func (b *Bridge) implementations(ctx context.Context, in *ImplementationsInput) 
 		found:    len(locs),
 	}
 	lines := b.newLineCache()
-	list := newPlaceList(limit)
+	list := render.NewPlaceList(limit)
 	for _, l := range locs {
-		list.add(b.displayURI(string(l.URI)), func() string { return lines.place(l) })
+		list.Add(b.displayURI(string(l.URI)), func() string { return lines.Place(l) })
 	}
-	out.More, out.Truncated = list.more, list.truncated()
+	out.More, out.Truncated = list.More, list.Truncated()
 	if out.Truncated {
 		out.Total = out.found
 	}
 	if out.relation == "interfaces" {
-		out.Interfaces = &list.files
+		out.Interfaces = &list.Files
 	} else {
-		out.Implementations = &list.files
+		out.Implementations = &list.Files
 	}
 	return out, nil
 }

@@ -6,12 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
-	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
 )
 
@@ -56,75 +54,6 @@ func (b *Bridge) openFile(ctx context.Context, file string) (*source, error) {
 	return b.open(ctx, path)
 }
 
-// Places are the places of a list by file: each file's path, as the key,
-// once, then its places as the text answer shows them, "line:character:
-// source", in the order of the answer.
-type Places = mcp.OrderedMap[[]string]
-
-// Counts are numbers by file (or package): how many places a list has
-// beyond those it shows.
-type Counts = mcp.OrderedMap[int]
-
-// place renders a place within its file as line:character: text, or
-// line:character when there is no text.
-func place(line, char int, text string) string {
-	var b strings.Builder
-	writePlace(&b, line, char, text)
-	return b.String()
-}
-
-// writePlace writes place(line, char, text) to b.
-func writePlace(b *strings.Builder, line, char int, text string) {
-	var num [20]byte
-	b.Write(strconv.AppendInt(num[:0], int64(line), 10))
-	b.WriteByte(':')
-	b.Write(strconv.AppendInt(num[:0], int64(char), 10))
-	if text != "" {
-		b.WriteString(": ")
-		b.WriteString(text)
-	}
-}
-
-// A placeList collects the places of an answer by file, in the order
-// their files first come, listing at most limit of them; the others are
-// counted by file in more.
-type placeList struct {
-	limit, listed, total int
-	files                Places
-	more                 Counts
-}
-
-func newPlaceList(limit int) *placeList { return &placeList{limit: limit} }
-
-// add adds a place in file, rendered by p if it is listed.
-func (l *placeList) add(file string, p func() string) {
-	l.total++
-	if l.listed == l.limit {
-		*l.more.Ref(file)++
-		return
-	}
-	l.listed++
-	at := l.files.Ref(file)
-	*at = append(*at, p())
-}
-
-// truncated reports whether some places were counted but not listed.
-func (l *placeList) truncated() bool { return l.listed < l.total }
-
-// renderPlaces writes each file's path followed by its places, one a line,
-// then, for each file with places beyond the limit, how many.
-func renderPlaces(b *strings.Builder, files *Places, more *Counts) {
-	files.All(func(file string, at []string) {
-		b.WriteString(file + "\n")
-		for _, p := range at {
-			b.WriteString(p + "\n")
-		}
-	})
-	more.All(func(file string, n int) {
-		fmt.Fprintf(b, "%s: %d more\n", file, n)
-	})
-}
-
 // concurrency bounds the requests a tool has in flight at once: enough to
 // keep gopls busy, few enough to leave room for other calls.
 const concurrency = 8
@@ -166,13 +95,9 @@ func (b *Bridge) sortLocations(locs []protocol.Location) {
 	})
 }
 
-// filesIn counts the files of a list, listed or only counted.
-func filesIn(files *Places, more *Counts) int {
-	n := files.Len()
-	for _, f := range more.Keys() {
-		if _, listed := files.Get(f); !listed {
-			n++
-		}
-	}
-	return n
-}
+// Places are the places of a list by file (see render.Places); tools'
+// outputs use them, and clients of this package read them.
+type Places = render.Places
+
+// Counts are numbers by file or package (see render.Counts).
+type Counts = render.Counts

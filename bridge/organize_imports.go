@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
 
@@ -20,7 +21,7 @@ type OrganizeImportsOutput struct {
 
 // Render implements mcp.Renderer.
 func (o *OrganizeImportsOutput) Render() string {
-	return withBuffer(o.URI, o.render("imports already organized"))
+	return render.WithBuffer(o.URI, o.render("imports already organized"))
 }
 
 func (b *Bridge) addOrganizeImports(s *mcp.Server) error {

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
@@ -70,7 +72,7 @@ func (d apiDecl) entry(detailed bool) string {
 func (o *PackageAPIOutput) Render() string {
 	var b strings.Builder
 	if o.Truncated {
-		fmt.Fprintf(&b, "%s (list truncated; raise limit or ask for fewer packages)\n", plural(o.Total, "declaration"))
+		fmt.Fprintf(&b, "%s (list truncated; raise limit or ask for fewer packages)\n", render.Plural(o.Total, "declaration"))
 	}
 	for i, path := range o.Packages.Keys() {
 		p, _ := o.Packages.Get(path)
@@ -144,7 +146,7 @@ func (b *Bridge) packageAPI(ctx context.Context, in *PackageAPIInput) (*PackageA
 		if err != nil {
 			return nil, err
 		}
-		if e, ok := b.apis.get(gen, apiKey{path, in.Detailed}); ok && b.client.Watched(e.dir) {
+		if e, ok := b.apis.Get(gen, apiKey{path, in.Detailed}); ok && b.client.Watched(e.dir) {
 			out.Packages.Set(path, e.api)
 			continue
 		}
@@ -174,7 +176,7 @@ func (b *Bridge) packageAPI(ctx context.Context, in *PackageAPIInput) (*PackageA
 		}
 		out.Packages.Set(path, p)
 	}
-	b.apis.keep(gen, b.client.Changed(gen), described)
+	b.apis.Keep(gen, b.client.Changed(gen), described)
 	if len(errs) == 1 && out.Packages.Len() == 1 {
 		p, _ := out.Packages.Get(errs[0])
 		return nil, fmt.Errorf("%s: %s", errs[0], p.Error)
@@ -224,7 +226,7 @@ func importPathArg(arg string) (string, error) {
 		p = u
 	}
 	bad := func(why string) error {
-		return fmt.Errorf("%s is not an import path (%s); pass one such as \"net/http\" or \"example.com/m/store\"", quote(arg), why)
+		return fmt.Errorf("%s is not an import path (%s); pass one such as \"net/http\" or \"example.com/m/store\"", render.Quote(arg), why)
 	}
 	switch {
 	case p == "":
@@ -299,16 +301,15 @@ func (b *Bridge) packageDir(ctx context.Context, path string, workspace map[stri
 	}
 	first, _, _ := strings.Cut(path, "/")
 	if !strings.Contains(first, ".") {
-		b.env.load()
-		if dir := filepath.Join(b.env.goroot, "src", filepath.FromSlash(path)); b.env.goroot != "" && isDir(dir) {
+		if dir := filepath.Join(b.env.GOROOT(), "src", filepath.FromSlash(path)); b.env.GOROOT() != "" && isDir(dir) {
 			return dir, nil
 		}
 	}
-	listCtx, cancel := context.WithTimeout(ctx, goCommandTimeout)
+	listCtx, cancel := context.WithTimeout(ctx, gocmd.Timeout)
 	defer cancel()
 	// As gopls's go command looks (--env GOMODCACHE=... included, vendor/
 	// where it is consistent), and never downloading.
-	outb, err := goCommand(listCtx, b.root, b.client.OfflineGoEnv(),
+	outb, err := gocmd.Run(listCtx, b.root, b.client.OfflineGoEnv(),
 		"list", "-find", "-e", "-f", "{{.Dir}}", "--", path)
 	if err == nil {
 		if dir := strings.TrimSpace(string(outb)); dir != "" && isDir(dir) {
@@ -316,7 +317,7 @@ func (b *Bridge) packageDir(ctx context.Context, path string, workspace map[stri
 		}
 	}
 	if ctx.Err() == nil && listCtx.Err() != nil {
-		return "", fmt.Errorf("the go command did not say within %s where the package is; retry, or name a workspace package", goCommandTimeout)
+		return "", fmt.Errorf("the go command did not say within %s where the package is; retry, or name a workspace package", gocmd.Timeout)
 	}
 	return "", errors.New("no such package in the workspace, the standard library or the module's dependencies")
 }

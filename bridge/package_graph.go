@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -250,7 +251,7 @@ func (g *graphWalk) imports(dir string) (string, []string, error) {
 		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
 			continue
 		}
-		if !g.b.inBuild(dir, name) {
+		if !g.b.build.Includes(dir, name) {
 			continue
 		}
 		file := filepath.Join(dir, name)
@@ -330,8 +331,8 @@ func (g *graphWalk) importersOf(file string) ([]importer, error) {
 	}
 	at := fset.Position(f.Name.Pos())
 	l, c := at.Line-1, 0
-	if lines := g.b.lines.lines(file, text); l < len(lines) {
-		c = utf16Col(lines[l], at.Column-1)
+	if lines := g.b.lines.Lines(file, text); l < len(lines) {
+		c = iplace.UTF16Col(lines[l], at.Column-1)
 	}
 	var locs []protocol.Location
 	params := map[string]any{
@@ -352,7 +353,7 @@ func (g *graphWalk) importersOf(file string) ([]importer, error) {
 			continue
 		}
 		// The package's own files' clauses are among the references.
-		if strings.HasPrefix(lc.line(string(loc.URI), int(loc.Range.Start.Line)), "package ") {
+		if strings.HasPrefix(lc.Line(string(loc.URI), int(loc.Range.Start.Line)), "package ") {
 			continue
 		}
 		imp := importer{file: p, name: g.pathOf(filepath.Dir(p))}

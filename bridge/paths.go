@@ -1,24 +1,18 @@
 package bridge
 
 import (
-	"cmp"
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"log/slog"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
-	"sync"
-	"time"
 	"unicode/utf8"
 
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 )
 
@@ -50,14 +44,14 @@ func (b *Bridge) resolveFile(file string) (string, error) {
 	if b.client != nil { // tests of paths alone have none
 		epoch, watched = b.client.DiskEpoch(filepath.Dir(p))
 	}
-	if _, ok := b.resolved.get(epoch, p); watched && ok {
+	if _, ok := b.resolved.Get(epoch, p); watched && ok {
 		return p, nil
 	}
 	real, err := b.realFile(file, p)
 	if err == nil && watched && real == p {
 		// Keyed by the disk epoch, which every change moves, in place of
 		// a modification generation.
-		b.resolved.put(epoch, false, p, struct{}{})
+		b.resolved.Put(epoch, false, p, struct{}{})
 	}
 	return real, err
 }
@@ -79,20 +73,22 @@ func (b *Bridge) resolveNewFile(file string) (string, error) {
 	}
 	real, err := b.placeInRoot(file, p)
 	if errors.Is(err, errNoParent) {
-		return "", fmt.Errorf("file %s cannot be placed: %v", quote(file), err)
+		return "", fmt.Errorf("file %s cannot be placed: %v", render.Quote(file), err)
 	}
 	if err != nil {
 		return "", err
 	}
 	if !strings.HasSuffix(p, ".go") {
-		return "", fmt.Errorf("file %s does not exist; unsaved text for a new file must be for a .go file", quote(file))
+		return "", fmt.Errorf("file %s does not exist; unsaved text for a new file must be for a .go file", render.Quote(file))
 	}
 	return real, nil
 }
 
 // realFile resolves p, a clean absolute path inside the root named by the
 // client as arg, to the regular file it names inside the root.
-func (b *Bridge) realFile(arg, p string) (string, error) { return b.reads.RealFile(quote(arg), p) }
+func (b *Bridge) realFile(arg, p string) (string, error) {
+	return b.reads.RealFile(render.Quote(arg), p)
+}
 
 // errNoParent marks a path whose nearest existing ancestor is not a
 // directory.
@@ -101,7 +97,7 @@ var errNoParent = iplace.ErrNoParent
 // placeInRoot returns where p, a clean absolute path inside the root that
 // does not exist, would be (see place.Gate.PlaceInRoot).
 func (b *Bridge) placeInRoot(arg, p string) (string, error) {
-	return b.reads.PlaceInRoot(quote(arg), p)
+	return b.reads.PlaceInRoot(render.Quote(arg), p)
 }
 
 // lexicalPath checks a file argument as text and returns it as a clean
@@ -126,26 +122,17 @@ func (b *Bridge) lexicalPath(file string) (string, error) {
 // read-only context, and said to be so.
 func (b *Bridge) outside(what, arg, p string) error {
 	if where := b.readOnlyPlace(p); where != "" {
-		return fmt.Errorf("%s %s is in %s, outside the workspace root: such code is read-only context shown in answers, not accepted as %s; ask about it with go_package_api, or from workspace code that uses it", what, quote(arg), where, what)
+		return fmt.Errorf("%s %s is in %s, outside the workspace root: such code is read-only context shown in answers, not accepted as %s; ask about it with go_package_api, or from workspace code that uses it", what, render.Quote(arg), where, what)
 	}
 	if what == "uri" {
-		return fmt.Errorf("uri %s is outside the workspace root; pass a file:// URI inside %s", quote(arg), b.root)
+		return fmt.Errorf("uri %s is outside the workspace root; pass a file:// URI inside %s", render.Quote(arg), b.root)
 	}
-	return fmt.Errorf("%s %s is outside the workspace root; pass a path inside %s", what, quote(arg), b.root)
+	return fmt.Errorf("%s %s is outside the workspace root; pass a path inside %s", what, render.Quote(arg), b.root)
 }
 
 // readOnlyPlace names the Go installation or the module cache when p is
 // in one of them, else "".
-func (b *Bridge) readOnlyPlace(p string) string {
-	b.env.load()
-	switch {
-	case b.env.goroot != "" && within(b.env.goroot, p):
-		return "the Go installation ($GOROOT)"
-	case b.env.modcache != "" && within(b.env.modcache, p):
-		return "the module cache ($GOMODCACHE)"
-	}
-	return ""
-}
+func (b *Bridge) readOnlyPlace(p string) string { return b.reads.ReadOnlyPlace(p) }
 
 // checkPathText rejects a path argument that is empty or holds what no
 // plain path on this system does: control bytes, invalid UTF-8, a URI, a
@@ -158,20 +145,20 @@ func checkPathText(file string) error {
 		return fmt.Errorf("file is longer than %d bytes; pass a plain path", maxPathBytes)
 	case !utf8.ValidString(file):
 		return errors.New("file is not valid UTF-8; pass a plain path")
-	case hasControl(file):
+	case render.HasControl(file):
 		return errors.New("file contains control characters (such as NUL or a line break); pass a plain path")
 	case hasScheme(file):
-		return fmt.Errorf("file %s is a URI, not a path; pass it as uri, or pass a path as file", quote(file))
+		return fmt.Errorf("file %s is a URI, not a path; pass it as uri, or pass a path as file", render.Quote(file))
 	case runtime.GOOS != "windows" && isWindowsPath(file):
-		return fmt.Errorf("file %s is a Windows path; pass a path with / separators, relative to the workspace root or absolute inside it", quote(file))
+		return fmt.Errorf("file %s is a Windows path; pass a path with / separators, relative to the workspace root or absolute inside it", render.Quote(file))
 	case runtime.GOOS != "windows" && strings.ContainsRune(file, '\\'):
-		return fmt.Errorf("file %s contains a backslash; separate directories with /", quote(file))
+		return fmt.Errorf("file %s contains a backslash; separate directories with /", render.Quote(file))
 	case hasEncodedSeparator(file):
-		return fmt.Errorf("file %s contains percent-encoding of a dot, slash, backslash or control character, which is not decoded; pass the plain path", quote(file))
+		return fmt.Errorf("file %s contains percent-encoding of a dot, slash, backslash or control character, which is not decoded; pass the plain path", render.Quote(file))
 	case strings.HasPrefix(file, "$GOROOT") || strings.HasPrefix(file, "$GOMODCACHE"):
-		return fmt.Errorf("file %s is outside the workspace root: standard library and module cache files are read-only context shown in answers, not accepted as file; ask about them with go_package_api, or from workspace code that uses them", quote(file))
+		return fmt.Errorf("file %s is outside the workspace root: standard library and module cache files are read-only context shown in answers, not accepted as file; ask about them with go_package_api, or from workspace code that uses them", render.Quote(file))
 	case strings.HasPrefix(file, "$") || strings.HasPrefix(file, "~"):
-		return fmt.Errorf("file %s starts with %c, which is not expanded; pass a path relative to the workspace root or absolute inside it", quote(file), file[0])
+		return fmt.Errorf("file %s starts with %c, which is not expanded; pass a path relative to the workspace root or absolute inside it", render.Quote(file), file[0])
 	}
 	return nil
 }
@@ -246,33 +233,33 @@ func (b *Bridge) resolveURI(uri string) (string, error) {
 	switch {
 	case len(uri) > maxPathBytes:
 		return "", fmt.Errorf("uri is longer than %d bytes; pass the uri of an earlier result", maxPathBytes)
-	case !utf8.ValidString(uri) || hasControl(uri):
+	case !utf8.ValidString(uri) || render.HasControl(uri):
 		return "", errors.New("uri contains control characters or invalid UTF-8; pass a file:// URI from an earlier result")
 	}
 	u, err := url.Parse(uri)
 	switch {
 	case err != nil:
-		return "", fmt.Errorf("uri %s is not a valid URI; pass the uri of an earlier result, or file with a path", quote(uri))
+		return "", fmt.Errorf("uri %s is not a valid URI; pass the uri of an earlier result, or file with a path", render.Quote(uri))
 	case u.Scheme != "file":
-		return "", fmt.Errorf("uri %s is not a file:// URI; pass the uri of an earlier result, or file with a path", quote(uri))
+		return "", fmt.Errorf("uri %s is not a file:// URI; pass the uri of an earlier result, or file with a path", render.Quote(uri))
 	case u.Host != "" && u.Host != "localhost", u.User != nil:
-		return "", fmt.Errorf("uri %s names a host; pass a file:// URI with an empty host (file:///path), as results give them", quote(uri))
+		return "", fmt.Errorf("uri %s names a host; pass a file:// URI with an empty host (file:///path), as results give them", render.Quote(uri))
 	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsAny(uri, "?#"):
-		return "", fmt.Errorf("uri %s has a query or fragment; pass the uri exactly as an earlier result gave it", quote(uri))
+		return "", fmt.Errorf("uri %s has a query or fragment; pass the uri exactly as an earlier result gave it", render.Quote(uri))
 	case u.Opaque != "" || !strings.HasPrefix(u.Path, "/"):
-		return "", fmt.Errorf("uri %s is not an absolute file:// URI; pass the uri of an earlier result, or file with a path", quote(uri))
+		return "", fmt.Errorf("uri %s is not an absolute file:// URI; pass the uri of an earlier result, or file with a path", render.Quote(uri))
 	case hasEncodedSeparator(uri):
-		return "", fmt.Errorf("uri %s percent-encodes a dot, slash, backslash or control character, which no uri in a result does; pass the uri exactly as an earlier result gave it", quote(uri))
-	case !utf8.ValidString(u.Path) || hasControl(u.Path):
-		return "", fmt.Errorf("uri %s decodes to a path with control characters or invalid UTF-8; pass the uri of an earlier result", quote(uri))
+		return "", fmt.Errorf("uri %s percent-encodes a dot, slash, backslash or control character, which no uri in a result does; pass the uri exactly as an earlier result gave it", render.Quote(uri))
+	case !utf8.ValidString(u.Path) || render.HasControl(u.Path):
+		return "", fmt.Errorf("uri %s decodes to a path with control characters or invalid UTF-8; pass the uri of an earlier result", render.Quote(uri))
 	case strings.ContainsRune(u.Path, '\\'):
-		return "", fmt.Errorf("uri %s holds a backslash; pass the uri exactly as an earlier result gave it", quote(uri))
+		return "", fmt.Errorf("uri %s holds a backslash; pass the uri exactly as an earlier result gave it", render.Quote(uri))
 	}
 	path := filepath.Clean(filepath.FromSlash(u.Path))
 	if runtime.GOOS == "windows" {
 		// file:///C:/x names C:\x.
 		if path, err = lspclient.URIPath(uri); err != nil {
-			return "", fmt.Errorf("uri %s is not an absolute file:// URI; pass the uri of an earlier result, or file with a path", quote(uri))
+			return "", fmt.Errorf("uri %s is not an absolute file:// URI; pass the uri of an earlier result, or file with a path", render.Quote(uri))
 		}
 	}
 	if !within(b.root, path) {
@@ -283,7 +270,9 @@ func (b *Bridge) resolveURI(uri string) (string, error) {
 
 // realBuffer resolves p, a clean path inside the root, the way buffers
 // are named (see place.Gate.RealBuffer).
-func (b *Bridge) realBuffer(arg, p string) (string, error) { return b.reads.RealBuffer(quote(arg), p) }
+func (b *Bridge) realBuffer(arg, p string) (string, error) {
+	return b.reads.RealBuffer(render.Quote(arg), p)
+}
 
 // confined reports whether path, absolute and from gopls, is inside the
 // root both as written and through its symbolic links. Only such files are
@@ -308,146 +297,10 @@ func (b *Bridge) bufferPath(file string) (string, error) {
 // within reports whether path is root or below it. Both must be clean.
 func within(root, path string) bool { return iplace.Within(root, path) }
 
-// hasControl reports whether s holds a C0 or C1 control character or DEL.
-func hasControl(s string) bool {
-	for _, r := range s {
-		if isControl(r) {
-			return true
-		}
-	}
-	return false
-}
-
-func isControl(r rune) bool {
-	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0)
-}
-
-// quote shortens a client string for echoing in a message: at most
-// echoChars characters, control characters replaced, in Go quotes.
-func quote(s string) string {
-	return fmt.Sprintf("%q", clip(s))
-}
-
-// clip is quote without the quotes.
-func clip(s string) string { return clipN(s, echoChars) }
-
-// clipN cuts s to at most max characters, marking the cut, with control
-// characters replaced.
-func clipN(s string, max int) string {
-	var b strings.Builder
-	n := 0
-	for _, r := range s {
-		if n == max {
-			b.WriteString("…")
-			break
-		}
-		if isControl(r) {
-			r = '?'
-		}
-		b.WriteRune(r)
-		n++
-	}
-	return b.String()
-}
-
-// goEnv holds the Go installation's directories, for showing paths outside
-// the root. It is filled on first use.
-type goEnv struct {
-	once     sync.Once
-	goroot   string
-	modcache string
-	// extra is what gopls adds to the go command's environment (--env):
-	// a GOMODCACHE there is the module cache gopls uses.
-	extra []string
-	// log receives the failure to learn them; timeout bounds the go
-	// command (goCommandTimeout; tests shorten it).
-	log     *slog.Logger
-	timeout time.Duration
-}
-
-// load learns the directories once. Every caller waits for the first,
-// which is bounded by the timeout: a go command that hangs costs the
-// first calls that long, once, and paths in those directories are then
-// shown absolute.
-func (e *goEnv) load() {
-	e.once.Do(func() {
-		timeout := cmp.Or(e.timeout, goCommandTimeout)
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		defer cancel()
-		// Outside any module and with the local toolchain, like gopls's:
-		// a go.mod asking for a newer Go must not make it download one.
-		out, err := goCommand(ctx, os.TempDir(), append(slices.Clip(e.extra), "GOTOOLCHAIN=local", "GOFLAGS="), "env", "GOROOT", "GOMODCACHE")
-		if err != nil {
-			if e.log != nil {
-				e.log.Warn("cannot learn GOROOT and GOMODCACHE; paths there are shown absolute", "error", err)
-			}
-			return
-		}
-		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-		if len(lines) == 2 {
-			e.goroot = evalOrSelf(lines[0])
-			e.modcache = evalOrSelf(lines[1])
-		}
-	})
-}
-
-// goCommandTimeout bounds each go command the bridge runs.
-const goCommandTimeout = 10 * time.Second
-
-// goCommand runs the go command with args in dir, with env added to the
-// environment, and returns its standard output. ctx bounds it: at its end
-// the command is killed, and the error says it did not finish in time.
-// Every go command the bridge runs goes through here.
-func goCommand(ctx context.Context, dir string, env []string, args ...string) ([]byte, error) {
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, goCommandTimeout)
-		defer cancel()
-	}
-	began := time.Now()
-	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	// A command killed at the deadline may have left a child holding its
-	// output open; its output is not waited for long.
-	cmd.WaitDelay = time.Second
-	out, err := cmd.Output()
-	switch {
-	case err == nil:
-		return out, nil
-	case ctx.Err() != nil:
-		return nil, fmt.Errorf("go %s did not finish within %s", strings.Join(args, " "), time.Since(began).Round(time.Millisecond))
-	}
-	return nil, fmt.Errorf("go %s: %w", strings.Join(args, " "), err)
-}
-
-func evalOrSelf(p string) string {
-	if p == "" {
-		return ""
-	}
-	if real, err := filepath.EvalSymlinks(p); err == nil {
-		return real
-	}
-	return filepath.Clean(p)
-}
-
 // displayPath shows path relative to the root when inside it, and as
-// $GOROOT/... or $GOMODCACHE/... when in the Go installation or the module
-// cache, which are read-only context.
-func (b *Bridge) displayPath(path string) string {
-	if within(b.root, path) {
-		rel, _ := filepath.Rel(b.root, path)
-		return filepath.ToSlash(rel)
-	}
-	b.env.load()
-	for _, d := range []struct{ dir, name string }{{b.env.goroot, "$GOROOT"}, {b.env.modcache, "$GOMODCACHE"}} {
-		if d.dir != "" && within(d.dir, path) {
-			rel, _ := filepath.Rel(d.dir, path)
-			return d.name + "/" + filepath.ToSlash(rel)
-		}
-	}
-	return filepath.ToSlash(path)
-}
+// $GOROOT/... or $GOMODCACHE/... in the Go installation or the module
+// cache (see place.Gate.Display).
+func (b *Bridge) displayPath(path string) string { return b.reads.Display(path) }
 
 // displayURI is displayPath for a file:// URI.
 func (b *Bridge) displayURI(uri string) string {

@@ -321,11 +321,11 @@ func checkResolved(t *testing.T, fn, arg, root, got string, err error, want stri
 // goEnvDir is the bridge's GOROOT ("goroot") or GOMODCACHE.
 func goEnvDir(t *testing.T, b *Bridge, which string) string {
 	t.Helper()
-	b.env.load()
+	goroot, modcache := b.env.Dirs()
 	if which == "goroot" {
-		return b.env.goroot
+		return goroot
 	}
-	return b.env.modcache
+	return modcache
 }
 
 // TestBufferPath checks go_close's file argument: named as buffers are

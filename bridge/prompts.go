@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
 
@@ -80,7 +82,7 @@ func (b *Bridge) addPrompts(s *mcp.Server) error {
 			var text strings.Builder
 			target := b.displayPath(real)
 			if sym := args["symbol"]; sym != "" {
-				target += ", focusing on " + quote(sym)
+				target += ", focusing on " + render.Quote(sym)
 			}
 			fmt.Fprintf(&text, p.task+"\n\n", target)
 			text.WriteString("Learn about it from these tools, which ask gopls, the Go language server, rather than by grep or reading whole files:\n")
@@ -111,13 +113,13 @@ func (b *Bridge) addPrompts(s *mcp.Server) error {
 // subdirectories. Hidden, vendor, testdata and _ directories are left out,
 // and nothing outside the root is read.
 func (b *Bridge) completePromptArg(ctx context.Context, arg, prefix string, _ map[string]string) ([]string, error) {
-	if arg != "file" || hasControl(prefix) || strings.ContainsRune(prefix, 0) || filepath.IsAbs(prefix) {
+	if arg != "file" || render.HasControl(prefix) || strings.ContainsRune(prefix, 0) || filepath.IsAbs(prefix) {
 		return nil, nil
 	}
 	prefix = filepath.ToSlash(prefix)
 	dirPart, base := path.Split(prefix)
 	for _, seg := range strings.Split(strings.Trim(dirPart, "/"), "/") {
-		if seg == ".." || (seg != "" && seg != "." && skipDir(seg)) {
+		if seg == ".." || (seg != "" && seg != "." && gocmd.SkipDir(seg)) {
 			return nil, nil
 		}
 	}
@@ -141,7 +143,7 @@ func (b *Bridge) completePromptArg(ctx context.Context, arg, prefix string, _ ma
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if !strings.HasPrefix(name, base) || !e.IsDir() || skipDir(name) {
+		if !strings.HasPrefix(name, base) || !e.IsDir() || gocmd.SkipDir(name) {
 			continue
 		}
 		sub, ok := b.realDirInRoot(filepath.Join(dir, name))

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -50,7 +52,7 @@ func (o *ReferencesOutput) Render() string {
 	if o.Note != "" {
 		b.WriteString(o.Note + "\n")
 	}
-	fmt.Fprintf(&b, "%s to %s in %s", plural(o.found, "reference"), o.Symbol, plural(filesIn(&o.Refs, &o.More), "file"))
+	fmt.Fprintf(&b, "%s to %s in %s", render.Plural(o.found, "reference"), o.Symbol, render.Plural(render.FilesIn(&o.Refs, &o.More), "file"))
 	if o.Declaration != "" {
 		fmt.Fprintf(&b, ", the declaration at %s included", o.Declaration)
 	}
@@ -61,7 +63,7 @@ func (o *ReferencesOutput) Render() string {
 	if o.Radius != nil {
 		o.Radius.render(&b)
 	}
-	renderPlaces(&b, &o.Refs, &o.More)
+	render.WritePlaces(&b, &o.Refs, &o.More)
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
@@ -125,15 +127,15 @@ func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*Referenc
 	})
 	out := &ReferencesOutput{URI: t.buffer, Note: t.note, Symbol: identAt(t.src.line(t.line), t.character), found: len(locs)}
 	lines := b.newLineCache()
-	list := newPlaceList(limit)
+	list := render.NewPlaceList(limit)
 	for _, l := range locs {
 		file := b.displayURI(string(l.URI))
-		list.add(file, func() string { return lines.place(l) })
+		list.Add(file, func() string { return lines.Place(l) })
 		if out.Declaration == "" && slices.ContainsFunc(defs, func(d protocol.Location) bool { return d.URI == l.URI && d.Range.Start == l.Range.Start }) {
 			out.Declaration = fmt.Sprintf("%s:%d:%d", file, l.Range.Start.Line, l.Range.Start.Character)
 		}
 	}
-	out.Refs, out.More, out.Truncated = list.files, list.more, list.truncated()
+	out.Refs, out.More, out.Truncated = list.Files, list.More, list.Truncated()
 	if out.Truncated {
 		out.Total = out.found
 	}
@@ -147,7 +149,7 @@ func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*Referenc
 
 // identAt returns the identifier that covers UTF-16 column char of line.
 func identAt(line string, char int) string {
-	off := byteOffset(line, char)
+	off := iplace.ByteOffset(line, char)
 	isWord := func(c byte) bool {
 		return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
 	}

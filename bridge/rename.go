@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -57,7 +58,7 @@ func (b *Bridge) rename(ctx context.Context, in *RenameInput) (*RenameOutput, er
 		return nil, err
 	}
 	if !isIdent(in.NewName) {
-		return nil, fmt.Errorf("new_name %s is not a Go identifier; pass the bare new name, such as NewName", quote(in.NewName))
+		return nil, fmt.Errorf("new_name %s is not a Go identifier; pass the bare new name, such as NewName", render.Quote(in.NewName))
 	}
 	t, err := b.resolve(ctx, in.At)
 	if err != nil {
@@ -65,7 +66,7 @@ func (b *Bridge) rename(ctx context.Context, in *RenameInput) (*RenameOutput, er
 	}
 	defer t.release()
 	if t.src.kind == asContext {
-		return nil, fmt.Errorf("%s is declared outside the workspace root, in %s; only code inside the root can be renamed", quote(identAt(t.src.line(t.line), t.character)), b.displayPath(t.src.path))
+		return nil, fmt.Errorf("%s is declared outside the workspace root, in %s; only code inside the root can be renamed", render.Quote(identAt(t.src.line(t.line), t.character)), b.displayPath(t.src.path))
 	}
 	var prep *struct {
 		Range       protocol.Range `json:"range"`

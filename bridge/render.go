@@ -2,10 +2,8 @@ package bridge
 
 import (
 	"fmt"
-	"strings"
 
-	"github.com/goplsmcp/goplsmcp/lspclient"
-	"go.lsp.dev/protocol"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 )
 
 // Loc is a place in the code as tools report it: 0-based line and UTF-16
@@ -25,68 +23,6 @@ func (l Loc) String() string {
 	return fmt.Sprintf("%s:%d:%d: %s", l.File, l.Line, l.Character, l.Text)
 }
 
-// lineCache reads source lines for rendering, preferring the text gopls
-// holds for open documents so that lines match the positions. It holds
-// each file's lines for one call; the bridge's memo and the file cache
-// keep them across calls while the file is unchanged.
-type lineCache struct {
-	b     *Bridge
-	files map[string][]string
-}
-
-func (b *Bridge) newLineCache() *lineCache {
-	return &lineCache{b: b, files: make(map[string][]string)}
-}
-
-// line returns line n of the file at uri, trimmed, or "" if unavailable.
-func (c *lineCache) line(uri string, n int) string {
-	lines, ok := c.files[uri]
-	if !ok {
-		if p, err := lspclient.URIPath(uri); err == nil {
-			if text, ok := c.b.currentText(p); ok {
-				lines = c.b.lines.lines(p, text)
-			}
-		}
-		c.files[uri] = lines
-	}
-	if n < 0 || n >= len(lines) {
-		return ""
-	}
-	return strings.TrimSpace(lines[n])
-}
-
-// loc converts an LSP location into a Loc with its source line.
-func (c *lineCache) loc(l protocol.Location) Loc {
-	uri := string(l.URI)
-	start := l.Range.Start
-	return Loc{
-		File:      c.b.displayURI(uri),
-		Line:      int(start.Line),
-		Character: int(start.Character),
-		Text:      c.line(uri, int(start.Line)),
-	}
-}
-
-// place renders an LSP location within its file as line:character:
-// source line.
-func (c *lineCache) place(l protocol.Location) string {
-	start := l.Range.Start
-	return place(int(start.Line), int(start.Character), c.line(string(l.URI), int(start.Line)))
-}
-
-// plural renders n and a noun, adding s when n is not 1.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, noun)
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-// withBuffer puts before text the line naming the snippet or overlay
-// buffer a call analysed, when it named one, for later calls to use.
-func withBuffer(uri, text string) string {
-	if uri == "" {
-		return text
-	}
-	return "buffer " + uri + "\n" + text
-}
+// newLineCache returns the source lines of the files a call shows, in
+// the text gopls holds for them (see render.Lines).
+func (b *Bridge) newLineCache() *render.Lines { return render.NewLines(b.currentText, &b.lines) }

@@ -8,6 +8,7 @@ import (
 	"go/types"
 	"time"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
@@ -15,9 +16,6 @@ import (
 // DefaultTextChars bounds the source text one call may pass in text, in
 // characters, when Limits.TextChars is zero.
 const DefaultTextChars = 512 << 10
-
-// echoChars bounds a client string echoed in a message (DESIGN §6).
-const echoChars = 80
 
 // Limits are the bounds in force, as goplsmcp://limits reports them. The
 // command passes the values it configured the protocol layer and the gopls
@@ -159,7 +157,7 @@ func (b *Bridge) limitsJSON() LimitsJSON {
 		ResultBytes:    l.ResultBytes,
 		TextChars:      l.TextChars,
 		TimeoutSeconds: l.Timeout.Seconds(),
-		EchoChars:      echoChars,
+		EchoChars:      render.EchoChars,
 		BuildContext:   b.buildCtx,
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -47,7 +48,7 @@ func (o *SearchOutput) Render() string {
 	case o.found == 0:
 		b.WriteString("no symbols in the workspace")
 	default:
-		b.WriteString(plural(o.found, "symbol"))
+		b.WriteString(render.Plural(o.found, "symbol"))
 		if !o.all {
 			b.WriteString(" in the workspace")
 		}
@@ -66,7 +67,7 @@ func (o *SearchOutput) Render() string {
 		b.WriteString(" (" + strings.Join(notes, "; ") + ")")
 	}
 	b.WriteString("\n")
-	renderPlaces(&b, &o.Symbols, &o.More)
+	render.WritePlaces(&b, &o.Symbols, &o.More)
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
@@ -108,12 +109,12 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 		return nil, errors.New(`scope must be "workspace" (the default) or "all" (dependencies and the standard library too)`)
 	}
 	gen := b.client.Generation()
-	found, ok := b.searches.get(gen, query)
+	found, ok := b.searches.Get(gen, query)
 	if !ok {
 		if err := b.client.Call(ctx, "workspace/symbol", map[string]any{"query": query}, &found); err != nil {
 			return nil, goplsError(err)
 		}
-		b.searches.put(gen, b.client.Changed(gen), query, found)
+		b.searches.Put(gen, b.client.Changed(gen), query, found)
 	}
 	// found is shared with later calls: filtered into a new slice. The
 	// workspace is the root, with the session's own snippets and no
@@ -137,21 +138,21 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 	}
 	out := &SearchOutput{found: len(syms), Outside: outside, Capped: len(found) >= maxWorkspaceSymbols, all: all}
 	lines := b.newLineCache()
-	list := newPlaceList(limit)
+	list := render.NewPlaceList(limit)
 	for _, s := range syms {
 		uri := string(s.Location.URI)
-		list.add(b.displayURI(uri), func() string {
+		list.Add(b.displayURI(uri), func() string {
 			start := s.Location.Range.Start
 			text := symbolKind(s.Kind) + " " + s.Name
 			if in.Detailed {
-				if src := lines.line(uri, int(start.Line)); src != "" {
+				if src := lines.Line(uri, int(start.Line)); src != "" {
 					text += ": " + src
 				}
 			}
-			return place(int(start.Line), int(start.Character), text)
+			return render.Place(int(start.Line), int(start.Character), text)
 		})
 	}
-	out.Symbols, out.More, out.Truncated = list.files, list.more, list.truncated()
+	out.Symbols, out.More, out.Truncated = list.Files, list.More, list.Truncated()
 	if out.Truncated {
 		out.Total = out.found
 	}

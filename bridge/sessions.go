@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -49,7 +50,7 @@ type sessionState struct {
 	// Guarded by the gate's mutex.
 	overlays map[string]string
 	// snippets are the session's snippets.
-	snippets buffers
+	snippets buffer.Snippets
 }
 
 // sessionKey is the context key of the state a gated call runs with.
@@ -122,7 +123,7 @@ func (b *Bridge) endSession(id string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), b.limits.withDefaults().Timeout)
 	defer cancel()
-	for _, uri := range st.snippets.all() {
+	for _, uri := range st.snippets.All() {
 		if _, err := b.client.CloseDocument(ctx, uri); err != nil {
 			b.log.Debug("closing an ended session's snippet", "error", err)
 		}
@@ -410,7 +411,7 @@ func (g *gate) forget(ctx context.Context, b *Bridge, st *sessionState) {
 
 // scratchRoot is the directory below which every snippet lives.
 func (b *Bridge) scratchRoot() string {
-	return filepath.Join(b.root, filepath.FromSlash(scratchDir))
+	return filepath.Join(b.root, filepath.FromSlash(buffer.ScratchDir))
 }
 
 // foreign reports whether uri is a snippet the calling session may not
@@ -424,7 +425,7 @@ func (b *Bridge) foreign(ctx context.Context, uri string) bool {
 		return false
 	}
 	st, _ := b.state(ctx)
-	return !st.snippets.isSnippet(lspclient.FileURI(path))
+	return !st.snippets.Has(lspclient.FileURI(path))
 }
 
 // foreignPath is foreign for a path.
@@ -448,7 +449,7 @@ func (b *Bridge) foreignPackage(ctx context.Context, importPath string) bool {
 		return false
 	}
 	st, _ := b.state(ctx)
-	for _, uri := range st.snippets.all() {
+	for _, uri := range st.snippets.All() {
 		if p, err := lspclient.URIPath(uri); err == nil && filepath.Base(filepath.Dir(p)) == n {
 			return false
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"unicode/utf16"
 
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/lspclient"
@@ -42,7 +41,7 @@ type source struct {
 }
 
 func (b *Bridge) newSource(path, text string, kind bufferKind) *source {
-	return &source{path: path, uri: lspclient.FileURI(path), text: text, lines: b.lines.lines(path, text), kind: kind}
+	return &source{path: path, uri: lspclient.FileURI(path), text: text, lines: b.lines.Lines(path, text), kind: kind}
 }
 
 // release lets gopls change the buffer again. Releasing twice, or a
@@ -137,13 +136,13 @@ func (b *Bridge) openCurrent(ctx context.Context, path string) (*source, error) 
 	}
 	uri := lspclient.FileURI(path)
 	st, _ := b.state(ctx)
-	if within(b.scratchRoot(), path) && !st.snippets.isSnippet(uri) {
+	if within(b.scratchRoot(), path) && !st.snippets.Has(uri) {
 		return nil, errNotOpen
 	}
 	if l, ok := b.client.HoldOpen(uri); ok {
 		kind := fromDisk
 		switch {
-		case st.snippets.isSnippet(uri):
+		case st.snippets.Has(uri):
 			kind = fromSnippet
 		case b.client.IsOverlay(uri):
 			kind = fromOverlay
@@ -172,7 +171,7 @@ func (s *source) checkPosition(line, char int) error {
 	if line >= len(s.lines) {
 		return fmt.Errorf("line %d is past the end of the file, which has lines 0 to %d", line, len(s.lines)-1)
 	}
-	if n := utf16Len(s.lines[line]); char > n {
+	if n := iplace.UTF16Len(s.lines[line]); char > n {
 		return fmt.Errorf("character %d is past the end of line %d, which has %d UTF-16 code units", char, line, n)
 	}
 	return nil
@@ -181,34 +180,5 @@ func (s *source) checkPosition(line, char int) error {
 // end is the position just past the last character of the file.
 func (s *source) end() (line, char int) {
 	last := len(s.lines) - 1
-	return last, utf16Len(s.lines[last])
-}
-
-// utf16Len is the length of s in UTF-16 code units.
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		n += utf16.RuneLen(r)
-	}
-	return n
-}
-
-// byteOffset converts a UTF-16 column on line to a byte offset in it.
-func byteOffset(line string, char int) int {
-	n := 0
-	for i, r := range line {
-		if n >= char {
-			return i
-		}
-		n += utf16.RuneLen(r)
-	}
-	return len(line)
-}
-
-// utf16Col converts a byte offset in line to a UTF-16 column.
-func utf16Col(line string, off int) int {
-	if off > len(line) {
-		off = len(line)
-	}
-	return utf16Len(line[:off])
+	return last, iplace.UTF16Len(s.lines[last])
 }

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"go.lsp.dev/protocol"
 )
@@ -31,12 +33,12 @@ type symbolRef struct {
 // reports the (*T).M form, whose first parts are surely a type.
 func splitSymbol(sym string) (parts []string, recv bool, err error) {
 	s := strings.TrimSpace(sym)
-	bad := fmt.Errorf("symbol %s is not of the form Name, pkg.Name, Type.Method, pkg.Type.Method or (*Type).Method", quote(sym))
+	bad := fmt.Errorf("symbol %s is not of the form Name, pkg.Name, Type.Method, pkg.Type.Method or (*Type).Method", render.Quote(sym))
 	// (*T).M, (T).M and (*pkg.T).M name the method M of T.
 	if strings.HasPrefix(s, "(") {
 		end := strings.Index(s, ")")
 		if end < 0 {
-			return nil, false, fmt.Errorf("symbol %s has an unclosed parenthesis; write (*Type).Method or Type.Method", quote(sym))
+			return nil, false, fmt.Errorf("symbol %s has an unclosed parenthesis; write (*Type).Method or Type.Method", render.Quote(sym))
 		}
 		r := strings.TrimPrefix(s[1:end], "*")
 		if !strings.HasPrefix(s[end+1:], ".") {
@@ -64,7 +66,7 @@ func splitSymbol(sym string) (parts []string, recv bool, err error) {
 		}
 	}
 	if len(parts) > 3 {
-		return nil, false, fmt.Errorf("symbol %s has too many parts; the longest form is pkg.Type.Method", quote(sym))
+		return nil, false, fmt.Errorf("symbol %s has too many parts; the longest form is pkg.Type.Method", render.Quote(sym))
 	}
 	if recv && len(parts) < 2 {
 		return nil, false, bad
@@ -123,9 +125,9 @@ func (b *Bridge) resolveSymbol(ctx context.Context, t *target, scope *source, sy
 	var decls []decl
 	pkgName := ""
 	if scope != nil {
-		fset, file, err := b.parsed.parse(scope.path, scope.text, parser.SkipObjectResolution)
+		fset, file, err := b.parsed.Parse(scope.path, scope.text, parser.SkipObjectResolution)
 		if file == nil {
-			return fmt.Errorf("cannot parse %s to find symbol %s: %s", b.displayPath(scope.path), quote(sym), clipN(err.Error(), goplsMessageChars))
+			return fmt.Errorf("cannot parse %s to find symbol %s: %s", b.displayPath(scope.path), render.Quote(sym), render.ClipN(err.Error(), goplsMessageChars))
 		}
 		pkgName = file.Name.Name
 		r.scope = &parsedFile{path: scope.path, text: scope.text, fset: fset, ast: file}
@@ -145,9 +147,9 @@ func (b *Bridge) resolveSymbol(ctx context.Context, t *target, scope *source, sy
 	case 0:
 		if scope == nil || pkgName == "" {
 			// pkgName is empty when the file's package clause is broken.
-			return fmt.Errorf("symbol %s is not found in the workspace; check the spelling, or use go_search to find it", quote(sym))
+			return fmt.Errorf("symbol %s is not found in the workspace; check the spelling, or use go_search to find it", render.Quote(sym))
 		}
-		return fmt.Errorf("symbol %s is not declared in package %s nor found in the workspace; check the spelling, or use go_search to find it", quote(sym), pkgName)
+		return fmt.Errorf("symbol %s is not declared in package %s nor found in the workspace; check the spelling, or use go_search to find it", render.Quote(sym), pkgName)
 	case 1:
 	default:
 		// A declaration in the file itself wins.
@@ -173,7 +175,7 @@ func (b *Bridge) resolveSymbol(ctx context.Context, t *target, scope *source, sy
 	}
 	t.src, t.line, t.character = src, d.line, d.col
 	if len(d.via) > 0 {
-		t.note = fmt.Sprintf("%s is promoted through the embedded field %s; this is its declaration, %s", clip(strings.TrimSpace(sym)), strings.Join(d.via, "."), d.desc)
+		t.note = fmt.Sprintf("%s is promoted through the embedded field %s; this is its declaration, %s", render.Clip(strings.TrimSpace(sym)), strings.Join(d.via, "."), d.desc)
 	}
 	return nil
 }
@@ -194,7 +196,7 @@ func (b *Bridge) ambiguous(sym string, decls []decl, workspace bool) error {
 	if workspace {
 		hint = "qualify it (pkg.Name, Type.Method), pass file for its scope, or pass file with line and character of one of"
 	}
-	return fmt.Errorf("symbol %s is ambiguous; %s: %s", quote(sym), hint, strings.Join(list, "; "))
+	return fmt.Errorf("symbol %s is ambiguous; %s: %s", render.Quote(sym), hint, strings.Join(list, "; "))
 }
 
 // inScope finds the parts as the file scope would: names of its package,
@@ -505,7 +507,7 @@ func (r *symbolResolver) load(dir, name string, from *source) *pkgFiles {
 			// Files of another build are in no package gopls knows; the
 			// file in scope counts, whatever its constraints.
 			inScope := r.scope != nil && r.scope.path == path
-			if !e.IsDir() && strings.HasSuffix(e.Name(), ".go") && (inScope || r.b.inBuild(dir, e.Name())) {
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ".go") && (inScope || r.b.build.Includes(dir, e.Name())) {
 				paths = append(paths, path)
 			}
 		}
@@ -519,7 +521,7 @@ func (r *symbolResolver) load(dir, name string, from *source) *pkgFiles {
 		if !ok {
 			continue
 		}
-		fset, f, _ := r.b.parsed.parse(path, text, parser.SkipObjectResolution)
+		fset, f, _ := r.b.parsed.Parse(path, text, parser.SkipObjectResolution)
 		if f == nil || f.Name.Name != name {
 			continue
 		}
@@ -576,7 +578,7 @@ func (f *parsedFile) declAt(id *ast.Ident, desc string) decl {
 	if i := strings.IndexByte(lineText, '\n'); i >= 0 {
 		lineText = lineText[:i]
 	}
-	return decl{path: f.path, line: line, col: utf16Col(lineText, pos.Column-1), desc: desc}
+	return decl{path: f.path, line: line, col: iplace.UTF16Col(lineText, pos.Column-1), desc: desc}
 }
 
 // matchDecl calls add for each identifier in d that declares ref.
@@ -687,14 +689,14 @@ func isDigits(s string) bool {
 func (b *Bridge) importedPackageDir(ctx context.Context, src *source, fset *token.FileSet, imp *ast.ImportSpec) (string, string, error) {
 	pos := fset.Position(imp.Path.Pos() + 1)
 	line := pos.Line - 1
-	col := utf16Col(src.line(line), pos.Column-1)
+	col := iplace.UTF16Col(src.line(line), pos.Column-1)
 	var locs []protocol.Location
 	t := &target{src: src, line: line, character: col}
 	if err := b.client.Call(ctx, "textDocument/definition", t.position(), &locs); err != nil {
 		return "", "", goplsError(err)
 	}
 	if len(locs) == 0 {
-		return "", "", fmt.Errorf("gopls cannot find package %s; is it in go.mod?", clip(imp.Path.Value))
+		return "", "", fmt.Errorf("gopls cannot find package %s; is it in go.mod?", render.Clip(imp.Path.Value))
 	}
 	p, err := lspclient.URIPath(string(locs[0].URI))
 	if err != nil {
@@ -704,7 +706,7 @@ func (b *Bridge) importedPackageDir(ctx context.Context, src *source, fset *toke
 	text, _ := b.textOf(p, nil)
 	f, err := parser.ParseFile(token.NewFileSet(), p, text, parser.PackageClauseOnly)
 	if err != nil {
-		return "", "", fmt.Errorf("cannot read package %s: %v", clip(imp.Path.Value), err)
+		return "", "", fmt.Errorf("cannot read package %s: %v", render.Clip(imp.Path.Value), err)
 	}
 	return dir, f.Name.Name, nil
 }
@@ -723,7 +725,7 @@ func goplsError(err error) error {
 		// They may quote what the client sent (a name, a line of its
 		// text), so they are bounded like any echo.
 		msg := strings.Join(strings.Fields(strings.ReplaceAll(re.Message, "\n", "; ")), " ")
-		return fmt.Errorf("gopls: %s", clipN(msg, goplsMessageChars))
+		return fmt.Errorf("gopls: %s", render.ClipN(msg, goplsMessageChars))
 	case errors.As(err, &lt):
 		// The load goes on: a later call may find it done.
 		return fmt.Errorf("gopls did not finish loading the workspace within %s; retry later, or restart goplsmcp with a longer --load-timeout or a narrower --root", lt.Bound)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
 )
@@ -31,7 +32,7 @@ type SymbolsOutput struct {
 // Render implements mcp.Renderer.
 func (o *SymbolsOutput) Render() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s", o.file, plural(o.total, "symbol"))
+	fmt.Fprintf(&b, "%s: %s", o.file, render.Plural(o.total, "symbol"))
 	if o.Truncated {
 		b.WriteString(" (list truncated; raise limit to see more)")
 	}

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"go/scanner"
-	"go/token"
 	"sync"
+
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 )
 
 // At is how a tool call names a place in the code: the code (a file, an
@@ -141,9 +142,9 @@ func (t *target) snap(name string) error {
 	found := false
 	var bestLine, bestCol, bestDL, bestDC int
 	for l := t.line - 2; l <= t.line+2; l++ {
-		for _, col := range identColumns(t.src.line(l), name) {
+		for _, col := range iplace.IdentColumns(t.src.line(l), name) {
 			dl, dc := abs(l-t.line), abs(col-t.character)
-			if dl == 0 && t.character >= col && t.character <= col+utf16Len(name) {
+			if dl == 0 && t.character >= col && t.character <= col+iplace.UTF16Len(name) {
 				dc = 0
 			}
 			if !found || dl < bestDL || (dl == bestDL && dc < bestDC) {
@@ -152,36 +153,13 @@ func (t *target) snap(name string) error {
 		}
 	}
 	if !found {
-		return fmt.Errorf("%s is not on line %d or the two lines either side of it; check the line (0-based) or pass symbol instead", quote(name), t.line)
+		return fmt.Errorf("%s is not on line %d or the two lines either side of it; check the line (0-based) or pass symbol instead", render.Quote(name), t.line)
 	}
 	if bestDL != 0 || bestDC != 0 {
-		t.note = fmt.Sprintf("position moved from %d:%d to %d:%d, where %s is", t.line, t.character, bestLine, bestCol, clip(name))
+		t.note = fmt.Sprintf("position moved from %d:%d to %d:%d, where %s is", t.line, t.character, bestLine, bestCol, render.Clip(name))
 	}
 	t.line, t.character = bestLine, bestCol
 	return nil
-}
-
-// identColumns returns the UTF-16 columns at which the Go identifier name
-// occurs as a whole token on line.
-func identColumns(line, name string) []int {
-	if line == "" || name == "" {
-		return nil
-	}
-	var cols []int
-	var s scanner.Scanner
-	fset := token.NewFileSet()
-	f := fset.AddFile("", -1, len(line))
-	s.Init(f, []byte(line), func(token.Position, string) {}, scanner.ScanComments)
-	for {
-		pos, tok, lit := s.Scan()
-		if tok == token.EOF {
-			break
-		}
-		if tok == token.IDENT && lit == name {
-			cols = append(cols, utf16Col(line, f.Offset(pos)))
-		}
-	}
-	return cols
 }
 
 func abs(x int) int {

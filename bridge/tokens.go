@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
 
@@ -34,7 +36,7 @@ type TokensOutput struct {
 // Render implements mcp.Renderer.
 func (o *TokensOutput) Render() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s", o.file, plural(o.total, "token"))
+	fmt.Fprintf(&b, "%s: %s", o.file, render.Plural(o.total, "token"))
 	if o.Truncated {
 		fmt.Fprintf(&b, " (%d listed; raise limit or narrow the lines)", len(o.Tokens))
 	}
@@ -65,7 +67,7 @@ func (b *Bridge) tokens(ctx context.Context, in *TokensInput) (*TokensOutput, er
 	}
 	for _, t := range in.Types {
 		if !slices.Contains(types, t) {
-			return nil, fmt.Errorf("unknown token type %s; gopls's types are %s", quote(t), strings.Join(types, ", "))
+			return nil, fmt.Errorf("unknown token type %s; gopls's types are %s", render.Quote(t), strings.Join(types, ", "))
 		}
 	}
 	src, err := b.openFile(ctx, in.File)
@@ -96,7 +98,7 @@ func (b *Bridge) tokens(ctx context.Context, in *TokensInput) (*TokensOutput, er
 		method = "textDocument/semanticTokens/range"
 		params["range"] = map[string]any{
 			"start": map[string]any{"line": start, "character": 0},
-			"end":   map[string]any{"line": end, "character": utf16Len(src.line(end))},
+			"end":   map[string]any{"line": end, "character": iplace.UTF16Len(src.line(end))},
 		}
 	}
 	var res *struct {
@@ -141,7 +143,7 @@ func (b *Bridge) tokens(ctx context.Context, in *TokensInput) (*TokensOutput, er
 			tb.WriteString("[" + strings.Join(modifiers, ",") + "]")
 		}
 		text := src.line(line)
-		tb.WriteString(" " + text[byteOffset(text, char):byteOffset(text, char+int(d[2]))])
+		tb.WriteString(" " + text[iplace.ByteOffset(text, char):iplace.ByteOffset(text, char+int(d[2]))])
 		out.Tokens = append(out.Tokens, tb.String())
 	}
 	if out.Truncated {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
@@ -58,7 +59,7 @@ func (o *TypeHierarchyOutput) Render() string {
 			fmt.Fprintf(&b, "no %s\n", r.name)
 			continue
 		}
-		b.WriteString(plural(total, strings.TrimSuffix(r.name, "s")))
+		b.WriteString(render.Plural(total, strings.TrimSuffix(r.name, "s")))
 		if o.depth > 1 {
 			fmt.Fprintf(&b, " over %d levels", o.depth)
 		}

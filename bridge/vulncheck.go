@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"io"
 	"io/fs"
 	"net/url"
@@ -18,6 +17,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -206,13 +208,13 @@ func (b *Bridge) runGovulncheck(ctx context.Context, dir, pattern string) (*vuln
 	case err != nil:
 		msg := stderr.String()
 		if first, ok := b.loadError(msg); ok {
-			return nil, fmt.Errorf("govulncheck loads only packages that compile, and one in %s does not (%s); fix it (see go_diagnostics) or pass a pattern that leaves it out", quote(pattern), clipN(first, goplsMessageChars))
+			return nil, fmt.Errorf("govulncheck loads only packages that compile, and one in %s does not (%s); fix it (see go_diagnostics) or pass a pattern that leaves it out", render.Quote(pattern), render.ClipN(first, goplsMessageChars))
 		}
 		why := strings.Join(strings.Fields(strings.ReplaceAll(msg, b.root+string(filepath.Separator), "")), " ")
 		if why == "" {
 			why = err.Error()
 		}
-		return nil, fmt.Errorf("govulncheck failed: %s", clipN(why, goplsMessageChars))
+		return nil, fmt.Errorf("govulncheck failed: %s", render.ClipN(why, goplsMessageChars))
 	case decodeErr != nil:
 		return nil, fmt.Errorf("reading govulncheck's answer: %v", decodeErr)
 	}
@@ -371,7 +373,7 @@ func (b *Bridge) callPath(trace []vulnFrame, mods map[string]string, dir string)
 // framePlace renders where a frame is, as path:line:character, or "".
 // govulncheck names files relative to their module's directory, with
 // 1-based lines and byte columns.
-func (b *Bridge) framePlace(f vulnFrame, mods map[string]string, dir string, lines *lineCache) string {
+func (b *Bridge) framePlace(f vulnFrame, mods map[string]string, dir string, lines *render.Lines) string {
 	if f.Position == nil || f.Position.Line <= 0 {
 		return ""
 	}
@@ -379,15 +381,13 @@ func (b *Bridge) framePlace(f vulnFrame, mods map[string]string, dir string, lin
 	switch {
 	case modDir != "":
 	case f.Module == "stdlib":
-		b.env.load()
-		modDir = filepath.Join(b.env.goroot, "src")
+		modDir = filepath.Join(b.env.GOROOT(), "src")
 	case f.Version != "":
-		b.env.load()
 		esc, err := module.EscapePath(f.Module)
-		if err != nil || b.env.modcache == "" {
+		if err != nil || b.env.GOMODCACHE() == "" {
 			return ""
 		}
-		modDir = filepath.Join(b.env.modcache, esc+"@"+f.Version)
+		modDir = filepath.Join(b.env.GOMODCACHE(), esc+"@"+f.Version)
 	default:
 		modDir = dir
 	}
@@ -395,11 +395,8 @@ func (b *Bridge) framePlace(f vulnFrame, mods map[string]string, dir string, lin
 	line := f.Position.Line - 1
 	char := f.Position.Column - 1
 	uri := lspclient.FileURI(file)
-	if _, ok := lines.files[uri]; !ok {
-		lines.line(uri, 0)
-	}
-	if text := lines.files[uri]; line < len(text) {
-		char = utf16Col(text[line], char)
+	if text, ok := lines.Untrimmed(uri, line); ok {
+		char = iplace.UTF16Col(text, char)
 	}
 	return fmt.Sprintf("%s:%d:%d", b.displayPath(file), line, char)
 }
@@ -437,17 +434,17 @@ func (b *Bridge) vulnDBReady() error {
 	case strings.HasPrefix(db, "file:"):
 		u, err := url.Parse(db)
 		if err != nil || u.Path == "" {
-			return fmt.Errorf("GOVULNDB %s is not a valid file:// URL; start goplsmcp with --env GOVULNDB=file:///absolute/path/to/vulndb", quote(db))
+			return fmt.Errorf("GOVULNDB %s is not a valid file:// URL; start goplsmcp with --env GOVULNDB=file:///absolute/path/to/vulndb", render.Quote(db))
 		}
 		if _, err := os.Stat(filepath.Join(filepath.FromSlash(u.Path), "index", "modules.json")); err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("GOVULNDB %s holds no vulnerability database (no index/modules.json); point --env GOVULNDB at a copy of the Go vulnerability database in its file layout", quote(db))
+				return fmt.Errorf("GOVULNDB %s holds no vulnerability database (no index/modules.json); point --env GOVULNDB at a copy of the Go vulnerability database in its file layout", render.Quote(db))
 			}
-			return fmt.Errorf("GOVULNDB %s cannot be read: %v", quote(db), pathErrText(err))
+			return fmt.Errorf("GOVULNDB %s cannot be read: %v", render.Quote(db), pathErrText(err))
 		}
 		return nil
 	case !network:
-		return fmt.Errorf("GOVULNDB is %s, which is on the network, and goplsmcp is offline: start it with --allow-network, or with --env GOVULNDB=file:///path/to/vulndb", quote(db))
+		return fmt.Errorf("GOVULNDB is %s, which is on the network, and goplsmcp is offline: start it with --allow-network, or with --env GOVULNDB=file:///path/to/vulndb", render.Quote(db))
 	}
 	return nil
 }
@@ -462,11 +459,11 @@ func (b *Bridge) resolveDir(dir string) (string, error) {
 	real, err := b.reads.RealDir(p)
 	switch {
 	case errors.Is(err, iplace.ErrOutside):
-		return "", fmt.Errorf("dir %s leads outside the workspace root through a symbolic link; pass a directory inside the root", quote(dir))
+		return "", fmt.Errorf("dir %s leads outside the workspace root through a symbolic link; pass a directory inside the root", render.Quote(dir))
 	case errors.Is(err, iplace.ErrNotDir):
-		return "", fmt.Errorf("dir %s is not a directory; pass the directory of a module", quote(dir))
+		return "", fmt.Errorf("dir %s is not a directory; pass the directory of a module", render.Quote(dir))
 	case err != nil:
-		return "", fmt.Errorf("dir %s does not exist; paths are relative to the workspace root %s", quote(dir), b.root)
+		return "", fmt.Errorf("dir %s does not exist; paths are relative to the workspace root %s", render.Quote(dir), b.root)
 	}
 	return real, nil
 }
@@ -475,7 +472,7 @@ func (b *Bridge) resolveDir(dir string) (string, error) {
 // import path characters, dots and slashes, never a flag; and, as a
 // directory, one relative to dir that stays inside it.
 func checkPattern(p string) error {
-	bad := fmt.Errorf("pattern %s is not a package pattern; pass one such as \"./...\" or \"example.com/m/...\"", quote(p))
+	bad := fmt.Errorf("pattern %s is not a package pattern; pass one such as \"./...\" or \"example.com/m/...\"", render.Quote(p))
 	if strings.HasPrefix(p, "-") || len(p) > 512 {
 		return bad
 	}
@@ -485,7 +482,7 @@ func checkPattern(p string) error {
 		}
 	}
 	if strings.HasPrefix(p, "/") || slices.Contains(strings.Split(p, "/"), "..") {
-		return fmt.Errorf("pattern %s leaves dir; pass a pattern inside it, such as \"./...\", and dir for another module of the workspace", quote(p))
+		return fmt.Errorf("pattern %s leaves dir; pass a pattern inside it, such as \"./...\", and dir for another module of the workspace", render.Quote(p))
 	}
 	return nil
 }

@@ -3,12 +3,12 @@ package bridge
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
@@ -97,8 +97,8 @@ func (o *WorkspaceOutput) Render() string {
 		fmt.Fprintf(&b, "\nshared gopls daemon: %s", o.Remote)
 	}
 	if bc := o.BuildContext; bc != nil {
-		fmt.Fprintf(&b, "\nfixed at launch: %s, %s, %s", plural(bc.BuildFlags, "build flag"),
-			plural(bc.Env, "environment variable"), plural(bc.Settings, "gopls setting"))
+		fmt.Fprintf(&b, "\nfixed at launch: %s, %s, %s", render.Plural(bc.BuildFlags, "build flag"),
+			render.Plural(bc.Env, "environment variable"), render.Plural(bc.Settings, "gopls setting"))
 	}
 	return b.String()
 }
@@ -225,13 +225,13 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 	}
 	// Every go.mod under the root, whether gopls builds it yet or not.
 	for _, m := range b.diskModules() {
-		wm := WorkspaceModule{GoMod: b.displayPath(m.gomod), Go: m.goVersion, NotLoaded: !known[m.gomod] && views[m.dir] == ""}
-		if len(m.missing) > 0 {
-			wm.Missing, wm.Fix = m.missing, b.missingHint(b.displayPath(m.dir))
+		wm := WorkspaceModule{GoMod: b.displayPath(m.GoMod), Go: m.GoVersion, NotLoaded: !known[m.GoMod] && views[m.Dir] == ""}
+		if len(m.Missing) > 0 {
+			wm.Missing, wm.Fix = m.Missing, b.missingHint(b.displayPath(m.Dir))
 		}
-		wm.Problem = m.loadFix
-		if _, dup := out.Modules.Get(m.path); !dup {
-			out.Modules.Set(m.path, wm)
+		wm.Problem = m.LoadFix
+		if _, dup := out.Modules.Get(m.Path); !dup {
+			out.Modules.Set(m.Path, wm)
 		}
 	}
 	out.Packages = len(pkgs)
@@ -267,29 +267,9 @@ func buildKind(viewType string) string {
 	return viewType
 }
 
-// goToolchain caches the local Go toolchain's version.
-var goToolchain struct {
-	once    sync.Once
-	version string
-}
-
-// goVersion returns the version of the local Go toolchain, the one gopls
-// runs when toolchain switching is off. It asks outside any module, so a
-// go.mod asking for a newer Go cannot make it fail or download anything.
-func (b *Bridge) goVersion() string {
-	goToolchain.once.Do(func() {
-		// Not the call's context: the answer is kept for every later call.
-		ctx, cancel := context.WithTimeout(context.Background(), goCommandTimeout)
-		defer cancel()
-		out, err := goCommand(ctx, os.TempDir(), []string{"GOTOOLCHAIN=local", "GOFLAGS=", "GO111MODULE=off"}, "env", "GOVERSION")
-		if err != nil {
-			b.log.Warn("cannot learn the Go version", "error", err)
-			return
-		}
-		goToolchain.version = strings.TrimSpace(string(out))
-	})
-	return goToolchain.version
-}
+// goVersion returns the version of the local Go toolchain (see
+// gocmd.Version).
+func (b *Bridge) goVersion() string { return gocmd.Version(b.log) }
 
 // shortMessage is the text of err, on one line and bounded, for a field
 // that reports it.

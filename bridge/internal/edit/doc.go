@@ -1,13 +1,15 @@
-// Package edit owns the only path by which goplsmcp writes files: a set
-// of new file contents, each computed from bytes whose hash it carries,
-// written all or nothing. Every target is re-checked under a
-// process-wide per-file lock immediately before it is replaced: it must
-// still resolve to the same file inside the root and hold exactly the
-// bytes the edits were computed from, or nothing is written. A file is
-// replaced by renaming a temporary file over it, with its mode, owner and
-// group; a hard-linked file, or one whose owner cannot be kept, is
-// written in place under the same checks. No temporary file outlives a
-// call.
+// Package edit owns edits as a model sees them: LSP text edits made on a
+// text (Apply), unified diffs (UnifiedDiff), and the only path by which
+// goplsmcp writes files: a set of new file contents, each computed from
+// bytes whose hash it carries, written all or nothing. Every target is
+// re-checked under a process-wide per-file lock immediately before it is
+// replaced: it must still resolve to the same file inside the root and
+// hold exactly the bytes the edits were computed from, or nothing is
+// written. A file is replaced by renaming a temporary file over it, with
+// its mode, owner and group; a hard-linked file, or one whose owner cannot
+// be kept, is written in place under the same checks. No temporary file
+// outlives a call.
 //
-// It imports the standard library and bridge/internal/place.
+// It imports the standard library, go.lsp.dev/protocol and
+// bridge/internal/place.
 package edit

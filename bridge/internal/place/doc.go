@@ -4,9 +4,14 @@
 // (a .go file or go.mod) of the Go installation (GOROOT) or the module
 // cache (GOMODCACHE). Every read of a workspace path for an answer goes
 // through Gate.ReadFile; a place outside the gate may be named as gopls
-// gave it, but its text is never read.
+// gave it, but its text is never read. It also says how a path is shown
+// (relative to the root, or under $GOROOT or $GOMODCACHE).
 //
-// It imports the standard library and lspclient (for Windows paths,
-// compared without regard to case); bridge composes a Gate and
-// passes it down.
+// It also owns positions as tools and gopls give them, 0-based lines and
+// UTF-16 columns, and their conversion to and from byte offsets
+// (UTF16Col, ByteOffset, LineIndex, IdentColumns).
+//
+// It imports the standard library, go.lsp.dev/protocol (positions) and
+// lspclient (Windows paths, compared without regard to case). bridge
+// composes a Gate and passes it down.
 package place

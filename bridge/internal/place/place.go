@@ -59,10 +59,10 @@ func (g *Gate) admits(real string) bool {
 	if Within(g.root, real) {
 		return true
 	}
-	if !IsGoSource(real) || g.dirs == nil {
+	if !IsGoSource(real) {
 		return false
 	}
-	goroot, modcache := g.dirs()
+	goroot, modcache := g.goDirs()
 	return goroot != "" && Within(goroot, real) || modcache != "" && Within(modcache, real)
 }
 
@@ -135,4 +135,45 @@ func Within(root, path string) bool {
 	}
 	rel, err := filepath.Rel(root, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// Display shows path relative to the root when inside it, and as
+// $GOROOT/... or $GOMODCACHE/... when in the Go installation or the module
+// cache, which are read-only context; any other path as it is, with
+// slashes.
+func (g *Gate) Display(path string) string {
+	if Within(g.root, path) {
+		rel, _ := filepath.Rel(g.root, path)
+		return filepath.ToSlash(rel)
+	}
+	goroot, modcache := g.goDirs()
+	for _, d := range []struct{ dir, name string }{{goroot, "$GOROOT"}, {modcache, "$GOMODCACHE"}} {
+		if d.dir != "" && Within(d.dir, path) {
+			rel, _ := filepath.Rel(d.dir, path)
+			return d.name + "/" + filepath.ToSlash(rel)
+		}
+	}
+	return filepath.ToSlash(path)
+}
+
+// ReadOnlyPlace names the Go installation or the module cache when p is
+// in one of them, else "": code there is shown, never accepted as an
+// argument.
+func (g *Gate) ReadOnlyPlace(p string) string {
+	goroot, modcache := g.goDirs()
+	switch {
+	case goroot != "" && Within(goroot, p):
+		return "the Go installation ($GOROOT)"
+	case modcache != "" && Within(modcache, p):
+		return "the module cache ($GOMODCACHE)"
+	}
+	return ""
+}
+
+// goDirs is dirs, or nothing when the gate was given none.
+func (g *Gate) goDirs() (goroot, modcache string) {
+	if g.dirs == nil {
+		return "", ""
+	}
+	return g.dirs()
 }

@@ -126,3 +126,31 @@ func TestCheckModText(t *testing.T) {
 		}
 	}
 }
+
+// TestDisplay: a path is shown relative to the root, under $GOROOT or
+// $GOMODCACHE, or as it is; only the last two are read-only places.
+func TestDisplay(t *testing.T) {
+	g, root, outside := tree(t)
+	base := filepath.Dir(root)
+	type shown struct{ Display, ReadOnly string }
+	got := map[string]shown{}
+	for _, p := range []string{
+		root, root + "/a.go", base + "/goroot/src/fmt/print.go",
+		base + "/modcache/m@v1/m.go", outside + "/pkg/b.go",
+	} {
+		got[strings.TrimPrefix(p, base)] = shown{g.Display(p), g.ReadOnlyPlace(p)}
+	}
+	want := map[string]shown{
+		"/root":                    {".", ""},
+		"/root/a.go":               {"a.go", ""},
+		"/goroot/src/fmt/print.go": {"$GOROOT/src/fmt/print.go", "the Go installation ($GOROOT)"},
+		"/modcache/m@v1/m.go":      {"$GOMODCACHE/m@v1/m.go", "the module cache ($GOMODCACHE)"},
+		"/outside/pkg/b.go":        {filepath.ToSlash(outside + "/pkg/b.go"), ""},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Display and ReadOnlyPlace (-want +got):\n%s", diff)
+	}
+	if got := place.New(root, nil).Display(base + "/goroot/src/fmt/print.go"); got != base+"/goroot/src/fmt/print.go" {
+		t.Errorf("Display without GOROOT = %q, want the path as it is", got)
+	}
+}

@@ -189,3 +189,16 @@ func (g *Gate) ReadDirBounded(dir string) []os.DirEntry {
 	slices.SortFunc(entries, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	return entries
 }
+
+// RealOrClean returns p with its symbolic links resolved, or cleaned if
+// they cannot be (p does not exist); "" stays "". It is for directories
+// a tool names itself (GOROOT, GOMODCACHE), not for a client's argument.
+func RealOrClean(p string) string {
+	if p == "" {
+		return ""
+	}
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	return filepath.Clean(p)
+}

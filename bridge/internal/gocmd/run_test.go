@@ -1,4 +1,4 @@
-package bridge
+package gocmd
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// TestGoCommandTimeout gives the bridge a go command that never finishes:
+// TestGoCommandTimeout gives Env and Run a go command that never finishes:
 // learning GOROOT gives up at the timeout, says so in the log, and leaves
 // paths there to be shown as they are; a go command run for a call fails
 // with a message that says it did not finish.
@@ -27,10 +27,9 @@ func TestGoCommandTimeout(t *testing.T) {
 	}
 	t.Setenv("PATH", dir)
 	var log lockedBuffer
-	e := &goEnv{log: slog.New(slog.NewTextHandler(&log, nil)), timeout: 200 * time.Millisecond}
-	e.load()
-	if e.goroot != "" || e.modcache != "" {
-		t.Errorf("GOROOT %q, GOMODCACHE %q from a go command that never answered", e.goroot, e.modcache)
+	e := &Env{Log: slog.New(slog.NewTextHandler(&log, nil)), Timeout: 200 * time.Millisecond}
+	if goroot, modcache := e.Dirs(); goroot != "" || modcache != "" {
+		t.Errorf("GOROOT %q, GOMODCACHE %q from a go command that never answered", goroot, modcache)
 	}
 	if got := log.String(); !strings.Contains(got, "cannot learn GOROOT") || !strings.Contains(got, "go env GOROOT GOMODCACHE did not finish within") {
 		t.Errorf("log = %q; want it to say go env did not finish in time", got)
@@ -38,9 +37,9 @@ func TestGoCommandTimeout(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	_, err = goCommand(ctx, dir, nil, "list", "-find", "example.com/x")
+	_, err = Run(ctx, dir, nil, "list", "-find", "example.com/x")
 	if err == nil || !strings.Contains(err.Error(), "go list -find example.com/x did not finish within") {
-		t.Errorf("goCommand = %v; want it to say the command did not finish in time", err)
+		t.Errorf("Run = %v; want it to say the command did not finish in time", err)
 	}
 }
 

@@ -1,4 +1,4 @@
-package bridge
+package edit
 
 import (
 	"fmt"
@@ -20,10 +20,10 @@ const diffContext = 1
 // minimal one.
 const maxDiffEdits = 1000
 
-// unifiedDiff returns the unified diff that turns before into after, with
+// UnifiedDiff returns the unified diff that turns before into after, with
 // the file names given for the two headers (such as "a/x.go", "b/x.go",
 // or "/dev/null" for a file created). It is "" when the texts are equal.
-func unifiedDiff(oldName, newName, before, after string) string {
+func UnifiedDiff(oldName, newName, before, after string) string {
 	if before == after {
 		return ""
 	}

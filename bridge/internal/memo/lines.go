@@ -1,4 +1,4 @@
-package bridge
+package memo
 
 import (
 	"go/ast"
@@ -8,12 +8,12 @@ import (
 	"sync"
 )
 
-// lineMemo keeps the lines of the texts the bridge shows, by file, so that
+// Lines keeps the lines of the texts the tools show, by file, so that
 // a file shown call after call is split once. An entry serves only the
 // very text it was made from: the file cache and open documents hand out
 // the same string while a file is unchanged, which compares equal at
 // once; a changed file's new text does not, and is split again.
-type lineMemo struct {
+type Lines struct {
 	mu    sync.Mutex
 	files map[string]lineEntry
 	bytes int
@@ -30,9 +30,9 @@ const (
 	maxMemoBytes = 16 << 20
 )
 
-// lines returns text split into lines without their line ends. The slice
+// Lines returns text split into lines without their line ends. The slice
 // is shared and must not be modified.
-func (m *lineMemo) lines(path, text string) []string {
+func (m *Lines) Lines(path, text string) []string {
 	m.mu.Lock()
 	e, ok := m.files[path]
 	m.mu.Unlock()
@@ -63,12 +63,12 @@ func textLines(text string) []string {
 	return lines
 }
 
-// parseMemo keeps the syntax trees of the files the bridge parsed lately,
+// Trees keeps the syntax trees of the files the tools parsed lately,
 // by file and mode, for the very text each was parsed from (see
-// lineMemo): resolving a symbol in a large file parsed it on every call.
+// Lines): resolving a symbol in a large file parsed it on every call.
 // A tree takes about ten times its source in memory, so the memo is
 // bounded by source bytes; trees are shared and must not be modified.
-type parseMemo struct {
+type Trees struct {
 	mu    sync.Mutex
 	trees map[parseKey]*parseEntry
 	bytes int
@@ -91,9 +91,9 @@ type parseEntry struct {
 // maxParsedBytes bounds the source of the trees kept.
 const maxParsedBytes = 1 << 20
 
-// parse returns text parsed as the file at path with mode, as
+// Parse returns text parsed as the file at path with mode, as
 // parser.ParseFile does, each in a file set of its own.
-func (m *parseMemo) parse(path, text string, mode parser.Mode) (*token.FileSet, *ast.File, error) {
+func (m *Trees) Parse(path, text string, mode parser.Mode) (*token.FileSet, *ast.File, error) {
 	key := parseKey{path, mode}
 	m.mu.Lock()
 	if e, ok := m.trees[key]; ok && e.text == text {

@@ -1,4 +1,4 @@
-package bridge
+package edit
 
 import (
 	"math/rand/v2"
@@ -39,7 +39,7 @@ func TestUnifiedDiffGolden(t *testing.T) {
 			"--- a/f\n+++ b/f\n@@ -2,2 +2,2 @@\n-2\n+X\n 3\n@@ -5,2 +5,2 @@\n-5\n+Y\n 6\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, unifiedDiff("a/f", "b/f", tc.before, tc.after)); diff != "" {
+			if diff := cmp.Diff(tc.want, UnifiedDiff("a/f", "b/f", tc.before, tc.after)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
@@ -69,7 +69,7 @@ func TestUnifiedDiffRandom(t *testing.T) {
 	git, _ := exec.LookPath("git")
 	for i := range 2000 {
 		before, after := gen(), gen()
-		d := unifiedDiff("a/f", "b/f", before, after)
+		d := UnifiedDiff("a/f", "b/f", before, after)
 		if got := applyUnified(t, before, d); got != after {
 			t.Fatalf("case %d: applying the diff of %q → %q gave %q\n%s", i, before, after, got, d)
 		}
@@ -123,7 +123,7 @@ func TestDiffLarge(t *testing.T) {
 		a.WriteString(strconv.Itoa(i) + "\n")
 		b.WriteString(strconv.Itoa(i*7%5000) + "\n")
 	}
-	d := unifiedDiff("a/f", "b/f", a.String(), b.String())
+	d := UnifiedDiff("a/f", "b/f", a.String(), b.String())
 	if got := applyUnified(t, a.String(), d); got != b.String() {
 		t.Fatal("the diff of a large change does not apply")
 	}

@@ -1,0 +1,13 @@
+// Package gocmd owns what goplsmcp knows of the go command and its rules:
+// running it bounded by a deadline (Run), the installed Go's version
+// (Version), the Go installation's directories (Env: GOROOT and
+// GOMODCACHE, learnt once), the build context gopls type-checks with as
+// far as choosing a package's files goes (Build), the modules under the
+// root as their go.mod and vendor/modules.txt say (Finder), and which
+// directories the go command walks (BreadthFirst, SkipDir).
+//
+// It imports the standard library, golang.org/x/mod and
+// bridge/internal/place (to read go.mod files through the read gate and
+// resolve the links of the directories the go command names); it never
+// imports bridge.
+package gocmd

@@ -1,0 +1,52 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+)
+
+// EchoChars bounds a client string echoed in a message (DESIGN §6).
+const EchoChars = 80
+
+// HasControl reports whether s holds a C0 or C1 control character or DEL.
+func HasControl(s string) bool {
+	for _, r := range s {
+		if IsControl(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsControl reports whether r is a C0 or C1 control character or DEL.
+func IsControl(r rune) bool {
+	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0)
+}
+
+// Quote shortens a client string for echoing in a message: at most
+// EchoChars characters, control characters replaced, in Go quotes.
+func Quote(s string) string {
+	return fmt.Sprintf("%q", Clip(s))
+}
+
+// Clip is Quote without the quotes.
+func Clip(s string) string { return ClipN(s, EchoChars) }
+
+// ClipN cuts s to at most max characters, marking the cut, with control
+// characters replaced.
+func ClipN(s string, max int) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		if n == max {
+			b.WriteString("…")
+			break
+		}
+		if IsControl(r) {
+			r = '?'
+		}
+		b.WriteRune(r)
+		n++
+	}
+	return b.String()
+}
