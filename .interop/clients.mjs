@@ -26,7 +26,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { arch, platform } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 
-import { Failures, fixture, needNode, options, run, tempDir } from './lib.mjs';
+import { Failures, fixture, needNode, options, run, shareEnv, tempDir } from './lib.mjs';
 
 const opts = options();
 const failures = new Failures();
@@ -64,6 +64,11 @@ async function step(where, command, args, cwd, env) {
 const start = Date.now();
 const project = fixture(opts.fixture);
 const homes = [];
+// The servers the clients start share a daemon: in make interop's runtime
+// directory, or in one of this run's own, never the user's; it is stopped
+// at the end, before the homes its gopls keeps its cache in are removed.
+const runtimeDir = shareEnv.GOPLSMCP_RUNTIME_DIR ?? tempDir('goplsmcp-clients-rt-');
+const share = { GOPLSMCP_RUNTIME_DIR: runtimeDir };
 try {
   // Claude Code.
   const claude = claudeBinary();
@@ -75,7 +80,7 @@ try {
     const env = {
       PATH: path, HOME: home, CLAUDE_CONFIG_DIR: join(home, '.claude'),
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1', DISABLE_TELEMETRY: '1',
-      DISABLE_ERROR_REPORTING: '1', MCP_TIMEOUT: '60000', NO_COLOR: '1', TERM: 'dumb',
+      DISABLE_ERROR_REPORTING: '1', MCP_TIMEOUT: '60000', NO_COLOR: '1', TERM: 'dumb', ...share,
     };
     for (const dir of ['.', 'clients/claude/goplsmcp']) {
       const out = await step(`claude plugin validate ${dir}`, claude, ['plugin', 'validate', dir], repo, env);
@@ -99,7 +104,7 @@ try {
   homes.push(home);
   // The project is trusted (as a user answering the prompt does); the
   // extension's consent prompt is answered by --consent.
-  const env = { PATH: path, HOME: home, GEMINI_CLI_TRUST_WORKSPACE: 'true', NO_COLOR: '1', TERM: 'dumb' };
+  const env = { PATH: path, HOME: home, GEMINI_CLI_TRUST_WORKSPACE: 'true', NO_COLOR: '1', TERM: 'dumb', ...share };
   const node = process.execPath;
   await step('gemini extensions validate REPO', node, [gemini, 'extensions', 'validate', repo], project, env);
   await step('gemini extensions link --consent REPO', node, [gemini, 'extensions', 'link', '--consent', repo], project, env);
@@ -114,7 +119,10 @@ try {
 } catch (err) {
   failures.fail('clients', 'run', err.stack);
 } finally {
-  for (const d of [project, ...homes]) rmSync(d, { recursive: true, force: true });
+  await run(opts.server, ['daemon', 'stop'], { cwd: project, env: { ...process.env, ...share }, timeoutMs: 30000 });
+  const dirs = [project, ...homes];
+  if (!shareEnv.GOPLSMCP_RUNTIME_DIR) dirs.push(runtimeDir);
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 }
 const versions = `@anthropic-ai/claude-code ${pkgVersion('@anthropic-ai/claude-code')}, @google/gemini-cli ${pkgVersion('@google/gemini-cli')}`;
 if (failures.count > 0) {
