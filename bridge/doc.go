@@ -2,10 +2,9 @@
 // into LSP requests to gopls and shapes the answer into a lean text and a
 // structured result.
 //
-// Beside the tools it still holds machinery not yet moved below: the
-// front of addressing (paths.go: a client's path or URI checked as text,
-// then resolved through place), symbol names resolved to places
-// (symbol.go, decls.go, target.go), the buffers gopls holds and each
+// Beside the tools it still holds machinery not yet moved below: symbol
+// names resolved to places (symbol.go, decls.go, target.go), the buffers
+// gopls holds and each
 // session's overlays over the shared gopls (source.go, buffers.go,
 // sessions.go), and edit sets built from gopls's workspace edits
 // (edits.go, apply.go), which it proposes, and writes through
@@ -20,9 +19,11 @@
 //   - internal/render: the lean text shapes tools share (places by
 //     file and their source lines, counts, clipped echoes of client
 //     strings); imports memo, mcp and lspclient.
-//   - internal/place: the root, the one read gate, path resolution
-//     through links, how paths are shown, and 0-based UTF-16 positions;
-//     imports nothing of the module.
+//   - internal/place: the root, the one read gate, the front of
+//     addressing (a client's file or uri argument checked as text, then
+//     resolved through links into a confined path: Resolver), how paths
+//     are shown, and 0-based UTF-16 positions; imports memo, render and
+//     lspclient.
 //   - internal/buffer: where snippets live and each session's open
 //     snippets; standard library only.
 //   - internal/gocmd: the go command, the installed Go's version and

@@ -139,10 +139,10 @@ func (b *Bridge) editsFrom(ctx context.Context, we *workspaceEdit, asked time.Ti
 		if err != nil {
 			return nil, fmt.Errorf("gopls proposed an edit to %s, which is not a file", render.Quote(uri))
 		}
-		if !within(b.root, path) {
+		if !iplace.Within(b.root, path) {
 			return nil, fmt.Errorf("the change would edit %s, outside the workspace root; goplsmcp only proposes edits inside it", b.displayPath(path))
 		}
-		if !b.confined(path) {
+		if !b.reads.Confined(path) {
 			return nil, fmt.Errorf("the change would edit %s, which leads outside the workspace root through a symbolic link; goplsmcp only proposes edits inside it", b.displayPath(path))
 		}
 		fe := &fileEdit{path: path, uri: lspclient.FileURI(path)}

@@ -14,3 +14,12 @@ func SetAfterCompute(b *Bridge, f func()) { b.afterCompute = f }
 
 // quote is render.Quote, under the name paths_test.go knew it by.
 func quote(s string) string { return render.Quote(s) }
+
+// The front of addressing moved to place.Resolver; these are the names
+// paths_test.go knew it by.
+
+func (b *Bridge) resolveFile(file string) (string, error)    { return b.addr.File(file) }
+func (b *Bridge) resolveNewFile(file string) (string, error) { return b.addr.NewFile(file) }
+func (b *Bridge) resolveURI(uri string) (string, error)      { return b.addr.URI(uri) }
+func (b *Bridge) bufferPath(file string) (string, error)     { return b.addr.Buffer(file) }
+func (b *Bridge) confined(path string) bool                  { return b.reads.Confined(path) }

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -421,7 +422,7 @@ func (b *Bridge) foreign(ctx context.Context, uri string) bool {
 		return false
 	}
 	path, err := lspclient.URIPath(uri)
-	if err != nil || !within(b.scratchRoot(), path) {
+	if err != nil || !iplace.Within(b.scratchRoot(), path) {
 		return false
 	}
 	st, _ := b.state(ctx)
@@ -430,7 +431,7 @@ func (b *Bridge) foreign(ctx context.Context, uri string) bool {
 
 // foreignPath is foreign for a path.
 func (b *Bridge) foreignPath(ctx context.Context, path string) bool {
-	return within(b.scratchRoot(), path) && b.foreign(ctx, lspclient.FileURI(path))
+	return iplace.Within(b.scratchRoot(), path) && b.foreign(ctx, lspclient.FileURI(path))
 }
 
 // errNotOpen answers a session that names a scratch file it does not own.

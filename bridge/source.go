@@ -124,7 +124,7 @@ func (b *Bridge) hold(ctx context.Context, path, text string, kind bufferKind) (
 // written or through a symbolic link), the file read as context, which no
 // tool edits. The caller must release the source.
 func (b *Bridge) openCurrent(ctx context.Context, path string) (*source, error) {
-	if !b.confined(path) {
+	if !b.reads.Confined(path) {
 		text, err := b.readFile(path)
 		if errors.Is(err, iplace.ErrOutside) {
 			return nil, fmt.Errorf("%s leads outside the workspace root, the Go installation and the module cache, so its text is not shown; read it yourself if you trust it", b.displayPath(path))
@@ -136,7 +136,7 @@ func (b *Bridge) openCurrent(ctx context.Context, path string) (*source, error) 
 	}
 	uri := lspclient.FileURI(path)
 	st, _ := b.state(ctx)
-	if within(b.scratchRoot(), path) && !st.snippets.Has(uri) {
+	if iplace.Within(b.scratchRoot(), path) && !st.snippets.Has(uri) {
 		return nil, errNotOpen
 	}
 	if l, ok := b.client.HoldOpen(uri); ok {
