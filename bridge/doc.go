@@ -3,15 +3,13 @@
 // structured result.
 //
 // Beside the tools it still holds machinery not yet moved below: symbol
-// names resolved to places (symbol.go, decls.go, target.go), the buffers
-// gopls holds and each
-// session's overlays over the shared gopls (source.go, buffers.go,
-// sessions.go), and edit sets built from gopls's workspace edits
-// (edits.go, apply.go), which it proposes, and writes through
-// internal/edit only when allowed to and asked. It uses package
-// mcp to register tools and package lspclient to reach gopls, and may
-// import nothing else of this module but its internal packages, each of
-// which owns one vocabulary and says so in its doc.go. In import order
+// names resolved to places (symbol.go, decls.go, target.go), and the
+// buffers gopls holds and each session's overlays over the shared gopls
+// (source.go, buffers.go, sessions.go). Edit sets are internal/edit's:
+// the tools propose them, and write them only when allowed to and asked.
+// It uses package mcp to register tools and package lspclient to reach
+// gopls, and may import nothing else of this module but its internal
+// packages, each of which owns one vocabulary and says so in its doc.go. In import order
 // (a package imports only those before it, never bridge):
 //
 //   - internal/memo: answers kept at a gopls generation, and the lines
@@ -29,8 +27,9 @@
 //   - internal/gocmd: the go command, the installed Go's version and
 //     directories, the build context, and the modules on disk; imports
 //     place.
-//   - internal/edit: text edits made on a text, unified diffs and the
-//     only write path; imports place.
+//   - internal/edit: text edits made on a text, edit sets built from
+//     gopls's workspace edits, unified diffs and the only write path;
+//     imports render, place and lspclient.
 //
 // One file holds one tool: its input and output types, its handler and
 // its text rendering.

@@ -1,6 +1,9 @@
 package bridge
 
-import "github.com/goplsmcp/goplsmcp/bridge/internal/render"
+import (
+	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
+)
 
 // SetBeforeWrite makes b run f after it has prepared the files of an
 // apply and before it checks them, so that a test can change a file in
@@ -23,3 +26,7 @@ func (b *Bridge) resolveNewFile(file string) (string, error) { return b.addr.New
 func (b *Bridge) resolveURI(uri string) (string, error)      { return b.addr.URI(uri) }
 func (b *Bridge) bufferPath(file string) (string, error)     { return b.addr.Buffer(file) }
 func (b *Bridge) confined(path string) bool                  { return b.reads.Confined(path) }
+
+// workspaceEdit is edit.WorkspaceEdit, under the name paths_test.go knew
+// it by.
+type workspaceEdit = edit.WorkspaceEdit
