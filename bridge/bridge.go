@@ -106,7 +106,7 @@ type Bridge struct {
 	// sessions are the MCP sessions' buffers, by session id; gate decides
 	// whose overlays gopls holds (see sessions.go).
 	sessionsMu sync.Mutex
-	sessions   map[string]*sessionState
+	sessions   map[string]*buffer.Session
 	gate       gate
 	// snippetSeq numbers snippets across sessions, so that each has a
 	// scratch directory of its own.
@@ -126,7 +126,7 @@ func New(cfg Config) (*Bridge, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	b := &Bridge{root: cfg.Root, client: cfg.Client, log: log, limits: cfg.Limits,
-		allowWrite: cfg.AllowWrite, buildCtx: cfg.BuildContext, sessions: map[string]*sessionState{}, tools: cfg.Tools}
+		allowWrite: cfg.AllowWrite, buildCtx: cfg.BuildContext, sessions: map[string]*buffer.Session{}, tools: cfg.Tools}
 	b.env.Extra, b.env.Log = cfg.Client.GoEnv(), log
 	b.build.From = func() ([]string, string, []string) {
 		return cfg.Client.GoEnv(), lspclient.LookupEnv(cfg.Client.OfflineGoEnv(), "GOFLAGS"), cfg.Client.BuildFlags()

@@ -109,7 +109,7 @@ func (b *Bridge) snippetNamed(ctx context.Context, file string) string {
 		p = filepath.Join(b.root, p)
 	}
 	uri := lspclient.FileURI(filepath.Clean(p))
-	if st, _ := b.state(ctx); st.snippets.Has(uri) {
+	if st, _ := b.state(ctx); st.Snippets.Has(uri) {
 		return uri
 	}
 	return ""
@@ -123,7 +123,7 @@ func (b *Bridge) openSnippet(ctx context.Context, text string) (*source, error) 
 	st, _ := b.state(ctx)
 	path := filepath.Join(b.scratchRoot(), strconv.FormatInt(b.snippetSeq.Add(1), 10), "snippet.go")
 	uri := lspclient.FileURI(path)
-	if evict := st.snippets.Add(uri); evict != "" {
+	if evict := st.Snippets.Add(uri); evict != "" {
 		if _, err := b.client.CloseDocument(ctx, evict); err != nil {
 			b.log.Debug("forgetting the oldest snippet", "error", err)
 		}
@@ -137,7 +137,7 @@ func (b *Bridge) openSnippet(ctx context.Context, text string) (*source, error) 
 	}
 	src, err := b.hold(ctx, path, text, fromSnippet)
 	if err != nil {
-		st.snippets.Forget(uri)
+		st.Snippets.Forget(uri)
 		return nil, err
 	}
 	return src, nil
@@ -151,7 +151,7 @@ func (b *Bridge) openURI(ctx context.Context, uri string) (*source, error) {
 		return nil, err
 	}
 	canonical := lspclient.FileURI(path)
-	if st, _ := b.state(ctx); st.snippets.Has(canonical) {
+	if st, _ := b.state(ctx); st.Snippets.Has(canonical) {
 		l, ok := b.client.HoldOpen(canonical)
 		if !ok {
 			return nil, errors.New("that snippet is no longer open; send its text again")

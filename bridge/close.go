@@ -83,9 +83,9 @@ func (b *Bridge) close(ctx context.Context, in *CloseInput) (*CloseOutput, error
 	st, _ := b.state(ctx)
 	kind := "file"
 	switch {
-	case st.snippets.Has(uri):
+	case st.Snippets.Has(uri):
 		kind = "snippet"
-	case b.gate.hasOverlay(st, uri) || b.client.IsOverlay(uri):
+	case b.gate.HasOverlay(st, uri) || b.client.IsOverlay(uri):
 		kind = "overlay"
 	}
 	closed, err := b.client.CloseDocument(ctx, uri)
@@ -94,9 +94,9 @@ func (b *Bridge) close(ctx context.Context, in *CloseInput) (*CloseOutput, error
 	}
 	switch kind {
 	case "snippet":
-		st.snippets.Forget(uri)
+		st.Snippets.Forget(uri)
 	case "overlay":
-		b.gate.reverted(st, uri)
+		b.gate.Reverted(st, uri)
 	}
 	if closed {
 		out.NotOpen, out.Closed = "", uri

@@ -4,8 +4,9 @@
 //
 // Beside the tools it still holds machinery not yet moved below: symbol
 // names resolved to places (symbol.go, decls.go, target.go), and the
-// buffers gopls holds and each session's overlays over the shared gopls
-// (source.go, buffers.go, sessions.go). Edit sets are internal/edit's:
+// buffers gopls holds (source.go, buffers.go). Each session's overlays
+// and the gate that switches them are internal/buffer's; sessions.go runs
+// every call through the gate. Edit sets are internal/edit's:
 // the tools propose them, and write them only when allowed to and asked.
 // It uses package mcp to register tools and package lspclient to reach
 // gopls, and may import nothing else of this module but its internal
@@ -22,8 +23,9 @@
 //     resolved through links into a confined path: Resolver), how paths
 //     are shown, and 0-based UTF-16 positions; imports memo, render and
 //     lspclient.
-//   - internal/buffer: where snippets live and each session's open
-//     snippets; standard library only.
+//   - internal/buffer: where snippets live, each session's open
+//     snippets and overlays, and the gate that keeps sessions apart on
+//     the shared gopls; standard library only.
 //   - internal/gocmd: the go command, the installed Go's version and
 //     directories, the build context, and the modules on disk; imports
 //     place.
@@ -46,7 +48,8 @@
 // errRestarted; a failure that is the server's fault is wrapped in
 // mcp.InternalError (-32603, logged), never a tool error.
 //
-// It also keeps MCP sessions apart on their shared gopls (sessions.go):
-// each session's overlays and snippets are its own, gopls holds one
-// session's overlays at a time, and answers drop other sessions' snippets.
+// It also keeps MCP sessions apart on their shared gopls (sessions.go,
+// over buffer.Gate): each session's overlays and snippets are its own,
+// gopls holds one session's overlays at a time, and answers drop other
+// sessions' snippets.
 package bridge

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 )
@@ -30,3 +31,6 @@ func (b *Bridge) confined(path string) bool                  { return b.reads.Co
 // workspaceEdit is edit.WorkspaceEdit, under the name paths_test.go knew
 // it by.
 type workspaceEdit = edit.WorkspaceEdit
+
+// sessionState is buffer.Session, under the name gate_test.go knew it by.
+type sessionState = buffer.Session
