@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"go.lsp.dev/protocol"
 )
@@ -18,7 +19,7 @@ type codeAction struct {
 	Kind        string                `json:"kind"`
 	IsPreferred bool                  `json:"isPreferred"`
 	Diagnostics []protocol.Diagnostic `json:"diagnostics"`
-	Edit        *workspaceEdit        `json:"edit"`
+	Edit        *edit.WorkspaceEdit   `json:"edit"`
 	Command     *struct {
 		Command string `json:"command"`
 	} `json:"command"`
@@ -37,7 +38,7 @@ type codeAction struct {
 // show: given, or computed on request. Actions that only run a gopls
 // command (open a browser, add a test file, ...) are not.
 func (a *codeAction) editable() bool {
-	return a.Disabled == nil && (a.Edit.nonEmpty() || len(a.Data) > 0)
+	return a.Disabled == nil && (a.Edit.NonEmpty() || len(a.Data) > 0)
 }
 
 // codeActions asks gopls for the code actions on rng of src. diags are
@@ -74,7 +75,7 @@ func (b *Bridge) codeActions(ctx context.Context, src *source, rng protocol.Rang
 
 // actionEdits returns the edits of an action, asking gopls to compute
 // them (codeAction/resolve) when it sent them lazily.
-func (b *Bridge) actionEdits(ctx context.Context, a *codeAction) (*editSet, error) {
+func (b *Bridge) actionEdits(ctx context.Context, a *codeAction) (*edit.Set, error) {
 	we := a.Edit
 	if we == nil {
 		if len(a.Data) == 0 {

@@ -38,24 +38,13 @@ func (b *Bridge) writeNote() string {
 // apply writes the edit set to disk through the one write path (package
 // edit): all or nothing, each file re-checked under its lock right before
 // it is replaced. gopls is told about the files written.
-func (b *Bridge) apply(es *editSet) error {
-	files := make([]edit.File, 0, len(es.files))
-	for _, fe := range es.files {
-		after, err := fe.after()
-		if err != nil {
-			return err
-		}
-		files = append(files, edit.File{Path: fe.path, Name: b.displayPath(fe.path), Created: fe.created, Sum: fe.sum, After: after})
-	}
-	w := edit.Writer{Gate: b.reads, BeforeWrite: b.beforeWrite}
-	written, err := w.Write(files)
-	b.client.Written(written)
-	return err
+func (b *Bridge) apply(es *edit.Set) error {
+	return es.Write(&edit.Writer{Gate: b.reads, BeforeWrite: b.beforeWrite}, b.client.Written)
 }
 
 // applyIf writes es when the call said apply: true, and then marks ch,
 // its rendering, applied.
-func (b *Bridge) applyIf(w Write, es *editSet, ch *Changes) error {
+func (b *Bridge) applyIf(w Write, es *edit.Set, ch *Changes) error {
 	if !w.Apply || ch.Edits == 0 {
 		return nil
 	}
@@ -107,7 +96,7 @@ func jsonLen(s string) int {
 
 // propose turns an edit set into the changes an edit tool answers with,
 // written first when the call asked to apply them (see applyIf).
-func (b *Bridge) propose(w Write, es *editSet) (Changes, error) {
+func (b *Bridge) propose(w Write, es *edit.Set) (Changes, error) {
 	ch, err := b.changes(es)
 	if err != nil {
 		return Changes{}, err

@@ -64,7 +64,10 @@ type Bridge struct {
 	env    gocmd.Env
 	// reads is the one read gate: every file read for an answer goes
 	// through it (see package place).
-	reads  *iplace.Gate
+	reads *iplace.Gate
+	// addr turns file and uri arguments into paths confined to the root
+	// (see place.Resolver).
+	addr   *iplace.Resolver
 	limits Limits
 	// allowWrite lets the edit tools write (see Config.AllowWrite).
 	allowWrite bool
@@ -100,14 +103,10 @@ type Bridge struct {
 	// wsFiles name every build for the workspace's diagnostics, at a
 	// disk epoch, by the documents open (see workspaceFiles).
 	wsFiles memo.Gen[string, []string]
-	// resolved are files named lately, known to be regular files inside
-	// the root with no symbolic link on the way, at a disk epoch (see
-	// resolveFile).
-	resolved memo.Gen[string, struct{}]
 	// sessions are the MCP sessions' buffers, by session id; gate decides
 	// whose overlays gopls holds (see sessions.go).
 	sessionsMu sync.Mutex
-	sessions   map[string]*sessionState
+	sessions   map[string]*buffer.Session
 	gate       gate
 	// snippetSeq numbers snippets across sessions, so that each has a
 	// scratch directory of its own.
@@ -127,7 +126,7 @@ func New(cfg Config) (*Bridge, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	b := &Bridge{root: cfg.Root, client: cfg.Client, log: log, limits: cfg.Limits,
-		allowWrite: cfg.AllowWrite, buildCtx: cfg.BuildContext, sessions: map[string]*sessionState{}, tools: cfg.Tools}
+		allowWrite: cfg.AllowWrite, buildCtx: cfg.BuildContext, sessions: map[string]*buffer.Session{}, tools: cfg.Tools}
 	b.env.Extra, b.env.Log = cfg.Client.GoEnv(), log
 	b.build.From = func() ([]string, string, []string) {
 		return cfg.Client.GoEnv(), lspclient.LookupEnv(cfg.Client.OfflineGoEnv(), "GOFLAGS"), cfg.Client.BuildFlags()
@@ -136,7 +135,6 @@ func New(cfg Config) (*Bridge, error) {
 	b.gate.init()
 	b.diags.files.Max, b.diags.fixes.Max = maxCachedDiagFiles, maxCachedFixes
 	b.apis.Max = maxCachedPackages
-	b.resolved.Max = maxResolved
 	b.modules.Max, b.wsFiles.Max = 1, 1
 	// A few queries: an agent repeats its searches within a task.
 	b.searches.Max = 16
@@ -225,4 +223,24 @@ func (b *Bridge) initReads() {
 	b.reads = iplace.New(b.root, func() (string, string) {
 		return b.env.Dirs()
 	})
+	b.addr = iplace.NewResolver(b.reads, func(dir string) (uint64, bool) {
+		if b.client == nil { // tests of paths alone have none
+			return 0, false
+		}
+		return b.client.DiskEpoch(dir)
+	})
+}
+
+// displayPath shows path relative to the root when inside it, and as
+// $GOROOT/... or $GOMODCACHE/... in the Go installation or the module
+// cache (see place.Gate.Display).
+func (b *Bridge) displayPath(path string) string { return b.reads.Display(path) }
+
+// displayURI is displayPath for a file:// URI.
+func (b *Bridge) displayURI(uri string) string {
+	p, err := lspclient.URIPath(uri)
+	if err != nil {
+		return uri
+	}
+	return b.displayPath(p)
 }

@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 )
 
@@ -66,7 +68,7 @@ func (b *Bridge) openDoc(ctx context.Context, d Doc) (*source, error) {
 	if d.File == "" {
 		return b.openSnippet(ctx, d.Text)
 	}
-	if err := checkPathText(d.File); err != nil {
+	if err := iplace.CheckPathText(d.File); err != nil {
 		return nil, err
 	}
 	// A snippet's path, as results show it, names the snippet.
@@ -79,17 +81,17 @@ func (b *Bridge) openDoc(ctx context.Context, d Doc) (*source, error) {
 	if d.Text != "" {
 		// A file not yet on disk may have an overlay: the file about to
 		// be created.
-		path, err := b.resolveNewFile(d.File)
+		path, err := b.addr.NewFile(d.File)
 		if err != nil {
 			return nil, err
 		}
-		if within(b.scratchRoot(), path) {
+		if iplace.Within(b.scratchRoot(), path) {
 			// Another session's snippet, or none.
 			return nil, errNotOpen
 		}
 		return b.openOverlay(ctx, path, d.Text)
 	}
-	path, err := b.resolveFile(d.File)
+	path, err := b.addr.File(d.File)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +109,7 @@ func (b *Bridge) snippetNamed(ctx context.Context, file string) string {
 		p = filepath.Join(b.root, p)
 	}
 	uri := lspclient.FileURI(filepath.Clean(p))
-	if st, _ := b.state(ctx); st.snippets.Has(uri) {
+	if st, _ := b.state(ctx); st.Snippets.Has(uri) {
 		return uri
 	}
 	return ""
@@ -121,21 +123,21 @@ func (b *Bridge) openSnippet(ctx context.Context, text string) (*source, error) 
 	st, _ := b.state(ctx)
 	path := filepath.Join(b.scratchRoot(), strconv.FormatInt(b.snippetSeq.Add(1), 10), "snippet.go")
 	uri := lspclient.FileURI(path)
-	if evict := st.snippets.Add(uri); evict != "" {
+	if evict := st.Snippets.Add(uri); evict != "" {
 		if _, err := b.client.CloseDocument(ctx, evict); err != nil {
 			b.log.Debug("forgetting the oldest snippet", "error", err)
 		}
 	}
 	// Nothing is written there, but gopls reads the directory: it must
 	// not lead out of the root.
-	if _, err := b.placeInRoot(filepath.ToSlash(buffer.ScratchDir), path); err != nil {
+	if _, err := b.reads.PlaceInRoot(render.Quote(filepath.ToSlash(buffer.ScratchDir)), path); err != nil {
 		b.buffers.Forget(lspclient.FileURI(path))
 		b.log.Debug("scratch directory refused", "error", err)
 		return nil, fmt.Errorf("snippets are unavailable: %s in the workspace root leads out of it or is not a directory; pass file with text instead", buffer.ScratchDir)
 	}
 	src, err := b.hold(ctx, path, text, fromSnippet)
 	if err != nil {
-		st.snippets.Forget(uri)
+		st.Snippets.Forget(uri)
 		return nil, err
 	}
 	return src, nil
@@ -144,12 +146,12 @@ func (b *Bridge) openSnippet(ctx context.Context, text string) (*source, error) 
 // openURI holds the buffer a uri names: a snippet as it is, an open file
 // as gopls holds it (an overlay stays), else the file from disk.
 func (b *Bridge) openURI(ctx context.Context, uri string) (*source, error) {
-	path, err := b.resolveURI(uri)
+	path, err := b.addr.URI(uri)
 	if err != nil {
 		return nil, err
 	}
 	canonical := lspclient.FileURI(path)
-	if st, _ := b.state(ctx); st.snippets.Has(canonical) {
+	if st, _ := b.state(ctx); st.Snippets.Has(canonical) {
 		l, ok := b.client.HoldOpen(canonical)
 		if !ok {
 			return nil, errors.New("that snippet is no longer open; send its text again")
@@ -158,10 +160,10 @@ func (b *Bridge) openURI(ctx context.Context, uri string) (*source, error) {
 		src.lease = l
 		return src, nil
 	}
-	if within(b.scratchRoot(), path) {
+	if iplace.Within(b.scratchRoot(), path) {
 		return nil, errNotOpen
 	}
-	real, err := b.realBuffer(uri, path)
+	real, err := b.reads.RealBuffer(render.Quote(uri), path)
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +171,7 @@ func (b *Bridge) openURI(ctx context.Context, uri string) (*source, error) {
 	if _, statErr := os.Lstat(real); errors.Is(statErr, fs.ErrNotExist) && b.client.IsOverlay(lspclient.FileURI(real)) {
 		return b.openCurrent(ctx, real)
 	}
-	if real, err = b.realFile(uri, path); err != nil {
+	if real, err = b.reads.RealFile(render.Quote(uri), path); err != nil {
 		return nil, err
 	}
 	return b.openCurrent(ctx, real)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
@@ -49,23 +51,23 @@ func (b *Bridge) close(ctx context.Context, in *CloseInput) (*CloseOutput, error
 	case in.File != "" && in.URI != "":
 		return nil, errors.New("pass file or uri, not both")
 	case in.URI != "":
-		path, err := b.resolveURI(in.URI)
+		path, err := b.addr.URI(in.URI)
 		if err != nil {
 			return nil, err
 		}
-		if path, err = b.realBuffer(in.URI, path); err != nil {
+		if path, err = b.reads.RealBuffer(render.Quote(in.URI), path); err != nil {
 			return nil, err
 		}
 		uri = lspclient.FileURI(path)
 	case in.File != "":
-		if err := checkPathText(in.File); err != nil {
+		if err := iplace.CheckPathText(in.File); err != nil {
 			return nil, err
 		}
 		if u := b.snippetNamed(ctx, in.File); u != "" {
 			uri = u
 			break
 		}
-		path, err := b.bufferPath(in.File)
+		path, err := b.addr.Buffer(in.File)
 		if err != nil {
 			return nil, err
 		}
@@ -81,9 +83,9 @@ func (b *Bridge) close(ctx context.Context, in *CloseInput) (*CloseOutput, error
 	st, _ := b.state(ctx)
 	kind := "file"
 	switch {
-	case st.snippets.Has(uri):
+	case st.Snippets.Has(uri):
 		kind = "snippet"
-	case b.gate.hasOverlay(st, uri) || b.client.IsOverlay(uri):
+	case b.gate.HasOverlay(st, uri) || b.client.IsOverlay(uri):
 		kind = "overlay"
 	}
 	closed, err := b.client.CloseDocument(ctx, uri)
@@ -92,9 +94,9 @@ func (b *Bridge) close(ctx context.Context, in *CloseInput) (*CloseOutput, error
 	}
 	switch kind {
 	case "snippet":
-		st.snippets.Forget(uri)
+		st.Snippets.Forget(uri)
 	case "overlay":
-		b.gate.reverted(st, uri)
+		b.gate.Reverted(st, uri)
 	}
 	if closed {
 		out.NotOpen, out.Closed = "", uri

@@ -433,7 +433,7 @@ func (ip *importPaths) of(dir string) string {
 func (b *Bridge) importPathOf(dir string) string {
 	if b.env.GOROOT() != "" {
 		src := filepath.Join(b.env.GOROOT(), "src")
-		if within(src, dir) && dir != src {
+		if iplace.Within(src, dir) && dir != src {
 			rel, _ := filepath.Rel(src, dir)
 			rel = filepath.ToSlash(rel)
 			// The standard library's vendored packages are imported
@@ -444,7 +444,7 @@ func (b *Bridge) importPathOf(dir string) string {
 			return rel
 		}
 	}
-	if b.env.GOMODCACHE() != "" && within(b.env.GOMODCACHE(), dir) {
+	if b.env.GOMODCACHE() != "" && iplace.Within(b.env.GOMODCACHE(), dir) {
 		rel, _ := filepath.Rel(b.env.GOMODCACHE(), dir)
 		rel = filepath.ToSlash(rel)
 		if mod, rest, ok := strings.Cut(rel, "@"); ok {

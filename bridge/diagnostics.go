@@ -15,6 +15,7 @@ import (
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -273,7 +274,7 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 	case len(in.Files) > 0:
 		paths := make([]string, 0, len(in.Files))
 		for _, f := range in.Files {
-			p, err := b.resolveFile(f)
+			p, err := b.addr.File(f)
 			if err != nil {
 				return nil, err
 			}
@@ -359,7 +360,7 @@ func (b *Bridge) workspaceErrors(ctx context.Context) (map[string][]protocol.Dia
 	scratch := filepath.Join(b.root, filepath.FromSlash(buffer.ScratchDir))
 	for uri, diags := range published {
 		p, err := lspclient.URIPath(uri)
-		if err != nil || !within(b.root, p) || within(scratch, p) || b.foreign(ctx, uri) {
+		if err != nil || !iplace.Within(b.root, p) || iplace.Within(scratch, p) || b.foreign(ctx, uri) {
 			continue
 		}
 		var errs []protocol.Diagnostic

@@ -2,17 +2,15 @@
 // into LSP requests to gopls and shapes the answer into a lean text and a
 // structured result.
 //
-// Beside the tools it still holds machinery not yet moved below: the
-// front of addressing (paths.go: a client's path or URI checked as text,
-// then resolved through place), symbol names resolved to places
-// (symbol.go, decls.go, target.go), the buffers gopls holds and each
-// session's overlays over the shared gopls (source.go, buffers.go,
-// sessions.go), and edit sets built from gopls's workspace edits
-// (edits.go, apply.go), which it proposes, and writes through
-// internal/edit only when allowed to and asked. It uses package
-// mcp to register tools and package lspclient to reach gopls, and may
-// import nothing else of this module but its internal packages, each of
-// which owns one vocabulary and says so in its doc.go. In import order
+// Beside the tools it still holds machinery not yet moved below: symbol
+// names resolved to places (symbol.go, decls.go, target.go), and the
+// buffers gopls holds (source.go, buffers.go). Each session's overlays
+// and the gate that switches them are internal/buffer's; sessions.go runs
+// every call through the gate. Edit sets are internal/edit's:
+// the tools propose them, and write them only when allowed to and asked.
+// It uses package mcp to register tools and package lspclient to reach
+// gopls, and may import nothing else of this module but its internal
+// packages, each of which owns one vocabulary and says so in its doc.go. In import order
 // (a package imports only those before it, never bridge):
 //
 //   - internal/memo: answers kept at a gopls generation, and the lines
@@ -20,16 +18,20 @@
 //   - internal/render: the lean text shapes tools share (places by
 //     file and their source lines, counts, clipped echoes of client
 //     strings); imports memo, mcp and lspclient.
-//   - internal/place: the root, the one read gate, path resolution
-//     through links, how paths are shown, and 0-based UTF-16 positions;
-//     imports nothing of the module.
-//   - internal/buffer: where snippets live and each session's open
-//     snippets; standard library only.
+//   - internal/place: the root, the one read gate, the front of
+//     addressing (a client's file or uri argument checked as text, then
+//     resolved through links into a confined path: Resolver), how paths
+//     are shown, and 0-based UTF-16 positions; imports memo, render and
+//     lspclient.
+//   - internal/buffer: where snippets live, each session's open
+//     snippets and overlays, and the gate that keeps sessions apart on
+//     the shared gopls; standard library only.
 //   - internal/gocmd: the go command, the installed Go's version and
 //     directories, the build context, and the modules on disk; imports
 //     place.
-//   - internal/edit: text edits made on a text, unified diffs and the
-//     only write path; imports place.
+//   - internal/edit: text edits made on a text, edit sets built from
+//     gopls's workspace edits, unified diffs and the only write path;
+//     imports render, place and lspclient.
 //
 // One file holds one tool: its input and output types, its handler and
 // its text rendering.
@@ -46,7 +48,8 @@
 // errRestarted; a failure that is the server's fault is wrapped in
 // mcp.InternalError (-32603, logged), never a tool error.
 //
-// It also keeps MCP sessions apart on their shared gopls (sessions.go):
-// each session's overlays and snippets are its own, gopls holds one
-// session's overlays at a time, and answers drop other sessions' snippets.
+// It also keeps MCP sessions apart on their shared gopls (sessions.go,
+// over buffer.Gate): each session's overlays and snippets are its own,
+// gopls holds one session's overlays at a time, and answers drop other
+// sessions' snippets.
 package bridge

@@ -1,6 +1,10 @@
 package bridge
 
-import "github.com/goplsmcp/goplsmcp/bridge/internal/render"
+import (
+	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
+)
 
 // SetBeforeWrite makes b run f after it has prepared the files of an
 // apply and before it checks them, so that a test can change a file in
@@ -14,3 +18,19 @@ func SetAfterCompute(b *Bridge, f func()) { b.afterCompute = f }
 
 // quote is render.Quote, under the name paths_test.go knew it by.
 func quote(s string) string { return render.Quote(s) }
+
+// The front of addressing moved to place.Resolver; these are the names
+// paths_test.go knew it by.
+
+func (b *Bridge) resolveFile(file string) (string, error)    { return b.addr.File(file) }
+func (b *Bridge) resolveNewFile(file string) (string, error) { return b.addr.NewFile(file) }
+func (b *Bridge) resolveURI(uri string) (string, error)      { return b.addr.URI(uri) }
+func (b *Bridge) bufferPath(file string) (string, error)     { return b.addr.Buffer(file) }
+func (b *Bridge) confined(path string) bool                  { return b.reads.Confined(path) }
+
+// workspaceEdit is edit.WorkspaceEdit, under the name paths_test.go knew
+// it by.
+type workspaceEdit = edit.WorkspaceEdit
+
+// sessionState is buffer.Session, under the name gate_test.go knew it by.
+type sessionState = buffer.Session

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -105,21 +106,20 @@ func (b *Bridge) fileDiagnostics(ctx context.Context, in *FileDiagnosticsInput) 
 // fixDiff renders a fix's edits as a unified diff of the files they
 // change, as they are now.
 func (b *Bridge) fixDiff(fix Fix) (string, error) {
-	es := &editSet{}
-	byFile := map[string]*fileEdit{}
+	es := edit.NewSet(b.reads)
+	seen := map[string]string{} // the path of each file named
 	for _, e := range fix.Edits {
-		fe := byFile[e.File]
-		if fe == nil {
-			path := filepath.Join(b.root, filepath.FromSlash(e.File))
+		path, ok := seen[e.File]
+		if !ok {
+			path = filepath.Join(b.root, filepath.FromSlash(e.File))
 			text, ok := b.currentText(path)
 			if !ok {
 				return "", fmt.Errorf("cannot read %s", e.File)
 			}
-			fe = &fileEdit{path: path, before: text}
-			byFile[e.File] = fe
-			es.files = append(es.files, fe)
+			seen[e.File] = path
+			es.Add(path, text)
 		}
-		fe.edits = append(fe.edits, protocol.TextEdit{NewText: e.NewText, Range: protocol.Range{
+		es.Add(path, "", protocol.TextEdit{NewText: e.NewText, Range: protocol.Range{
 			Start: protocol.Position{Line: uint32(e.Range.Start.Line), Character: uint32(e.Range.Start.Character)},
 			End:   protocol.Position{Line: uint32(e.Range.End.Line), Character: uint32(e.Range.End.Character)},
 		}})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -54,7 +55,7 @@ func (b *Bridge) format(ctx context.Context, in *FormatInput) (*FormatOutput, er
 	if err != nil {
 		return nil, goplsError(err)
 	}
-	es, err := b.editsFrom(ctx, &workspaceEdit{Changes: map[string][]protocol.TextEdit{src.uri: edits}}, asked)
+	es, err := b.editsFrom(ctx, &edit.WorkspaceEdit{Changes: map[string][]protocol.TextEdit{src.uri: edits}}, asked)
 	if err != nil {
 		return nil, err
 	}

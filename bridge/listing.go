@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"go.lsp.dev/protocol"
@@ -47,7 +48,7 @@ func (b *Bridge) openFile(ctx context.Context, file string) (*source, error) {
 	if file == "" {
 		return nil, errors.New("file is required: pass the path of a Go file, relative to the workspace root")
 	}
-	path, err := b.resolveFile(file)
+	path, err := b.addr.File(file)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +84,7 @@ func forEach(ctx context.Context, n int, f func(i int)) {
 // position.
 func (b *Bridge) sortLocations(locs []protocol.Location) {
 	outside := func(l protocol.Location) int {
-		if p, err := lspclient.URIPath(string(l.URI)); err == nil && within(b.root, p) {
+		if p, err := lspclient.URIPath(string(l.URI)); err == nil && iplace.Within(b.root, p) {
 			return 0
 		}
 		return 1

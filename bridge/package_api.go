@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -157,7 +158,7 @@ func (b *Bridge) packageAPI(ctx context.Context, in *PackageAPIInput) (*PackageA
 			}
 		}
 		dir, err := b.packageDir(ctx, path, workspace)
-		if err == nil && within(b.root, dir) && !b.confined(dir) {
+		if err == nil && iplace.Within(b.root, dir) && !b.reads.Confined(dir) {
 			err = errors.New("its directory leads outside the workspace root through a symbolic link")
 		}
 		if err == nil {

@@ -242,7 +242,7 @@ func (g *graphWalk) cut(p *PackageGraph, name string, list []string) []string {
 func (g *graphWalk) imports(dir string) (string, []string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return "", nil, fmt.Errorf("cannot read its directory: %v", pathErrText(err))
+		return "", nil, fmt.Errorf("cannot read its directory: %v", iplace.PathErrText(err))
 	}
 	var lastErr error
 	tried := 0
@@ -349,7 +349,7 @@ func (g *graphWalk) importersOf(file string) ([]importer, error) {
 	seen := map[string]bool{}
 	for _, loc := range locs {
 		p, err := lspclient.URIPath(string(loc.URI))
-		if err != nil || within(scratch, p) {
+		if err != nil || iplace.Within(scratch, p) {
 			continue
 		}
 		// The package's own files' clauses are among the references.

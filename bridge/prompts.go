@@ -75,7 +75,7 @@ func (b *Bridge) addPrompts(s *mcp.Server) error {
 	for _, p := range prompts {
 		p.def.Arguments = promptArgs
 		err := mcp.AddPrompt(s, p.def, func(ctx context.Context, args map[string]string) (*mcp.PromptResult, error) {
-			real, err := b.resolveFile(args["file"])
+			real, err := b.addr.File(args["file"])
 			if err != nil {
 				return nil, mcp.InvalidParams(err.Error())
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -87,7 +88,7 @@ func (b *Bridge) rename(ctx context.Context, in *RenameInput) (*RenameOutput, er
 	}
 	params := t.position()
 	params["newName"] = in.NewName
-	var we workspaceEdit
+	var we edit.WorkspaceEdit
 	asked := time.Now()
 	if err := b.client.Call(ctx, "textDocument/rename", params, &we); err != nil {
 		return nil, goplsError(err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -129,7 +130,7 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 			continue
 		}
 		if !all {
-			if p, err := lspclient.URIPath(uri); err != nil || !within(b.root, p) {
+			if p, err := lspclient.URIPath(uri); err != nil || !iplace.Within(b.root, p) {
 				outside++
 				continue
 			}

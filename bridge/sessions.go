@@ -4,54 +4,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
+	"time"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
 )
 
 // Sessions share one gopls, but one session's unsaved files and snippets
-// must never show in another's answers (DESIGN §7).
-//
-// Snippets are simple: each lives in a scratch directory of its own, known
-// only to the session that made it. No other package can import it, so it
-// changes no other answer; what a session can reach by name (file, uri,
-// go_close) is checked against its own snippets, and answers that list
-// places across the workspace drop other sessions' scratch files.
-//
-// Overlays (a file with unsaved text) are not: gopls holds one content per
-// file, and an overlay changes its answers about every file that depends
-// on it. So gopls holds the overlays of one session at a time, and the
-// gate decides which calls may run together:
-//
-//   - calls of sessions that have no overlays and will make none (most
-//     calls) run together, while gopls holds no overlay;
-//   - calls of a session that has overlays, or may make one (file with
-//     text), run only with calls of the same session, while gopls holds
-//     exactly that session's overlays.
-//
-// A call that needs another state waits until the running calls have
-// ended; the first waiter then reverts the overlays gopls holds to the
-// files on disk and applies its session's, and the waiters that fit the
-// new state start together. Waiters start in arrival order, so neither
-// kind of call starves the other. With a single session (stdio) no call
-// ever waits and nothing is ever switched.
-
-// A sessionState is what one MCP session has given gopls.
-type sessionState struct {
-	id string
-	// overlays are the unsaved texts the session gave for files, by URI.
-	// Guarded by the gate's mutex.
-	overlays map[string]string
-	// snippets are the session's snippets.
-	snippets buffer.Snippets
-}
+// must never show in another's answers (DESIGN §7). The gate that decides
+// which calls run together, and which session's overlays gopls holds, is
+// buffer.Gate; here are the middleware that runs every call through it,
+// and the filters that keep other sessions' snippets out of answers.
 
 // sessionKey is the context key of the state a gated call runs with.
 type sessionKey struct{}
@@ -59,20 +28,20 @@ type sessionKey struct{}
 // state returns the calling session's state and whether the call passed
 // the gate. A call that did not (a direct call outside MCP) runs with the
 // state of the session with no id.
-func (b *Bridge) state(ctx context.Context) (*sessionState, bool) {
-	if st, ok := ctx.Value(sessionKey{}).(*sessionState); ok {
+func (b *Bridge) state(ctx context.Context) (*buffer.Session, bool) {
+	if st, ok := ctx.Value(sessionKey{}).(*buffer.Session); ok {
 		return st, true
 	}
 	return b.sessionState(mcp.SessionID(ctx)), false
 }
 
 // sessionState returns the state of the session id, made on first use.
-func (b *Bridge) sessionState(id string) *sessionState {
+func (b *Bridge) sessionState(id string) *buffer.Session {
 	b.sessionsMu.Lock()
 	defer b.sessionsMu.Unlock()
 	st := b.sessions[id]
 	if st == nil {
-		st = &sessionState{id: id, overlays: map[string]string{}}
+		st = buffer.NewSession(id)
 		b.sessions[id] = st
 	}
 	return st
@@ -90,7 +59,7 @@ func (b *Bridge) addSessions(s *mcp.Server) error {
 func (b *Bridge) isolate(ctx context.Context, tool string, next func(context.Context) (any, error)) (any, error) {
 	st := b.sessionState(mcp.SessionID(ctx))
 	mutates := makesOverlay(mcp.ToolInput(ctx))
-	leave, err := b.gate.enter(ctx, b, st, mutates)
+	leave, err := b.gate.Enter(ctx, switcher{b}, st, mutates)
 	if err != nil {
 		return nil, err
 	}
@@ -123,291 +92,44 @@ func (b *Bridge) endSession(id string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), b.limits.withDefaults().Timeout)
 	defer cancel()
-	for _, uri := range st.snippets.All() {
+	for _, uri := range st.Snippets.All() {
 		if _, err := b.client.CloseDocument(ctx, uri); err != nil {
 			b.log.Debug("closing an ended session's snippet", "error", err)
 		}
 	}
-	b.gate.forget(ctx, b, st)
-}
-
-// A gate admits tool calls so that gopls holds the overlays of the
-// session whose calls run, and of no other (see the comment at the top of
-// this file).
-type gate struct {
-	mu sync.Mutex
-	// applied are the overlays gopls holds, by URI.
-	applied map[string]string
-	// exclusive is the session whose calls alone may run; nil when calls
-	// of any session without overlays may.
-	exclusive *sessionState
-	running   map[*sessionState]int
-	total     int
-	// mutators counts the running calls that may add an overlay.
-	mutators  int
-	queue     []*ticket
-	switching bool
-}
-
-// A ticket is a call waiting for its turn.
-type ticket struct {
-	st      *sessionState
-	mutates bool
-	turn    chan struct{}
-	granted bool
-	// mustSwitch is set when the holder must first make gopls hold its
-	// session's overlays (target) and no others.
-	mustSwitch bool
-	target     map[string]string
-}
-
-func (g *gate) init() {
-	g.applied = map[string]string{}
-	g.running = map[*sessionState]int{}
-}
-
-// enter waits until a call of st may run, switching gopls's overlays
-// first if that is the call's part, and returns the function that ends
-// the call.
-func (g *gate) enter(ctx context.Context, b *Bridge, st *sessionState, mutates bool) (leave func(), err error) {
-	t := &ticket{st: st, mutates: mutates, turn: make(chan struct{})}
-	g.mu.Lock()
-	g.queue = append(g.queue, t)
-	g.dispatch()
-	g.mu.Unlock()
-	select {
-	case <-t.turn:
-	case <-ctx.Done():
-		g.mu.Lock()
-		if !t.granted {
-			g.queue = slices.DeleteFunc(g.queue, func(x *ticket) bool { return x == t })
-			g.dispatch()
-			g.mu.Unlock()
-			return nil, fmt.Errorf("waiting for other sessions' calls to finish: %w", context.Cause(ctx))
-		}
-		g.mu.Unlock()
-	}
-	leave = func() { g.leave(st, mutates) }
-	if t.mustSwitch {
-		err := g.apply(ctx, b, t.target)
-		g.mu.Lock()
-		g.switching = false
-		g.dispatch()
-		g.mu.Unlock()
-		if err != nil {
-			leave()
-			return nil, err
-		}
-	}
-	return leave, nil
-}
-
-func (g *gate) leave(st *sessionState, mutates bool) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.running[st]--
-	if g.running[st] == 0 {
-		delete(g.running, st)
-	}
-	g.total--
-	if mutates {
-		g.mutators--
-	}
-	g.dispatch()
-}
-
-// dispatch starts waiting calls, in arrival order, while they fit. g.mu
-// is held.
-func (g *gate) dispatch() {
-	for len(g.queue) > 0 && !g.switching {
-		t := g.queue[0]
-		ok, mustSwitch := g.admit(t.st, t.mutates)
-		if !ok {
-			return
-		}
-		g.queue = g.queue[1:]
-		t.granted, t.mustSwitch = true, mustSwitch
-		if mustSwitch {
-			t.target = maps.Clone(t.st.overlays)
-			if g.exclusive != t.st {
-				t.target = map[string]string{}
-			}
-		}
-		close(t.turn)
+	if err := b.gate.Forget(ctx, switcher{b}, st); err != nil {
+		b.log.Warn("reverting an ended session's unsaved files", "error", err)
 	}
 }
 
-// admit decides whether a call of st may start now; if so it counts it
-// running and reports whether it must switch gopls's overlays first
-// (g.switching is then set until it has). g.mu is held.
-func (g *gate) admit(st *sessionState, mutates bool) (ok, mustSwitch bool) {
-	start := func(switchFirst bool) (bool, bool) {
-		g.running[st]++
-		g.total++
-		if mutates {
-			g.mutators++
-		}
-		g.switching = switchFirst
-		return true, switchFirst
-	}
-	if mutates || len(st.overlays) > 0 {
-		// The call needs gopls to itself, holding st's overlays.
-		if g.exclusive == st {
-			return start(false)
-		}
-		if g.total > g.running[st] {
-			return false, false
-		}
-		// No other session's call runs.
-		if maps.Equal(g.applied, st.overlays) {
-			g.exclusive = st
-			return start(false)
-		}
-		if g.total > 0 {
-			// st's own calls see gopls as it is; they must end first.
-			return false, false
-		}
-		g.exclusive = st
-		return start(true)
-	}
-	// The call neither has overlays nor makes one: it needs gopls to hold
-	// none, and no running call that may make one.
-	if g.exclusive == st {
-		return start(false)
-	}
-	if w := g.exclusive; w != nil {
-		switch {
-		case len(w.overlays) == 0 && g.mutators == 0:
-			// w's running calls see no overlays and make none.
-		case g.total == 0:
-			// w's overlays are reverted below.
-		default:
-			return false, false
-		}
-		g.exclusive = nil
-	}
-	if len(g.applied) == 0 {
-		return start(false)
-	}
-	if g.total == 0 {
-		return start(true)
-	}
-	return false, false
-}
+// gate is the bridge's handle on the gate of sessions.
+type gate struct{ *buffer.Gate }
 
-// apply makes gopls hold exactly the overlays target: the others are
-// reverted to the files on disk (closed, so that gopls reads the disk),
-// target's applied. No other call runs meanwhile. It records what it did
-// as it goes, so that a failure leaves g.applied true.
-func (g *gate) apply(ctx context.Context, b *Bridge, target map[string]string) error {
-	// The switch must not stop halfway because the call that does it is
-	// cancelled; the client's timeout bounds it instead.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.limits.withDefaults().Timeout)
-	defer cancel()
-	g.mu.Lock()
-	var revert []string
-	for uri, text := range g.applied {
-		if t, ok := target[uri]; !ok || t != text {
-			revert = append(revert, uri)
-		}
-	}
-	g.mu.Unlock()
-	slices.Sort(revert)
-	for _, uri := range revert {
-		if _, err := b.client.CloseDocument(ctx, uri); err != nil {
-			return fmt.Errorf("reverting another session's unsaved text of %s: %w", b.displayURI(uri), goplsError(err))
-		}
-		g.mu.Lock()
-		delete(g.applied, uri)
-		g.mu.Unlock()
-	}
-	uris := slices.Sorted(maps.Keys(target))
-	for _, uri := range uris {
-		g.mu.Lock()
-		_, done := g.applied[uri]
-		g.mu.Unlock()
-		if done {
-			continue
-		}
-		l, err := b.client.Hold(ctx, uri, target[uri], true)
-		if err != nil {
-			return fmt.Errorf("restoring this session's unsaved text of %s: %w", b.displayURI(uri), goplsError(err))
-		}
-		l.Release()
-		g.mu.Lock()
-		g.applied[uri] = target[uri]
-		g.mu.Unlock()
+func (g *gate) init() { g.Gate = buffer.NewGate() }
+
+// switcher is how the gate changes what gopls holds.
+type switcher struct{ b *Bridge }
+
+// Revert closes uri, so that gopls reads it from disk.
+func (s switcher) Revert(ctx context.Context, uri string) error {
+	if _, err := s.b.client.CloseDocument(ctx, uri); err != nil {
+		return fmt.Errorf("reverting another session's unsaved text of %s: %w", s.b.displayURI(uri), goplsError(err))
 	}
 	return nil
 }
 
-// owns reports whether gopls holds st's overlays for a running call of st
-// alone, so that the call may change them.
-func (g *gate) owns(st *sessionState) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.exclusive == st
-}
-
-// overlaid records that gopls now holds text as st's overlay of uri.
-func (g *gate) overlaid(st *sessionState, uri, text string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	st.overlays[uri] = text
-	if g.exclusive == st {
-		g.applied[uri] = text
-	}
-}
-
-// reverted records that st's overlay of uri, if it had one, is gone:
-// gopls holds the file as on disk, or not at all.
-func (g *gate) reverted(st *sessionState, uri string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if _, ok := st.overlays[uri]; !ok {
-		return
-	}
-	delete(st.overlays, uri)
-	if g.exclusive == st {
-		delete(g.applied, uri)
-	}
-}
-
-// hasOverlay reports whether st has an overlay of uri.
-func (g *gate) hasOverlay(st *sessionState, uri string) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	_, ok := st.overlays[uri]
-	return ok
-}
-
-// forget drops an ended session: if gopls holds its overlays they are
-// reverted, and calls waiting for that may start.
-func (g *gate) forget(ctx context.Context, b *Bridge, st *sessionState) {
-	g.mu.Lock()
-	if g.exclusive != st || g.total > 0 || g.switching {
-		// Its overlays are not in gopls (its calls have all ended, so
-		// it holds gopls for nobody).
-		if g.exclusive == st && g.total == 0 {
-			g.exclusive = nil
-		}
-		g.mu.Unlock()
-		return
-	}
-	g.exclusive = nil
-	g.switching = true
-	g.running[st]++
-	g.total++
-	g.mu.Unlock()
-	err := g.apply(ctx, b, map[string]string{})
-	g.mu.Lock()
-	g.switching = false
-	g.mu.Unlock()
-	g.leave(st, false)
+// Overlay gives gopls text as the content of uri.
+func (s switcher) Overlay(ctx context.Context, uri, text string) error {
+	l, err := s.b.client.Hold(ctx, uri, text, true)
 	if err != nil {
-		b.log.Warn("reverting an ended session's unsaved files", "error", err)
+		return fmt.Errorf("restoring this session's unsaved text of %s: %w", s.b.displayURI(uri), goplsError(err))
 	}
+	l.Release()
+	return nil
 }
+
+// SwitchTimeout is the timeout of a call.
+func (s switcher) SwitchTimeout() time.Duration { return s.b.limits.withDefaults().Timeout }
 
 // scratchRoot is the directory below which every snippet lives.
 func (b *Bridge) scratchRoot() string {
@@ -421,16 +143,16 @@ func (b *Bridge) foreign(ctx context.Context, uri string) bool {
 		return false
 	}
 	path, err := lspclient.URIPath(uri)
-	if err != nil || !within(b.scratchRoot(), path) {
+	if err != nil || !iplace.Within(b.scratchRoot(), path) {
 		return false
 	}
 	st, _ := b.state(ctx)
-	return !st.snippets.Has(lspclient.FileURI(path))
+	return !st.Snippets.Has(lspclient.FileURI(path))
 }
 
 // foreignPath is foreign for a path.
 func (b *Bridge) foreignPath(ctx context.Context, path string) bool {
-	return within(b.scratchRoot(), path) && b.foreign(ctx, lspclient.FileURI(path))
+	return iplace.Within(b.scratchRoot(), path) && b.foreign(ctx, lspclient.FileURI(path))
 }
 
 // errNotOpen answers a session that names a scratch file it does not own.
@@ -449,7 +171,7 @@ func (b *Bridge) foreignPackage(ctx context.Context, importPath string) bool {
 		return false
 	}
 	st, _ := b.state(ctx)
-	for _, uri := range st.snippets.All() {
+	for _, uri := range st.Snippets.All() {
 		if p, err := lspclient.URIPath(uri); err == nil && filepath.Base(filepath.Dir(p)) == n {
 			return false
 		}

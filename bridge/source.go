@@ -94,7 +94,7 @@ func (b *Bridge) openOverlay(ctx context.Context, path, text string) (*source, e
 func (b *Bridge) hold(ctx context.Context, path, text string, kind bufferKind) (*source, error) {
 	src := b.newSource(path, text, kind)
 	st, gated := b.state(ctx)
-	if gated && kind == fromOverlay && !b.gate.owns(st) {
+	if gated && kind == fromOverlay && !b.gate.Owns(st) {
 		// The gate admits a call that gives unsaved text only while
 		// gopls is its session's alone (see makesOverlay); this one
 		// slipped past it, which is the server's fault.
@@ -108,11 +108,11 @@ func (b *Bridge) hold(ctx context.Context, path, text string, kind bufferKind) (
 	if gated {
 		switch kind {
 		case fromOverlay:
-			b.gate.overlaid(st, src.uri, text)
+			b.gate.Overlaid(st, src.uri, text)
 		case fromDisk:
 			// Naming a file means the file as it is now: the session's
 			// overlay of it, if any, is gone.
-			b.gate.reverted(st, src.uri)
+			b.gate.Reverted(st, src.uri)
 		}
 	}
 	return src, nil
@@ -124,7 +124,7 @@ func (b *Bridge) hold(ctx context.Context, path, text string, kind bufferKind) (
 // written or through a symbolic link), the file read as context, which no
 // tool edits. The caller must release the source.
 func (b *Bridge) openCurrent(ctx context.Context, path string) (*source, error) {
-	if !b.confined(path) {
+	if !b.reads.Confined(path) {
 		text, err := b.readFile(path)
 		if errors.Is(err, iplace.ErrOutside) {
 			return nil, fmt.Errorf("%s leads outside the workspace root, the Go installation and the module cache, so its text is not shown; read it yourself if you trust it", b.displayPath(path))
@@ -136,13 +136,13 @@ func (b *Bridge) openCurrent(ctx context.Context, path string) (*source, error) 
 	}
 	uri := lspclient.FileURI(path)
 	st, _ := b.state(ctx)
-	if within(b.scratchRoot(), path) && !st.snippets.Has(uri) {
+	if iplace.Within(b.scratchRoot(), path) && !st.Snippets.Has(uri) {
 		return nil, errNotOpen
 	}
 	if l, ok := b.client.HoldOpen(uri); ok {
 		kind := fromDisk
 		switch {
-		case st.snippets.Has(uri):
+		case st.Snippets.Has(uri):
 			kind = fromSnippet
 		case b.client.IsOverlay(uri):
 			kind = fromOverlay

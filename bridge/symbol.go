@@ -279,7 +279,7 @@ func (r *symbolResolver) inWorkspace(refs []symbolRef) ([]decl, error) {
 	}
 	var inRoot []decl
 	for _, d := range found {
-		if within(r.b.root, d.path) {
+		if iplace.Within(r.b.root, d.path) {
 			inRoot = append(inRoot, d)
 		}
 	}

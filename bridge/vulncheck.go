@@ -440,7 +440,7 @@ func (b *Bridge) vulnDBReady() error {
 			if errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("GOVULNDB %s holds no vulnerability database (no index/modules.json); point --env GOVULNDB at a copy of the Go vulnerability database in its file layout", render.Quote(db))
 			}
-			return fmt.Errorf("GOVULNDB %s cannot be read: %v", render.Quote(db), pathErrText(err))
+			return fmt.Errorf("GOVULNDB %s cannot be read: %v", render.Quote(db), iplace.PathErrText(err))
 		}
 		return nil
 	case !network:
@@ -452,7 +452,7 @@ func (b *Bridge) vulnDBReady() error {
 // resolveDir turns a dir argument into the absolute path of a directory
 // inside the root, through its symbolic links.
 func (b *Bridge) resolveDir(dir string) (string, error) {
-	p, err := b.lexicalPath(dir)
+	p, err := b.addr.Lexical(dir)
 	if err != nil {
 		return "", errors.New(strings.Replace(err.Error(), "file ", "dir ", 1))
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -184,7 +185,7 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 		}
 		views[dir] = build
 		if v.Type == "GoWork" && out.GoWork == "" {
-			if work := filepath.Join(dir, "go.work"); within(b.root, work) {
+			if work := filepath.Join(dir, "go.work"); iplace.Within(b.root, work) {
 				out.GoWork = b.displayPath(work)
 			}
 		}

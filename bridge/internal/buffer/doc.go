@@ -1,8 +1,10 @@
 // Package buffer owns what goplsmcp keeps of the unsaved text it gives
-// gopls: where snippets live (ScratchDir, below the root, never written)
-// and the snippets each session has open (Snippets), bounded by
-// MaxSnippets. The overlays each session holds over the shared gopls, and
-// the gate that switches them, are still kept by bridge (sessions.go).
+// gopls: where snippets live (ScratchDir, below the root, never written),
+// the snippets each session has open (Snippets), bounded by MaxSnippets,
+// each session's overlays (Session), and the gate (Gate) that decides
+// which calls run together so that gopls holds the overlays of one
+// session at a time. The gate changes what gopls holds through a Switcher
+// its caller gives it.
 //
 // It imports only the standard library; it never imports bridge.
 package buffer

@@ -1,5 +1,8 @@
 // Package edit owns edits as a model sees them: LSP text edits made on a
-// text (Apply), unified diffs (UnifiedDiff), and the only path by which
+// text (Apply), unified diffs (UnifiedDiff), the edit sets built from
+// gopls's workspace edits with the bytes each applies to (Set, From: only
+// files inside the root, never another session's snippet, never a file
+// saved since gopls was asked), and the only path by which
 // goplsmcp writes files: a set of new file contents, each computed from
 // bytes whose hash it carries, written all or nothing. Every target is
 // re-checked under a process-wide per-file lock immediately before it is
@@ -10,6 +13,8 @@
 // be kept, is written in place under the same checks. No temporary file
 // outlives a call.
 //
-// It imports the standard library, go.lsp.dev/protocol and
-// bridge/internal/place.
+// It imports the standard library, go.lsp.dev/protocol, lspclient (file
+// URIs), bridge/internal/render (echoes in messages) and
+// bridge/internal/place. bridge passes in what a set needs of gopls and
+// the session (Source) as functions.
 package edit

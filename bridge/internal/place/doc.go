@@ -7,11 +7,18 @@
 // gave it, but its text is never read. It also says how a path is shown
 // (relative to the root, or under $GOROOT or $GOMODCACHE).
 //
+// Resolver is the front of addressing: it turns a client's file or uri
+// argument into a clean absolute path confined to the root, checking it
+// first as text (CheckPathText: no URI, Windows path on other systems,
+// percent-encoding or unexpanded variable), then lexically, then through
+// its symbolic links; otherwise it says in one sentence why not.
+//
 // It also owns positions as tools and gopls give them, 0-based lines and
 // UTF-16 columns, and their conversion to and from byte offsets
 // (UTF16Col, ByteOffset, LineIndex, IdentColumns).
 //
-// It imports the standard library, go.lsp.dev/protocol (positions) and
-// lspclient (Windows paths, compared without regard to case). bridge
-// composes a Gate and passes it down.
+// It imports the standard library, go.lsp.dev/protocol (positions),
+// lspclient (Windows paths, compared without regard to case), memo (the
+// files resolved lately) and render (echoes of arguments in messages).
+// bridge composes a Gate and a Resolver and passes them down.
 package place

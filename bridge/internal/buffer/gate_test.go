@@ -1,0 +1,181 @@
+package buffer
+
+import (
+	"context"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// These tests drive the gate's admission rules alone, without gopls: no
+// case here needs gopls's overlays switched. Entering with a context that
+// is already done succeeds exactly when the call is admitted at once, so
+// it tells "starts now" from "would wait" without any timing.
+
+func newTestGate() *gate {
+	g := &gate{}
+	g.init()
+	return g
+}
+
+func newState(id string) *sessionState {
+	return &sessionState{id: id, overlays: map[string]string{}}
+}
+
+func doneCtx() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}
+
+// enterNow enters the gate and fails the test if the call had to wait.
+func enterNow(t *testing.T, g *gate, st *sessionState, mutates bool) func() {
+	t.Helper()
+	leave, err := g.enter(doneCtx(), nil, st, mutates)
+	if err != nil {
+		t.Fatalf("session %s (mutates %v) had to wait: %v", st.id, mutates, err)
+	}
+	return leave
+}
+
+// mustWait checks that a call would wait.
+func mustWait(t *testing.T, g *gate, st *sessionState, mutates bool) {
+	t.Helper()
+	if leave, err := g.enter(doneCtx(), nil, st, mutates); err == nil {
+		leave()
+		t.Fatalf("session %s (mutates %v) started at once; want it to wait", st.id, mutates)
+	}
+}
+
+// enterLater enters in the background; the channel yields the leave
+// function once admitted.
+func enterLater(t *testing.T, g *gate, st *sessionState, mutates bool) <-chan func() {
+	t.Helper()
+	ch := make(chan func(), 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	go func() {
+		leave, err := g.enter(ctx, nil, st, mutates)
+		if err != nil {
+			t.Errorf("session %s never started: %v", st.id, err)
+			close(ch)
+			return
+		}
+		ch <- leave
+	}()
+	return ch
+}
+
+// waitQueued waits until n calls wait at the gate.
+func waitQueued(t *testing.T, g *gate, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		g.mu.Lock()
+		q := len(g.queue)
+		g.mu.Unlock()
+		if q == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d calls waiting, want %d", q, n)
+		}
+		runtime.Gosched()
+	}
+}
+
+// TestGateOneSession checks that a single session (stdio) never waits,
+// whatever mix of calls it makes: with overlays or without, calls that
+// add overlays and calls that do not, all at once.
+func TestGateOneSession(t *testing.T) {
+	g := newTestGate()
+	st := newState("stdio")
+	l1 := enterNow(t, g, st, false)
+	l2 := enterNow(t, g, st, true)
+	g.overlaid(st, "file:///m/a.go", "package a")
+	l3 := enterNow(t, g, st, false)
+	l4 := enterNow(t, g, st, true)
+	l2()
+	l1()
+	g.reverted(st, "file:///m/a.go")
+	l5 := enterNow(t, g, st, false)
+	l3()
+	l4()
+	l5()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.total != 0 || len(g.running) != 0 || g.mutators != 0 || len(g.queue) != 0 || g.switching {
+		t.Errorf("after every call left: total %d, running %v, mutators %d, queue %d, switching %v",
+			g.total, g.running, g.mutators, len(g.queue), g.switching)
+	}
+}
+
+// TestGateSharedCalls checks that calls of sessions without overlays run
+// together, and that a session about to add an overlay waits for the
+// other sessions' calls, which then wait for it.
+func TestGateSharedCalls(t *testing.T) {
+	g := newTestGate()
+	a, b := newState("a"), newState("b")
+	la := enterNow(t, g, a, false)
+	lb := enterNow(t, g, b, false)
+	mustWait(t, g, a, true)
+	lb()
+	// Only a's own call runs now: a may add an overlay.
+	lam := enterNow(t, g, a, true)
+	mustWait(t, g, b, false)
+	// Once a's call that could add one ends, and a has none, b's calls
+	// fit again, alongside a's plain call.
+	lam()
+	lb2 := enterNow(t, g, b, false)
+	la()
+	lb2()
+}
+
+// TestGateArrivalOrder checks that waiting calls start in arrival order:
+// a call that would fit the running ones still queues behind an earlier
+// waiter, so a session wanting gopls to itself is not starved.
+func TestGateArrivalOrder(t *testing.T) {
+	g := newTestGate()
+	a, b := newState("a"), newState("b")
+	la := enterNow(t, g, a, false)
+	bTurn := enterLater(t, g, b, true)
+	waitQueued(t, g, 1)
+	// a's next plain call would fit a's running one, but b came first.
+	mustWait(t, g, a, false)
+	aTurn := enterLater(t, g, a, false)
+	waitQueued(t, g, 2)
+	la()
+	lb := <-bTurn
+	select {
+	case <-aTurn:
+		t.Fatal("a's call started while b's call, which may add an overlay, runs")
+	default:
+	}
+	lb()
+	la2 := <-aTurn
+	la2()
+}
+
+// TestGateCancelledWaiter checks that a call whose context ends while it
+// waits leaves the queue, and the calls behind it go on.
+func TestGateCancelledWaiter(t *testing.T) {
+	g := newTestGate()
+	a, b, c := newState("a"), newState("b"), newState("c")
+	la := enterNow(t, g, a, true)
+	ctx, cancel := context.WithCancel(context.Background())
+	gaveUp := make(chan error, 1)
+	go func() {
+		_, err := g.enter(ctx, nil, b, true)
+		gaveUp <- err
+	}()
+	waitQueued(t, g, 1)
+	cTurn := enterLater(t, g, c, false)
+	waitQueued(t, g, 2)
+	cancel()
+	if err := <-gaveUp; err == nil {
+		t.Fatal("a cancelled waiter was admitted")
+	}
+	la()
+	lc := <-cTurn
+	lc()
+}
