@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
@@ -195,7 +196,7 @@ func summarizeFile(b *Bridge, path, text string, exportedOnly bool) []string {
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
-			if exportedOnly && (!d.Name.IsExported() || d.Recv != nil && !token.IsExported(receiverType(d))) {
+			if exportedOnly && (!d.Name.IsExported() || d.Recv != nil && !token.IsExported(symbol.ReceiverType(d))) {
 				continue
 			}
 			decls = append(decls, slice(docStart(d), d.Type.End()))

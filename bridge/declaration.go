@@ -9,6 +9,7 @@ import (
 	"go/token"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -211,7 +212,7 @@ func declSpan(g *goFile, p token.Pos) (span, error) {
 // memberSpan is the span of the struct field or interface method of s
 // named at p, if p names one.
 func memberSpan(g *goFile, s *ast.TypeSpec, p token.Pos) (span, bool) {
-	list := memberList(s.Type)
+	list := symbol.MemberList(s.Type)
 	if list == nil || p < list.Opening {
 		return span{}, false
 	}
@@ -253,7 +254,7 @@ func lineEnd(end token.Pos, comment *ast.CommentGroup) token.Pos {
 
 // funcName names a function or method as go_source's notes do.
 func funcName(d *ast.FuncDecl) string {
-	if recv := receiverType(d); recv != "" {
+	if recv := symbol.ReceiverType(d); recv != "" {
 		return "method " + recv + "." + d.Name.Name
 	}
 	return "func " + d.Name.Name

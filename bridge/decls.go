@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
 )
 
 // Shared by go_file_context and go_package_api: both show declarations as
@@ -134,7 +135,7 @@ func (g *goFile) funcDecl(d *ast.FuncDecl) *declInfo {
 	fn := *d
 	fn.Doc, fn.Body = nil, nil
 	info := &declInfo{name: d.Name.Name, kind: "func", sig: g.oneLine(&fn), doc: d.Doc.Text()}
-	if recv := receiverType(d); recv != "" {
+	if recv := symbol.ReceiverType(d); recv != "" {
 		info.name, info.kind = recv+"."+d.Name.Name, "method"
 	}
 	return info
@@ -181,7 +182,7 @@ func (g *goFile) valueDecl(d *ast.GenDecl, i int, name string) *declInfo {
 
 // memberAt finds the field or interface method of s named at p.
 func (g *goFile) memberAt(s *ast.TypeSpec, p token.Pos) *declInfo {
-	fields := memberList(s.Type)
+	fields := symbol.MemberList(s.Type)
 	if fields == nil {
 		return nil
 	}
@@ -244,23 +245,11 @@ func specDoc(d *ast.GenDecl, doc, comment *ast.CommentGroup) string {
 	return doc.Text()
 }
 
-// memberList returns the fields of a struct type or the methods of an
-// interface type, and nil for any other type.
-func memberList(t ast.Expr) *ast.FieldList {
-	switch x := t.(type) {
-	case *ast.StructType:
-		return x.Fields
-	case *ast.InterfaceType:
-		return x.Methods
-	}
-	return nil
-}
-
 // exportedMembers returns a struct or interface type reduced to its
 // exported fields and methods (embedded ones included when their type is
 // exported); "..." stands for what was left out.
 func exportedMembers(t ast.Expr) ast.Expr {
-	list := memberList(t)
+	list := symbol.MemberList(t)
 	if list == nil {
 		return t
 	}

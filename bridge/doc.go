@@ -2,9 +2,12 @@
 // into LSP requests to gopls and shapes the answer into a lean text and a
 // structured result.
 //
-// Beside the tools it still holds machinery not yet moved below: symbol
-// names resolved to places (symbol.go, decls.go, target.go), and the
-// buffers gopls holds (source.go, buffers.go). Each session's overlays
+// Beside the tools it still holds machinery not yet moved below: the
+// glue that resolves symbol names to places by asking gopls which
+// packages declare a name and where an import leads (symbol.go, over
+// internal/symbol), declarations described at a position (decls.go),
+// targets (target.go), and the buffers gopls holds (source.go,
+// buffers.go). Each session's overlays
 // and the gate that switches them are internal/buffer's; sessions.go runs
 // every call through the gate. Edit sets are internal/edit's:
 // the tools propose them, and write them only when allowed to and asked.
@@ -29,6 +32,10 @@
 //   - internal/gocmd: the go command, the installed Go's version and
 //     directories, the build context, and the modules on disk; imports
 //     place.
+//   - internal/symbol: symbol names (Name, pkg.Name, Type.Method,
+//     pkg.Type.Method, (*Type).Method) split and read, and their
+//     declarations found in parsed files, promoted members included;
+//     imports render and place.
 //   - internal/edit: text edits made on a text, edit sets built from
 //     gopls's workspace edits, unified diffs and the only write path;
 //     imports render, place and lspclient.

@@ -15,6 +15,7 @@ import (
 
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -261,7 +262,7 @@ func boolRank(b bool) int {
 // from) and the field names of composite literals. Predeclared names are
 // left out. where converts a position.
 func usesOf(f *ast.File, where func(token.Pos) use) []use {
-	imports := importNames(f)
+	imports := symbol.ImportNames(f)
 	unresolved := make(map[*ast.Ident]bool, len(f.Unresolved))
 	for _, id := range f.Unresolved {
 		unresolved[id] = true

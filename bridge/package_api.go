@@ -17,6 +17,7 @@ import (
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
@@ -399,7 +400,7 @@ func (b *Bridge) describePackage(ctx context.Context, files *goFiles, dir string
 				if !d.Name.IsExported() {
 					continue
 				}
-				recv := receiverType(d)
+				recv := symbol.ReceiverType(d)
 				switch {
 				case d.Recv == nil:
 					add(&funcs, g.funcDecl(d), d.Name.Pos())

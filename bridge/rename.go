@@ -9,6 +9,7 @@ import (
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -58,7 +59,7 @@ func (b *Bridge) rename(ctx context.Context, in *RenameInput) (*RenameOutput, er
 	if err := b.checkApply(in.Write); err != nil {
 		return nil, err
 	}
-	if !isIdent(in.NewName) {
+	if !symbol.IsIdent(in.NewName) {
 		return nil, fmt.Errorf("new_name %s is not a Go identifier; pass the bare new name, such as NewName", render.Quote(in.NewName))
 	}
 	t, err := b.resolve(ctx, in.At)

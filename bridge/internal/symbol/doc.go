@@ -1,0 +1,15 @@
+// Package symbol owns the syntax of symbol names and where they are
+// declared in parsed files, the part of resolving a symbol argument that
+// needs no gopls: the forms Name, pkg.Name, Type.Method, pkg.Type.Method
+// and (*Type).Method split into parts and their possible readings (Split,
+// Readings); the declarations of a reading in a package's parsed files
+// (Package.Decls, MatchDecl), with 0-based lines and UTF-16 columns; and
+// methods and fields promoted through embedded fields, searched level by
+// level as Go's selector rule has it (Promoted). Which packages to parse
+// and where an import leads are gopls's to say: bridge asks it and hands
+// the answers in (the resolve function of Promoted).
+//
+// It imports the standard library, bridge/internal/render (clipped
+// echoes of the argument in messages) and bridge/internal/place (UTF-16
+// columns); it never imports bridge.
+package symbol
