@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
@@ -72,30 +71,11 @@ func (b *Bridge) radius(ctx context.Context, locs []protocol.Location, depth int
 	for _, pkg := range out.Packages.Keys() {
 		seen[pkg] = true
 	}
-	for d := 0; d < depth && len(level) > 0; d++ {
-		found, err := g.importers(level)
-		if err != nil {
-			return nil, err
-		}
-		var names []string
-		level = nil
-		slices.SortStableFunc(found, func(x, y importer) int { return boolRank(x.test) - boolRank(y.test) })
-		for _, imp := range found {
-			if seen[imp.name] || imp.test && seen[strings.TrimSuffix(imp.name, " (test)")] {
-				continue
-			}
-			seen[imp.name] = true
-			names = append(names, imp.name)
-			if !imp.test {
-				level = append(level, imp.file)
-			}
-		}
-		if len(names) == 0 {
-			break
-		}
-		slices.Sort(names)
-		out.Importers = append(out.Importers, names)
+	levels, err := g.importerLevels(seen, level, depth)
+	if err != nil {
+		return nil, err
 	}
+	out.Importers = append(out.Importers, levels...)
 	return out, nil
 }
 

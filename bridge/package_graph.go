@@ -199,15 +199,26 @@ func (g *graphWalk) place(path string, depth int) (PackageGraph, error) {
 	// workspace's packages as the references to its package clause.
 	seen := map[string]bool{path: true}
 	level := []string{file}
+	levels, err := g.importerLevels(seen, level, depth)
+	for d, names := range levels {
+		p.Importers = append(p.Importers, g.cut(&p, importersName(d), names))
+	}
+	return p, err
+}
+
+// importerLevels walks the workspace packages importing those of level
+// (one file of each), breadth first, depth levels at most: each level
+// sorted, packages in seen (which it extends) left out. A package's own
+// tests are named only when the package itself does not import it.
+func (g *graphWalk) importerLevels(seen map[string]bool, level []string, depth int) ([][]string, error) {
+	var levels [][]string
 	for d := 0; d < depth && len(level) > 0; d++ {
 		found, err := g.importers(level)
 		if err != nil {
-			return p, err
+			return levels, err
 		}
 		var names []string
 		level = nil
-		// A package's own tests are named only when the package itself
-		// does not import it.
 		slices.SortStableFunc(found, func(x, y importer) int { return boolRank(x.test) - boolRank(y.test) })
 		for _, imp := range found {
 			if seen[imp.name] || imp.test && seen[strings.TrimSuffix(imp.name, " (test)")] {
@@ -223,9 +234,9 @@ func (g *graphWalk) place(path string, depth int) (PackageGraph, error) {
 			break
 		}
 		slices.Sort(names)
-		p.Importers = append(p.Importers, g.cut(&p, importersName(d), names))
+		levels = append(levels, names)
 	}
-	return p, nil
+	return levels, nil
 }
 
 // cut bounds list to the limit, counting the rest in p.More under name.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -236,12 +237,8 @@ func TestShareDaemonKilled(t *testing.T) {
 	if err := syscall.Kill(old.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for processAlive(old.PID) || processAlive(old.GoplsPID) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the killed daemon %d or its gopls %d still runs after 20s", old.PID, old.GoplsPID)
-		}
-		time.Sleep(10 * time.Millisecond) // not our children: no wait to block on
+	if !waitDead(20*time.Second, old.PID, old.GoplsPID) {
+		t.Fatalf("the killed daemon %d or its gopls %d still runs after 20s", old.PID, old.GoplsPID)
 	}
 
 	// Each session's next call is answered, through a new daemon, with
@@ -389,13 +386,9 @@ func TestShareIdleExit(t *testing.T) {
 	d := sh.waitList("daemon", func(l []daemonInfo) bool { return len(l) == 1 })[0]
 	p.stdin.Close()
 	<-p.exited
-	deadline := time.Now().Add(20 * time.Second)
-	for processAlive(d.PID) || processAlive(d.GoplsPID) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the daemon (%d, alive %v) or its gopls (%d, alive %v) still runs 20s after its last session ended with --idle 300ms",
-				d.PID, processAlive(d.PID), d.GoplsPID, processAlive(d.GoplsPID))
-		}
-		time.Sleep(20 * time.Millisecond) // not our children: no wait to block on
+	if !waitDead(20*time.Second, d.PID, d.GoplsPID) {
+		t.Fatalf("the daemon (%d, alive %v) or its gopls (%d, alive %v) still runs 20s after its last session ended with --idle 300ms",
+			d.PID, processAlive(d.PID), d.GoplsPID, processAlive(d.GoplsPID))
 	}
 	if l := sh.list(); len(l) != 0 {
 		t.Errorf("daemon list after the idle exit: %+v", l)
@@ -424,12 +417,8 @@ func TestShareDaemonExitsWhenGoplsCannotBeKeptAlive(t *testing.T) {
 		t.Fatal(err)
 	}
 	// gopls cannot be started again: the daemon goes.
-	deadline := time.Now().Add(30 * time.Second)
-	for processAlive(d.PID) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the daemon %d still runs 30s after its gopls could no longer start", d.PID)
-		}
-		time.Sleep(20 * time.Millisecond) // not our child: no wait to block on
+	if !waitDead(30*time.Second, d.PID) {
+		t.Fatalf("the daemon %d still runs 30s after its gopls could no longer start", d.PID)
 	}
 	// The session's next call finds no daemon that can start, and says so.
 	p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"go_workspace","arguments":{}}}`)
@@ -437,4 +426,20 @@ func TestShareDaemonExitsWhenGoplsCannotBeKeptAlive(t *testing.T) {
 	if e, _ := m["error"].(map[string]any); e == nil || !strings.Contains(fmt.Sprint(e["message"]), "cannot be reached") {
 		t.Errorf("the call after the daemon went: %v", m)
 	}
+}
+
+// waitDead waits until none of pids is a live process (a zombie counts as
+// dead: they are not this test's children, so it has no wait to block
+// on), at most for d, and reports whether they all died.
+func waitDead(d time.Duration, pids ...int) bool {
+	deadline := time.Now().Add(d)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for slices.ContainsFunc(pids, processAlive) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		<-tick.C
+	}
+	return true
 }
