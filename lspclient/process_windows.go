@@ -26,19 +26,9 @@ type procTree struct {
 // process gopls starts joins its job. gopls starts nothing before it is
 // initialized, so nothing escapes between its start and this.
 func startTree(pid int) (*procTree, error) {
-	job, err := windows.CreateJobObject(nil, nil)
+	job, err := killOnCloseJob()
 	if err != nil {
-		return nil, fmt.Errorf("creating a job object: %w", err)
-	}
-	info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{
-		BasicLimitInformation: windows.JOBOBJECT_BASIC_LIMIT_INFORMATION{
-			LimitFlags: windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
-		},
-	}
-	if _, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
-		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
-		windows.CloseHandle(job)
-		return nil, fmt.Errorf("setting up a job object: %w", err)
+		return nil, err
 	}
 	h, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE, false, uint32(pid))
 	if err != nil {
@@ -69,4 +59,42 @@ func (t *procTree) release() {
 	if t != nil {
 		windows.CloseHandle(t.job)
 	}
+}
+
+// killOnCloseJob makes a job object that kills every process in it when
+// its last handle closes.
+func killOnCloseJob() (windows.Handle, error) {
+	job, err := windows.CreateJobObject(nil, nil)
+	if err != nil {
+		return 0, fmt.Errorf("creating a job object: %w", err)
+	}
+	info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{
+		BasicLimitInformation: windows.JOBOBJECT_BASIC_LIMIT_INFORMATION{
+			LimitFlags: windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
+		},
+	}
+	if _, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
+		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
+		windows.CloseHandle(job)
+		return 0, fmt.Errorf("setting up a job object: %w", err)
+	}
+	return job, nil
+}
+
+// JoinKillOnCloseJob puts the current process in a new job object that
+// kills every process in it when its last handle closes, and keeps that
+// handle open for the life of the process: the processes it starts (gopls,
+// gopls vulncheck, and theirs) join the job and end when it ends, even
+// killed. It reports whether the process joined (before Windows 8, one
+// already in a job may join no other).
+func JoinKillOnCloseJob() bool {
+	job, err := killOnCloseJob()
+	if err != nil {
+		return false
+	}
+	if err := windows.AssignProcessToJobObject(job, windows.CurrentProcess()); err != nil {
+		windows.CloseHandle(job)
+		return false
+	}
+	return true
 }
