@@ -97,6 +97,8 @@ type Bridge struct {
 	searches memo.Gen[string, []symbolInfo]
 	// build is how gopls chooses a package's files.
 	build gocmd.Build
+	// rootBuild says which files gopls knows without having them open.
+	rootBuild gocmd.RootBuild
 	// modules are the modules under the root, at a disk epoch (see
 	// diskModules).
 	modules memo.Gen[string, []gocmd.Module]
@@ -132,6 +134,7 @@ func New(cfg Config) (*Bridge, error) {
 		return cfg.Client.GoEnv(), lspclient.LookupEnv(cfg.Client.OfflineGoEnv(), "GOFLAGS"), cfg.Client.BuildFlags()
 	}
 	b.initReads()
+	b.rootBuild = gocmd.RootBuild{Gate: b.reads, Build: &b.build, Env: cfg.Client.GoVar}
 	b.gate.init()
 	b.diags.files.Max, b.diags.fixes.Max = maxCachedDiagFiles, maxCachedFixes
 	b.apis.Max = maxCachedPackages

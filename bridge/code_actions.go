@@ -121,7 +121,9 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 	rng := protocol.Range{Start: start, End: end}
 
 	// The diagnostics in the range, whose fixes gopls offers only when
-	// told of them, and only once it has stored them for this text.
+	// told of them, and only once it has stored them for this text, which
+	// it does for open files.
+	t.src.openInGopls()
 	diags, err := b.client.DiagnoseFile(ctx, t.src.uri)
 	if err != nil {
 		return nil, goplsError(err)

@@ -294,6 +294,10 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 			srcs = append(srcs, src)
 		}
 	}
+	// gopls runs its analyzers, and keeps their fixes, for open files.
+	for _, s := range srcs {
+		s.openInGopls()
+	}
 	// An edit breaks other packages: the whole workspace's parse and type
 	// errors, as gopls finds them with the text it holds now, the named
 	// files' unsaved text included, asked for beside the named files' own.

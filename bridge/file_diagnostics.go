@@ -65,6 +65,8 @@ func (b *Bridge) fileDiagnostics(ctx context.Context, in *FileDiagnosticsInput) 
 		return nil, err
 	}
 	defer src.release()
+	// gopls keeps its analyzers' fixes for open files.
+	src.openInGopls()
 	diags, err := b.client.DiagnoseFile(ctx, src.uri)
 	if err != nil {
 		return nil, goplsError(err)

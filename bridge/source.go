@@ -100,7 +100,15 @@ func (b *Bridge) hold(ctx context.Context, path, text string, kind bufferKind) (
 		// slipped past it, which is the server's fault.
 		return nil, mcp.InternalError(errors.New("bridge: unsaved text given outside its session's turn at the gate"))
 	}
-	l, err := b.client.Hold(ctx, src.uri, text, kind != fromDisk)
+	hold := b.client.Hold
+	if kind == fromDisk && b.rootBuild.Has(path) {
+		// gopls answers about this file from its first build: it need
+		// not have it open (see lspclient.Client.HoldDisk).
+		hold = func(ctx context.Context, uri, text string, _ bool) (*lspclient.Lease, error) {
+			return b.client.HoldDisk(ctx, uri, text)
+		}
+	}
+	l, err := hold(ctx, src.uri, text, kind != fromDisk)
 	if err != nil {
 		return nil, goplsError(err)
 	}
@@ -152,6 +160,15 @@ func (b *Bridge) openCurrent(ctx context.Context, path string) (*source, error) 
 		return src, nil
 	}
 	return b.open(ctx, path)
+}
+
+// openInGopls opens the source's file in gopls if gopls only reads it from
+// disk: gopls keeps its analyzers' diagnostics, and their fixes, only for
+// open files.
+func (s *source) openInGopls() {
+	if s != nil && s.lease != nil {
+		s.lease.Open()
+	}
 }
 
 // line returns line i, or "" when out of range.

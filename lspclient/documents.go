@@ -6,8 +6,9 @@ import (
 	"sync"
 )
 
-// documents are the buffers open in gopls, with the text and version last
-// sent for each.
+// documents are the texts calls hold: the buffers open in gopls, with the
+// text and version last sent for each, and the files held as read from
+// disk that gopls reads itself (see [Client.HoldDisk]).
 type documents struct {
 	// mu guards the table. Notifications about the documents are queued
 	// under it and written after it (see notes.go): it is never held
@@ -27,6 +28,10 @@ type document struct {
 	overlay bool
 	// holders counts the leases on this text (see [Client.Hold]).
 	holders int
+	// sent is set once gopls has the document open. A file held as read
+	// from disk is not opened (see [Client.HoldDisk]): it is forgotten
+	// when its last holder lets go.
+	sent bool
 	// stale is set when the file changed on disk while the document was
 	// held; it is closed, so that gopls reads the disk, when the last
 	// holder lets go.
@@ -69,7 +74,8 @@ func (c *Client) CloseDocument(ctx context.Context, uri string) (closed bool, er
 	for {
 		c.docs.mu.Lock()
 		doc, ok := c.docs.open[uri]
-		if !ok {
+		if !ok || !doc.sent {
+			// gopls reads the file from disk already.
 			c.docs.mu.Unlock()
 			return false, nil
 		}
@@ -86,6 +92,23 @@ func (c *Client) CloseDocument(ctx context.Context, uri string) (closed bool, er
 			return false, ctx.Err()
 		}
 	}
+}
+
+// openLocked opens doc in gopls with the text it holds. c.docs.mu is held.
+func (c *Client) openLocked(uri string, doc *document) {
+	doc.sent = true
+	c.sendDocument("textDocument/didOpen", doc.openParams(uri))
+}
+
+// forgetLocked lets go of a document no call holds: one open in gopls is
+// closed, so that gopls reads the disk; one it never had is dropped.
+// c.docs.mu is held.
+func (c *Client) forgetLocked(uri string, doc *document) {
+	if doc.sent {
+		c.closeLocked(uri)
+		return
+	}
+	delete(c.docs.open, uri)
 }
 
 // closeLocked forgets uri and tells gopls. c.docs.mu is held.
@@ -106,12 +129,14 @@ func (c *Client) sendDocument(method string, params any) {
 	c.modified()
 }
 
-// replayNotes opens every document in a new gopls, at the version and with
-// the text the client holds. The caller holds docs.mu.
+// replayNotes opens every open document in a new gopls, at the version
+// and with the text the client holds. The caller holds docs.mu.
 func (c *Client) replayNotes() []note {
 	uris := make([]string, 0, len(c.docs.open))
-	for uri := range c.docs.open {
-		uris = append(uris, uri)
+	for uri, doc := range c.docs.open {
+		if doc.sent {
+			uris = append(uris, uri)
+		}
 	}
 	slices.Sort(uris)
 	notes := make([]note, 0, len(uris))
@@ -127,15 +152,24 @@ func (d *document) openParams(uri string) map[string]any {
 	}
 }
 
-// Document returns the text and version gopls holds for an open document.
+// Document returns the text and version gopls holds for an open document;
+// ok is false for a file gopls reads from disk.
 func (c *Client) Document(uri string) (text string, version int32, ok bool) {
 	c.docs.mu.Lock()
 	defer c.docs.mu.Unlock()
 	doc, ok := c.docs.open[uri]
-	if !ok {
+	if !ok || !doc.sent {
 		return "", 0, false
 	}
 	return doc.text, doc.version, true
+}
+
+// known reports whether uri is open in gopls or held by a call.
+func (c *Client) known(uri string) bool {
+	c.docs.mu.Lock()
+	defer c.docs.mu.Unlock()
+	_, ok := c.docs.open[uri]
+	return ok
 }
 
 // IsOverlay reports whether uri is open with text that is not the file on
@@ -144,7 +178,7 @@ func (c *Client) IsOverlay(uri string) bool {
 	c.docs.mu.Lock()
 	defer c.docs.mu.Unlock()
 	doc, ok := c.docs.open[uri]
-	return ok && doc.overlay
+	return ok && doc.sent && doc.overlay
 }
 
 // OpenDocuments returns the URIs of the open documents.
@@ -152,8 +186,10 @@ func (c *Client) OpenDocuments() []string {
 	c.docs.mu.Lock()
 	defer c.docs.mu.Unlock()
 	uris := make([]string, 0, len(c.docs.open))
-	for uri := range c.docs.open {
-		uris = append(uris, uri)
+	for uri, doc := range c.docs.open {
+		if doc.sent {
+			uris = append(uris, uri)
+		}
 	}
 	return uris
 }

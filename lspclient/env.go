@@ -223,3 +223,14 @@ func (c *Client) OfflineGoEnv() []string {
 	}
 	return env
 }
+
+// GoVar returns the value of key as the go command gopls runs sees it:
+// its environment's (goplsmcp's own, --env's, the env setting's), else
+// the go env file's; "" when unset.
+func (c *Client) GoVar(key string) string {
+	given := append(append(os.Environ(), c.opts.Env...), c.GoEnv()...)
+	if v := lookupEnv(given, key); v != "" {
+		return v
+	}
+	return goEnvFileValue(given, key)
+}

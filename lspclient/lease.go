@@ -31,6 +31,26 @@ type Lease struct {
 // it holds itself; calls that hold several should take them in a fixed
 // order (by URI) to avoid waiting on each other in a cycle.
 func (c *Client) Hold(ctx context.Context, uri, text string, overlay bool) (*Lease, error) {
+	return c.hold(ctx, uri, text, overlay, true)
+}
+
+// HoldDisk is [Client.Hold] for text just read from the file on disk,
+// which it does not open in gopls unless it is open already: gopls reads
+// the file itself, as it does every file no editor has open. An open
+// document is what gopls runs its analyzers on, for its package and every
+// package that package imports, which on a workspace gopls has not cached
+// yet competes with the call for the machine; the call that wants the
+// analyzers' diagnostics opens the file with [Lease.Open].
+//
+// The lease still keeps the text the call read: if the file changes on
+// disk while the call holds it, gopls is given the text held, as an open
+// document, before it hears of the change, and reads the disk again once
+// the last holder lets go.
+func (c *Client) HoldDisk(ctx context.Context, uri, text string) (*Lease, error) {
+	return c.hold(ctx, uri, text, false, false)
+}
+
+func (c *Client) hold(ctx context.Context, uri, text string, overlay, open bool) (*Lease, error) {
 	for {
 		if _, err := c.state(); errors.Is(err, ErrClosed) {
 			return nil, err
@@ -41,7 +61,9 @@ func (c *Client) Hold(ctx context.Context, uri, text string, overlay bool) (*Lea
 		case !ok:
 			doc = &document{version: 1, text: text, overlay: overlay, holders: 1}
 			c.docs.open[uri] = doc
-			c.sendDocument("textDocument/didOpen", doc.openParams(uri))
+			if open {
+				c.openLocked(uri, doc)
+			}
 			c.docs.mu.Unlock()
 			c.watchDocument(uri, overlay)
 			return &Lease{c: c, URI: uri, Text: text, Version: 1}, nil
@@ -50,10 +72,14 @@ func (c *Client) Hold(ctx context.Context, uri, text string, overlay bool) (*Lea
 			// makes it disk-backed again, and the reverse.
 			doc.holders++
 			doc.overlay = overlay
+			if open && !doc.sent {
+				c.openLocked(uri, doc)
+			}
 			l := &Lease{c: c, URI: uri, Text: text, Version: doc.version}
 			c.docs.mu.Unlock()
 			return l, nil
 		case doc.holders == 0:
+			// Only documents open in gopls outlive their holders.
 			next := doc.version + 1
 			doc.version, doc.text, doc.overlay, doc.stale, doc.holders = next, text, overlay, false, 1
 			c.sendDocument("textDocument/didChange", map[string]any{
@@ -73,8 +99,21 @@ func (c *Client) Hold(ctx context.Context, uri, text string, overlay bool) (*Lea
 	}
 }
 
-// HoldOpen holds uri with whatever text gopls has for it, if it is open.
-// It never waits.
+// Open makes gopls hold the lease's text as an open document, if it does
+// not already (see [Client.HoldDisk]): gopls then runs its analyzers on
+// the file's package, and keeps the document open after the lease is
+// released, as it keeps those [Client.Hold] opens.
+func (l *Lease) Open() {
+	c := l.c
+	c.docs.mu.Lock()
+	defer c.docs.mu.Unlock()
+	if doc, ok := c.docs.open[l.URI]; ok && !doc.sent && doc.text == l.Text {
+		c.openLocked(l.URI, doc)
+	}
+}
+
+// HoldOpen holds uri with whatever text gopls has for it, if it is open or
+// held by another call. It never waits.
 func (c *Client) HoldOpen(uri string) (*Lease, bool) {
 	c.docs.mu.Lock()
 	defer c.docs.mu.Unlock()
@@ -100,9 +139,13 @@ func (l *Lease) Release() {
 		if doc.holders > 0 {
 			return
 		}
-		if doc.stale {
+		switch {
+		case doc.stale:
 			// It changed on disk meanwhile: let gopls read the disk.
-			c.closeLocked(l.URI)
+			c.forgetLocked(l.URI, doc)
+		case !doc.sent:
+			// gopls reads this one from disk: nothing is left to hold.
+			c.forgetLocked(l.URI, doc)
 		}
 		c.docs.wake()
 	})

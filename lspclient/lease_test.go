@@ -3,6 +3,7 @@ package lspclient
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -70,5 +71,93 @@ func TestHoldSerialisesChanges(t *testing.T) {
 	}
 	if _, ok := c.HoldOpen(uri); ok {
 		t.Error("HoldOpen found a closed document")
+	}
+}
+
+// TestHoldDiskPins checks that a file held as read from disk is not opened
+// in gopls, which answers from the disk; that a change on disk while it is
+// held gives gopls the text the call read, until the call lets go; and
+// that Open opens it for good.
+func TestHoldDiskPins(t *testing.T) {
+	root := exampleRoot(t)
+	c := startClient(t, root)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	report := filepath.Join(root, "report", "report.go")
+	data, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uri := FileURI(report)
+	// summaryLine asks gopls on which line Summary is declared.
+	summaryLine := func() int {
+		t.Helper()
+		var syms []struct {
+			Name  string `json:"name"`
+			Range struct {
+				Start struct {
+					Line int `json:"line"`
+				} `json:"start"`
+			} `json:"range"`
+		}
+		if err := c.Call(ctx, "textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": uri}}, &syms); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range syms {
+			if s.Name == "Summary" {
+				return s.Range.Start.Line
+			}
+		}
+		t.Fatalf("gopls lists no Summary in %v", syms)
+		return -1
+	}
+	before := summaryLine()
+
+	l, err := c.HoldDisk(ctx, uri, string(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, open := c.Document(uri); open {
+		t.Fatal("HoldDisk opened the document in gopls")
+	}
+	shared, ok := c.HoldOpen(uri)
+	if !ok || shared.Text != string(data) {
+		t.Fatalf("HoldOpen of a held file = %v, %v; want the held text shared", shared, ok)
+	}
+	shared.Release()
+
+	// Two lines more on disk move Summary down, but not for the call
+	// that holds the text it read.
+	writeFile(t, report, "// one\n// two\n"+string(data))
+	if got := summaryLine(); got != before {
+		t.Errorf("while held, gopls puts Summary on line %d, want %d, as in the text held", got, before)
+	}
+	if text, _, open := c.Document(uri); !open || text != string(data) {
+		t.Errorf("after a change on disk, the held file is open %v with the text held %v; want both", open, text == string(data))
+	}
+	l.Release()
+	if _, _, open := c.Document(uri); open {
+		t.Error("the file is still open in gopls after its holder let go")
+	}
+	if got := summaryLine(); got != before+2 {
+		t.Errorf("after release, gopls puts Summary on line %d, want %d, as on disk", got, before+2)
+	}
+
+	// Open: the document stays open after release, as Hold's do.
+	now, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err = c.HoldDisk(ctx, uri, string(now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Open()
+	l.Release()
+	if text, _, open := c.Document(uri); !open || text != string(now) {
+		t.Errorf("after Open and release: open %v, text as on disk %v; want both", open, text == string(now))
+	}
+	if !c.known(uri) || len(c.OpenDocuments()) != 1 {
+		t.Errorf("open documents = %v, want the one opened", c.OpenDocuments())
 	}
 }

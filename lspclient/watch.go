@@ -423,7 +423,7 @@ func (w *watcher) barrier() {
 		newPackages = append(newPackages, FileURI(path))
 	}
 	for uri, s := range w.stamps {
-		if _, _, open := w.c.Document(uri); !open {
+		if !w.c.known(uri) {
 			delete(w.stamps, uri)
 			continue
 		}
@@ -633,7 +633,7 @@ func (c *Client) refreshDocuments(changes map[string]int, dirsGone []string) (up
 			continue
 		}
 		if doc.holders > 0 {
-			doc.stale = true
+			c.pinLocked(uri, doc)
 			continue
 		}
 		if !gone {
@@ -653,6 +653,18 @@ func (c *Client) refreshDocuments(changes map[string]int, dirsGone []string) (up
 		c.closeLocked(uri)
 	}
 	return updated
+}
+
+// pinLocked keeps a held document's text in gopls while the file changes
+// on disk: the calls holding it read that text, and gopls must answer them
+// from it. A document gopls reads from disk is opened with it, before
+// gopls hears of the change (the caller queues that after); either way it
+// is closed when the last holder lets go. c.docs.mu is held.
+func (c *Client) pinLocked(uri string, doc *document) {
+	doc.stale = true
+	if !doc.sent {
+		c.openLocked(uri, doc)
+	}
 }
 
 // maxDocumentBytes bounds a file read to refresh its document; a larger
@@ -734,9 +746,9 @@ func (c *Client) Written(paths map[string]bool) {
 		switch {
 		case !ok:
 		case doc.holders > 0:
-			doc.stale = true
+			c.pinLocked(uri, doc)
 		default:
-			c.closeLocked(uri)
+			c.forgetLocked(uri, doc)
 		}
 	}
 	// Queued under the document lock, after the closes.
