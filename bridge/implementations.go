@@ -7,6 +7,7 @@ import (
 	"go/ast"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/decl"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -144,14 +145,14 @@ func (b *Bridge) relation(defs []protocol.Location, err error) string {
 	if err != nil {
 		return ""
 	}
-	g := b.newGoFiles().get(path)
+	g := decl.NewFiles(decl.Options{Text: b.currentText, Lines: &b.lines}).Get(path)
 	if g == nil {
 		return ""
 	}
 	start := defs[0].Range.Start
-	p := g.pos(int(start.Line), int(start.Character))
+	p := g.Pos(int(start.Line), int(start.Character))
 	abstract, found := false, false
-	ast.Inspect(g.file, func(n ast.Node) bool {
+	ast.Inspect(g.AST, func(n ast.Node) bool {
 		if found || n == nil || p < n.Pos() || p >= n.End() {
 			return false
 		}
