@@ -18,8 +18,8 @@
 //   - internal/memo: answers kept at a gopls generation, and the lines
 //     and syntax trees of a text; standard library only.
 //   - internal/render: the lean text shapes tools share (places by
-//     file and their source lines, counts, clipped echoes of client
-//     strings); imports memo, mcp and lspclient.
+//     file and their source lines, symbol kinds, counts, clipped echoes
+//     of client strings); imports memo, mcp and lspclient.
 //   - internal/place: the root, the one read gate, the front of
 //     addressing (a client's file or uri argument checked as text, then
 //     resolved through links into a confined path: Resolver), how paths
