@@ -9,6 +9,7 @@ import (
 	"go/token"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/decl"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -110,16 +111,16 @@ func (b *Bridge) source(ctx context.Context, in *SourceInput) (*SourceOutput, er
 	if f == nil {
 		return nil, fmt.Errorf("cannot parse %s, where the declaration is", b.displayPath(path))
 	}
-	g := &goFile{fset: fset, file: f, tf: fset.File(f.FileStart), lines: b.lines.Lines(path, text)}
-	sp, err := declSpan(g, g.pos(line, char))
+	g := decl.NewFile(fset, f, b.lines.Lines(path, text))
+	sp, err := declSpan(g, g.Pos(line, char))
 	if err != nil {
 		return nil, err
 	}
-	out := &SourceOutput{URI: t.buffer, Note: joinNotes(t.note, sp.note), File: b.displayPath(path), Range: g.rangeOf(sp.start, sp.end)}
+	out := &SourceOutput{URI: t.buffer, Note: joinNotes(t.note, sp.note), File: b.displayPath(path), Range: rangeOf(g, sp.start, sp.end)}
 	if sp.within != nil {
-		out.Within = sp.withinWhat + " at " + g.rangeOf(sp.within.Pos(), sp.within.End())
+		out.Within = sp.withinWhat + " at " + rangeOf(g, sp.within.Pos(), sp.within.End())
 	}
-	src := text[g.tf.Offset(sp.start):g.tf.Offset(sp.end)]
+	src := text[g.Offset(sp.start):g.Offset(sp.end)]
 	lines := strings.SplitAfter(src, "\n")
 	if len(lines) > limit {
 		out.More = len(lines) - limit
@@ -137,9 +138,9 @@ func joinNotes(a, b string) string {
 }
 
 // rangeOf renders the range from start to end as line:character-line:character.
-func (g *goFile) rangeOf(start, end token.Pos) string {
-	sl, sc := g.where(start)
-	el, ec := g.where(end)
+func rangeOf(g *decl.File, start, end token.Pos) string {
+	sl, sc := g.Where(start)
+	el, ec := g.Where(end)
 	return fmt.Sprintf("%d:%d-%d:%d", sl, sc, el, ec)
 }
 
@@ -156,14 +157,14 @@ type span struct {
 // declSpan finds the declaration whose name is at p, and the text it
 // spans: its doc comment, the declaration, and a comment that ends its
 // last line. A name declared inside a function spans the function.
-func declSpan(g *goFile, p token.Pos) (span, error) {
+func declSpan(g *decl.File, p token.Pos) (span, error) {
 	if !p.IsValid() {
 		return span{}, errors.New("the declaration's position is past the end of its file; the file changed, retry the call")
 	}
-	if f := g.file; f.Name != nil && p >= f.Package && p <= f.Name.End() {
+	if f := g.AST; f.Name != nil && p >= f.Package && p <= f.Name.End() {
 		return span{}, fmt.Errorf("that is package %s; ask go_package_api for its API", f.Name.Name)
 	}
-	for _, d := range g.file.Decls {
+	for _, d := range g.AST.Decls {
 		if p < docStart(d) || p > d.End() {
 			continue
 		}
@@ -211,7 +212,7 @@ func declSpan(g *goFile, p token.Pos) (span, error) {
 
 // memberSpan is the span of the struct field or interface method of s
 // named at p, if p names one.
-func memberSpan(g *goFile, s *ast.TypeSpec, p token.Pos) (span, bool) {
+func memberSpan(g *decl.File, s *ast.TypeSpec, p token.Pos) (span, bool) {
 	list := symbol.MemberList(s.Type)
 	if list == nil || p < list.Opening {
 		return span{}, false
@@ -261,12 +262,12 @@ func funcName(d *ast.FuncDecl) string {
 }
 
 // identNear is the identifier at p, for a note.
-func identNear(g *goFile, p token.Pos) string {
-	line, char := g.where(p)
-	if line < 0 || line >= len(g.lines) {
+func identNear(g *decl.File, p token.Pos) string {
+	line, char := g.Where(p)
+	if line < 0 || line >= len(g.Lines) {
 		return "it"
 	}
-	if id := identAt(g.lines[line], char); id != "" {
+	if id := identAt(g.Lines[line], char); id != "" {
 		return id
 	}
 	return "it"

@@ -15,6 +15,7 @@ import (
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/memo"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
@@ -383,6 +384,32 @@ func (b *Bridge) workspaceErrors(ctx context.Context) (map[string][]protocol.Dia
 // buildSources are the sources of the diagnostics that come from loading,
 // parsing and type-checking (gopls's own names), as opposed to analyzers'.
 var buildSources = map[string]bool{"go list": true, "syntax": true, "compiler": true, "go mod tidy": true, "go.work file": true, "template": true, "": true}
+
+// diagCache keeps what go_diagnostics asked gopls (see memo.Gen): each
+// file's diagnostics and each diagnostic's quick fixes, so that a repeated
+// call with nothing changed asks gopls nothing.
+type diagCache struct {
+	files memo.Gen[string, []protocol.Diagnostic] // pulled, by URI
+	fixes memo.Gen[fixKey, []Fix]
+}
+
+// fixKey names one diagnostic of one file.
+type fixKey struct {
+	uri     string
+	rng     protocol.Range
+	source  string
+	message string
+}
+
+func keyOf(uri string, d protocol.Diagnostic) fixKey {
+	return fixKey{uri: uri, rng: d.Range, source: d.Source, message: d.Message}
+}
+
+// Bounds: past them a cache starts afresh.
+const (
+	maxCachedDiagFiles = 256
+	maxCachedFixes     = 4096
+)
 
 // diagnoseSources asks gopls for the diagnostics of each source, all at
 // once, unless it was asked since the last change (see diagCache).

@@ -5,8 +5,7 @@
 // Beside the tools it still holds machinery not yet moved below: the
 // glue that resolves symbol names to places by asking gopls which
 // packages declare a name and where an import leads (symbol.go, over
-// internal/symbol), declarations described at a position (decls.go),
-// targets (target.go), and the buffers gopls holds (source.go,
+// internal/symbol), targets (target.go), and the buffers gopls holds (source.go,
 // buffers.go). Each session's overlays
 // and the gate that switches them are internal/buffer's; sessions.go runs
 // every call through the gate. Edit sets are internal/edit's:
@@ -19,8 +18,8 @@
 //   - internal/memo: answers kept at a gopls generation, and the lines
 //     and syntax trees of a text; standard library only.
 //   - internal/render: the lean text shapes tools share (places by
-//     file and their source lines, counts, clipped echoes of client
-//     strings); imports memo, mcp and lspclient.
+//     file and their source lines, symbol kinds, counts, clipped echoes
+//     of client strings); imports memo, mcp and lspclient.
 //   - internal/place: the root, the one read gate, the front of
 //     addressing (a client's file or uri argument checked as text, then
 //     resolved through links into a confined path: Resolver), how paths
@@ -30,12 +29,15 @@
 //     snippets and overlays, and the gate that keeps sessions apart on
 //     the shared gopls; standard library only.
 //   - internal/gocmd: the go command, the installed Go's version and
-//     directories, the build context, and the modules on disk; imports
-//     place.
+//     directories, the build context, the modules on disk and the import
+//     path of a directory; imports place.
 //   - internal/symbol: symbol names (Name, pkg.Name, Type.Method,
 //     pkg.Type.Method, (*Type).Method) split and read, and their
 //     declarations found in parsed files, promoted members included;
 //     imports render and place.
+//   - internal/decl: Go declarations read from parsed files, found by
+//     the position of their name and rendered one line each with their
+//     doc comment; imports memo, place and symbol.
 //   - internal/edit: text edits made on a text, edit sets built from
 //     gopls's workspace edits, unified diffs and the only write path;
 //     imports render, place and lspclient.

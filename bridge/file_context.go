@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/decl"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
@@ -129,8 +131,8 @@ func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileCo
 		return nil, err
 	}
 
-	paths := b.newImportPaths()
-	own := paths.of(filepath.Dir(src.path))
+	paths := gocmd.NewImportPaths(&b.env, b.reads)
+	own := paths.Of(filepath.Dir(src.path))
 	if strings.HasSuffix(f.Name.Name, "_test") {
 		own += "_test"
 	}
@@ -200,16 +202,15 @@ func (b *Bridge) declarationsOf(ctx context.Context, src *source, uses []use) ([
 // contextDecls renders the declarations at the given places, read from
 // their files, for a file in dir. A field or interface method is left out
 // when its type is listed too, whose signature shows it already.
-func (b *Bridge) contextDecls(at []declAt, paths *importPaths, dir string, detailed bool) []pkgDecl {
-	files := b.newGoFiles()
-	files.tags = detailed
-	infos := make([]*declInfo, len(at))
+func (b *Bridge) contextDecls(at []declAt, paths *gocmd.ImportPaths, dir string, detailed bool) []pkgDecl {
+	files := decl.NewFiles(decl.Options{Text: b.currentText, Lines: &b.lines, Tags: detailed})
+	infos := make([]*decl.Info, len(at))
 	types := map[declAt]bool{}
 	for i, k := range at {
-		if g := files.get(k.path); g != nil {
+		if g := files.Get(k.path); g != nil {
 			// Another package's unexported members are of no use here.
-			infos[i] = g.declAt(g.pos(k.line, k.char), paths.of(filepath.Dir(k.path)) != paths.of(dir))
-			if infos[i] != nil && infos[i].kind == "type" {
+			infos[i] = g.At(g.Pos(k.line, k.char), paths.Of(filepath.Dir(k.path)) != paths.Of(dir))
+			if infos[i] != nil && infos[i].Kind == "type" {
 				types[k] = true
 			}
 		}
@@ -217,27 +218,27 @@ func (b *Bridge) contextDecls(at []declAt, paths *importPaths, dir string, detai
 	var decls []pkgDecl
 	for i, k := range at {
 		d := contextDecl{file: b.displayPath(k.path), line: k.line, character: k.char}
-		pkg := paths.of(filepath.Dir(k.path))
-		if g := files.get(k.path); g != nil {
-			if strings.HasSuffix(g.file.Name.Name, "_test") {
+		pkg := paths.Of(filepath.Dir(k.path))
+		if g := files.Get(k.path); g != nil {
+			if strings.HasSuffix(g.AST.Name.Name, "_test") {
 				pkg += "_test"
 			}
 			switch info := infos[i]; {
-			case info != nil && info.owner.IsValid():
-				line, char := g.where(info.owner)
+			case info != nil && info.Owner.IsValid():
+				line, char := g.Where(info.Owner)
 				if types[declAt{k.path, line, char}] {
 					continue
 				}
 				fallthrough
 			case info != nil:
-				d.signature = info.sig
+				d.signature = info.Sig
 				if detailed {
-					d.doc = strings.TrimSpace(info.doc)
+					d.doc = strings.TrimSpace(info.Doc)
 				}
-			case k.line < len(g.lines):
+			case k.line < len(g.Lines):
 				// Not a declaration syntax knows (e.g. a name declared
 				// by a generated file gopls sees differently): its line.
-				d.signature = strings.TrimSpace(g.lines[k.line])
+				d.signature = strings.TrimSpace(g.Lines[k.line])
 			}
 		}
 		if pkg == "" {

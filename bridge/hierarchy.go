@@ -196,7 +196,7 @@ func (b *Bridge) hierarchyNode(lines *render.Lines, it hierItem) hierarchyNode {
 	start := it.SelectionRange.Start
 	return hierarchyNode{
 		name: it.Name,
-		kind: symbolKind(it.Kind),
+		kind: render.SymbolKind(it.Kind),
 		file: b.displayURI(it.URI),
 		line: int(start.Line),
 		char: int(start.Character),

@@ -1,12 +1,16 @@
 package bridge
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"go/ast"
+	"slices"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/decl"
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -144,14 +148,14 @@ func (b *Bridge) relation(defs []protocol.Location, err error) string {
 	if err != nil {
 		return ""
 	}
-	g := b.newGoFiles().get(path)
+	g := decl.NewFiles(decl.Options{Text: b.currentText, Lines: &b.lines}).Get(path)
 	if g == nil {
 		return ""
 	}
 	start := defs[0].Range.Start
-	p := g.pos(int(start.Line), int(start.Character))
+	p := g.Pos(int(start.Line), int(start.Character))
 	abstract, found := false, false
-	ast.Inspect(g.file, func(n ast.Node) bool {
+	ast.Inspect(g.AST, func(n ast.Node) bool {
 		if found || n == nil || p < n.Pos() || p >= n.End() {
 			return false
 		}
@@ -183,4 +187,20 @@ func (b *Bridge) relation(defs []protocol.Location, err error) string {
 		return "implementations"
 	}
 	return "interfaces"
+}
+
+// sortLocations orders locations in the workspace first, then by file and
+// position.
+func (b *Bridge) sortLocations(locs []protocol.Location) {
+	outside := func(l protocol.Location) int {
+		if p, err := lspclient.URIPath(string(l.URI)); err == nil && iplace.Within(b.root, p) {
+			return 0
+		}
+		return 1
+	}
+	slices.SortFunc(locs, func(x, y protocol.Location) int {
+		return cmp.Or(cmp.Compare(outside(x), outside(y)), cmp.Compare(x.URI, y.URI),
+			cmp.Compare(x.Range.Start.Line, y.Range.Start.Line),
+			cmp.Compare(x.Range.Start.Character, y.Range.Start.Character))
+	})
 }

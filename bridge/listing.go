@@ -1,35 +1,17 @@
 package bridge
 
 import (
-	"cmp"
 	"context"
 	"errors"
-	"fmt"
-	"slices"
 	"sync"
 
-	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
-	"github.com/goplsmcp/goplsmcp/lspclient"
-	"go.lsp.dev/protocol"
 )
 
-// symbolKinds names LSP symbol kinds in Go's own words.
-var symbolKinds = [...]string{
-	1: "file", 2: "module", 3: "namespace", 4: "package", 5: "type", 6: "method",
-	7: "property", 8: "field", 9: "constructor", 10: "enum", 11: "interface",
-	12: "func", 13: "var", 14: "const", 15: "string", 16: "number", 17: "bool",
-	18: "array", 19: "object", 20: "key", 21: "null", 22: "enum member",
-	23: "struct", 24: "event", 25: "operator", 26: "type parameter",
-}
-
-// symbolKind names the LSP symbol kind k.
-func symbolKind(k int) string {
-	if k > 0 && k < len(symbolKinds) {
-		return symbolKinds[k]
-	}
-	return fmt.Sprintf("kind %d", k)
-}
+// What many tools' handlers use and no internal package can own, for it
+// needs the Bridge or is how tools, not answers, behave: limits, a whole
+// file's buffer, requests in parallel, and the answer shapes bridge's
+// clients name.
 
 // limitOr checks a limit argument and applies the tool's default to zero.
 func limitOr(limit, def int) (int, error) {
@@ -80,25 +62,16 @@ func forEach(ctx context.Context, n int, f func(i int)) {
 	wg.Wait()
 }
 
-// sortLocations orders locations in the workspace first, then by file and
-// position.
-func (b *Bridge) sortLocations(locs []protocol.Location) {
-	outside := func(l protocol.Location) int {
-		if p, err := lspclient.URIPath(string(l.URI)); err == nil && iplace.Within(b.root, p) {
-			return 0
-		}
-		return 1
-	}
-	slices.SortFunc(locs, func(x, y protocol.Location) int {
-		return cmp.Or(cmp.Compare(outside(x), outside(y)), cmp.Compare(x.URI, y.URI),
-			cmp.Compare(x.Range.Start.Line, y.Range.Start.Line),
-			cmp.Compare(x.Range.Start.Character, y.Range.Start.Character))
-	})
-}
-
 // Places are the places of a list by file (see render.Places); tools'
 // outputs use them, and clients of this package read them.
 type Places = render.Places
 
 // Counts are numbers by file or package (see render.Counts).
 type Counts = render.Counts
+
+// Loc is a place in the code as tools report it (see render.Loc).
+type Loc = render.Loc
+
+// newLineCache returns the source lines of the files a call shows, in
+// the text gopls holds for them (see render.Lines).
+func (b *Bridge) newLineCache() *render.Lines { return render.NewLines(b.currentText, &b.lines) }

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/decl"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
@@ -126,6 +127,29 @@ func (b *Bridge) addPackageAPI(s *mcp.Server) error {
 	}, b.packageAPI)
 }
 
+// go_package_api keeps the packages it described (see memo.Gen): a
+// package's API depends on its files and on gopls's view of the
+// workspace, and both move the generation when they change, but only for
+// directories the watcher sees every change in. So a package is kept only
+// where its directory is watched, and used only while it still is;
+// packages elsewhere (outside the root, off Linux) are described afresh
+// each time.
+
+// apiKey names one go_package_api answer for a package.
+type apiKey struct {
+	path     string
+	detailed bool
+}
+
+// apiEntry is a described package and the directory it was read from.
+type apiEntry struct {
+	dir string
+	api PackageAPI // its Decls are shared: never modified
+}
+
+// maxCachedPackages bounds the packages kept.
+const maxCachedPackages = 128
+
 func (b *Bridge) packageAPI(ctx context.Context, in *PackageAPIInput) (*PackageAPIOutput, error) {
 	// A package that just appeared on disk is found by its path too.
 	ctx = lspclient.WorkspaceWide(ctx)
@@ -138,8 +162,7 @@ func (b *Bridge) packageAPI(ctx context.Context, in *PackageAPIInput) (*PackageA
 	}
 	out := &PackageAPIOutput{}
 	var errs []string // the packages that failed
-	files := b.newGoFiles()
-	files.tags = in.Detailed
+	files := decl.NewFiles(decl.Options{Text: b.currentText, Lines: &b.lines, Tags: in.Detailed})
 	var workspace map[string]string
 	gen := b.client.Generation()
 	described := map[apiKey]apiEntry{}
@@ -332,7 +355,7 @@ func isDir(p string) bool {
 // describePackage fills p with the exported declarations of the package in
 // dir. gopls names the package's files, honouring the build configuration
 // it runs with; syntax gives the declarations.
-func (b *Bridge) describePackage(ctx context.Context, files *goFiles, dir string, p *PackageAPI, detailed bool) error {
+func (b *Bridge) describePackage(ctx context.Context, files *decl.Files, dir string, p *PackageAPI, detailed bool) error {
 	var candidates []string
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -375,26 +398,26 @@ func (b *Bridge) describePackage(ctx context.Context, files *goFiles, dir string
 	var consts, vars, funcs, types []apiDecl
 	methods := map[string][]apiDecl{}
 	for _, path := range paths {
-		g := files.get(path)
+		g := files.Get(path)
 		if g == nil {
 			continue
 		}
 		if p.Name == "" {
-			p.Name = g.file.Name.Name
+			p.Name = g.AST.Name.Name
 		}
-		if g.file.Doc != nil && (p.Doc == "" || filepath.Base(path) == "doc.go") {
-			p.Doc = strings.TrimSpace(g.file.Doc.Text())
+		if g.AST.Doc != nil && (p.Doc == "" || filepath.Base(path) == "doc.go") {
+			p.Doc = strings.TrimSpace(g.AST.Doc.Text())
 		}
 		file := filepath.Base(path)
-		add := func(list *[]apiDecl, info *declInfo, at token.Pos) {
-			line, char := g.where(at)
-			doc := strings.TrimSpace(info.doc)
+		add := func(list *[]apiDecl, info *decl.Info, at token.Pos) {
+			line, char := g.Where(at)
+			doc := strings.TrimSpace(info.Doc)
 			if !detailed {
 				doc = firstSentence(doc)
 			}
-			*list = append(*list, apiDecl{name: info.name, sig: info.sig, doc: doc, file: file, line: line, char: char})
+			*list = append(*list, apiDecl{name: info.Name, sig: info.Sig, doc: doc, file: file, line: line, char: char})
 		}
-		for _, d := range g.file.Decls {
+		for _, d := range g.AST.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
 				if !d.Name.IsExported() {
@@ -403,10 +426,10 @@ func (b *Bridge) describePackage(ctx context.Context, files *goFiles, dir string
 				recv := symbol.ReceiverType(d)
 				switch {
 				case d.Recv == nil:
-					add(&funcs, g.funcDecl(d), d.Name.Pos())
+					add(&funcs, g.Func(d), d.Name.Pos())
 				case token.IsExported(recv):
 					list := methods[recv]
-					add(&list, g.funcDecl(d), d.Name.Pos())
+					add(&list, g.Func(d), d.Name.Pos())
 					methods[recv] = list
 				}
 			case *ast.GenDecl:
@@ -414,7 +437,7 @@ func (b *Bridge) describePackage(ctx context.Context, files *goFiles, dir string
 					switch s := spec.(type) {
 					case *ast.TypeSpec:
 						if s.Name.IsExported() {
-							add(&types, g.typeDecl(d, s, true), s.Name.Pos())
+							add(&types, g.Type(d, s, true), s.Name.Pos())
 						}
 					case *ast.ValueSpec:
 						var names []string
@@ -426,8 +449,8 @@ func (b *Bridge) describePackage(ctx context.Context, files *goFiles, dir string
 						if len(names) == 0 {
 							continue
 						}
-						info := g.valueDecl(d, i, names[0])
-						info.name = strings.Join(names, ", ")
+						info := g.Value(d, i, names[0])
+						info.Name = strings.Join(names, ", ")
 						if d.Tok == token.CONST {
 							add(&consts, info, s.Names[0].Pos())
 						} else {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -390,7 +391,7 @@ func (g *graphWalk) pathOf(dir string) string {
 	if p, ok := g.byDir[dir]; ok {
 		return p
 	}
-	return g.b.importPathOf(dir)
+	return gocmd.ImportPath(&g.b.env, g.b.reads, dir)
 }
 
 // packageName is the package clause's name in the file at path, or "".

@@ -144,7 +144,7 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 		uri := string(s.Location.URI)
 		list.Add(b.displayURI(uri), func() string {
 			start := s.Location.Range.Start
-			text := symbolKind(s.Kind) + " " + s.Name
+			text := render.SymbolKind(s.Kind) + " " + s.Name
 			if in.Detailed {
 				if src := lines.Line(uri, int(start.Line)); src != "" {
 					text += ": " + src

@@ -121,7 +121,7 @@ func (b *Bridge) symbols(ctx context.Context, in *SymbolsInput) (*SymbolsOutput,
 			if len(out.Symbols) < limit {
 				sel := d.SelectionRange.Start
 				entry := fmt.Sprintf("%s%d:%d %s", indent, sel.Line, sel.Character,
-					outlineSymbol{name: prefix + d.Name, kind: symbolKind(d.Kind), detail: d.Detail}.decl())
+					outlineSymbol{name: prefix + d.Name, kind: render.SymbolKind(d.Kind), detail: d.Detail}.decl())
 				if in.Detailed {
 					r := d.Range
 					entry += fmt.Sprintf(" [%d:%d-%d:%d]", r.Start.Line, r.Start.Character, r.End.Line, r.End.Character)

@@ -3,7 +3,8 @@
 // (Version), the Go installation's directories (Env: GOROOT and
 // GOMODCACHE, learnt once), the build context gopls type-checks with as
 // far as choosing a package's files goes (Build), the modules under the
-// root as their go.mod and vendor/modules.txt say (Finder), and which
+// root as their go.mod and vendor/modules.txt say (Finder), the import
+// path of the package in a directory (ImportPath, ImportPaths), and which
 // directories the go command walks (BreadthFirst, SkipDir).
 //
 // It imports the standard library, golang.org/x/mod and

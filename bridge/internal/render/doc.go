@@ -1,10 +1,11 @@
 // Package render owns the lean text shapes the tools share: a place as
 // line:character: source, the source lines places are shown with
-// (Lines), places grouped by file with the ones past a
-// limit counted (PlaceList, WritePlaces), counts in words (Plural), the
-// buffer line before an answer (WithBuffer), and client strings echoed
-// in messages, clipped and with control characters replaced (Quote,
-// Clip).
+// (Lines), places grouped by file with the ones past a limit counted
+// (PlaceList, WritePlaces), a place with its file and source line (Loc),
+// LSP symbol kinds in Go's words (SymbolKind), counts in words (Plural),
+// the buffer line before an answer (WithBuffer), and client strings
+// echoed in messages, clipped and with control characters replaced
+// (Quote, Clip).
 //
 // It imports the standard library, mcp (for the ordered maps that output
 // types are made of), lspclient and go.lsp.dev/protocol (for the

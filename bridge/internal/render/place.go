@@ -106,3 +106,38 @@ func WithBuffer(uri, text string) string {
 	}
 	return "buffer " + uri + "\n" + text
 }
+
+// Loc is a place in the code as tools report it: 0-based line and UTF-16
+// character, the same numbers the tools accept, and the source line.
+type Loc struct {
+	File      string `json:"file" jsonschema:"path relative to the workspace root, or $GOROOT/... or $GOMODCACHE/... for read-only context"`
+	Line      int    `json:"line" jsonschema:"0-based line"`
+	Character int    `json:"character" jsonschema:"0-based UTF-16 column"`
+	Text      string `json:"text,omitempty" jsonschema:"the source line, trimmed"`
+}
+
+// String renders the location as path:line:character: text.
+func (l Loc) String() string {
+	if l.Text == "" {
+		return fmt.Sprintf("%s:%d:%d", l.File, l.Line, l.Character)
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", l.File, l.Line, l.Character, l.Text)
+}
+
+// symbolKinds names LSP symbol kinds in Go's own words.
+var symbolKinds = [...]string{
+	1: "file", 2: "module", 3: "namespace", 4: "package", 5: "type", 6: "method",
+	7: "property", 8: "field", 9: "constructor", 10: "enum", 11: "interface",
+	12: "func", 13: "var", 14: "const", 15: "string", 16: "number", 17: "bool",
+	18: "array", 19: "object", 20: "key", 21: "null", 22: "enum member",
+	23: "struct", 24: "event", 25: "operator", 26: "type parameter",
+}
+
+// SymbolKind names the LSP symbol kind k in Go's words ("func", "type",
+// "field"), or "kind k" for one LSP does not define.
+func SymbolKind(k int) string {
+	if k > 0 && k < len(symbolKinds) {
+		return symbolKinds[k]
+	}
+	return fmt.Sprintf("kind %d", k)
+}

@@ -49,3 +49,17 @@ func TestQuote(t *testing.T) {
 		t.Errorf("Plural = %q", got)
 	}
 }
+
+// TestLocAndSymbolKind: a Loc shows its source line only when it has one,
+// and symbol kinds are named in Go's words, or by number past LSP's.
+func TestLocAndSymbolKind(t *testing.T) {
+	got := []string{
+		render.Loc{File: "a.go", Line: 1, Character: 2}.String(),
+		render.Loc{File: "a.go", Line: 1, Character: 2, Text: "x := 1"}.String(),
+		render.SymbolKind(12), render.SymbolKind(26), render.SymbolKind(0), render.SymbolKind(27),
+	}
+	want := []string{"a.go:1:2", "a.go:1:2: x := 1", "func", "type parameter", "kind 0", "kind 27"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
