@@ -55,7 +55,7 @@ func (b *Bridge) codeActions(ctx context.Context, src *source, rng protocol.Rang
 	var raws []json.RawMessage
 	asked := time.Now()
 	err := b.client.Call(ctx, "textDocument/codeAction", map[string]any{
-		"textDocument": map[string]any{"uri": src.uri},
+		"textDocument": map[string]any{"uri": src.URI},
 		"range":        rng,
 		"context":      actx,
 	}, &raws)
@@ -248,6 +248,6 @@ func (b *Bridge) resolveFixes(ctx context.Context, found [][]*codeAction) ([][]F
 
 // wholeFile is the range of all of src.
 func wholeFile(src *source) protocol.Range {
-	line, char := src.end()
+	line, char := src.End()
 	return protocol.Range{End: protocol.Position{Line: uint32(line), Character: uint32(char)}}
 }

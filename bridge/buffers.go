@@ -135,7 +135,7 @@ func (b *Bridge) openSnippet(ctx context.Context, text string) (*source, error) 
 		b.log.Debug("scratch directory refused", "error", err)
 		return nil, fmt.Errorf("snippets are unavailable: %s in the workspace root leads out of it or is not a directory; pass file with text instead", buffer.ScratchDir)
 	}
-	src, err := b.hold(ctx, path, text, fromSnippet)
+	src, err := b.hold(ctx, path, text, FromSnippet)
 	if err != nil {
 		st.Snippets.Forget(uri)
 		return nil, err
@@ -156,7 +156,7 @@ func (b *Bridge) openURI(ctx context.Context, uri string) (*source, error) {
 		if !ok {
 			return nil, errors.New("that snippet is no longer open; send its text again")
 		}
-		src := b.newSource(path, l.Text, fromSnippet)
+		src := b.newSource(path, l.Text, FromSnippet)
 		src.lease = l
 		return src, nil
 	}
@@ -177,11 +177,11 @@ func (b *Bridge) openURI(ctx context.Context, uri string) (*source, error) {
 	return b.openCurrent(ctx, real)
 }
 
-// bufferURI is the uri to report for a buffer a later call can name:
+// BufferURI is the uri to report for a buffer a later call can name:
 // set for snippets and overlays, empty for files as on disk.
-func (s *source) bufferURI() string {
-	if s == nil || s.kind == fromDisk || s.kind == asContext {
+func (s *source) BufferURI() string {
+	if s == nil || s.Kind == FromDisk || s.Kind == AsContext {
 		return ""
 	}
-	return s.uri
+	return s.URI
 }

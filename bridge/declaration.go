@@ -81,7 +81,7 @@ func (b *Bridge) source(ctx context.Context, in *SourceInput) (*SourceOutput, er
 		return nil, err
 	}
 	defer t.release()
-	path, text := t.src.path, t.src.text
+	path, text := t.src.Path, t.src.Text
 	line, char := t.line, t.character
 	if in.Symbol == "" {
 		// At a use, the declaration it refers to; at a declaration,

@@ -236,7 +236,7 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 	var srcs []*source
 	defer func() {
 		for _, s := range srcs {
-			s.release()
+			s.Release()
 		}
 	}()
 	// first are the files the call names, which the answer lists first,
@@ -252,15 +252,15 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 			if err != nil {
 				return nil, err
 			}
-			if findSource(srcs, src.uri) != nil {
-				src.release()
+			if findSource(srcs, src.URI) != nil {
+				src.Release()
 				return nil, fmt.Errorf("%s is given twice; give each file's text once", render.Quote(d.File))
 			}
 			srcs = append(srcs, src)
-			first = append(first, src.uri)
+			first = append(first, src.URI)
 		}
 		if len(edits) == 1 {
-			bufferURI = srcs[0].bufferURI()
+			bufferURI = srcs[0].BufferURI()
 		}
 	case in.given():
 		src, err := b.openDoc(ctx, in.Doc)
@@ -268,9 +268,9 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 			return nil, err
 		}
 		srcs = append(srcs, src)
-		bufferURI = src.bufferURI()
-		first = append(first, src.uri)
-		workspace = src.kind != fromSnippet
+		bufferURI = src.BufferURI()
+		first = append(first, src.URI)
+		workspace = src.Kind != FromSnippet
 	case len(in.Files) > 0:
 		paths := make([]string, 0, len(in.Files))
 		for _, f := range in.Files {
@@ -392,24 +392,24 @@ func (b *Bridge) diagnoseSources(ctx context.Context, srcs []*source, into map[s
 		pulled   = map[string][]protocol.Diagnostic{}
 	)
 	for _, src := range srcs {
-		if diags, ok := b.diags.files.Get(gen, src.uri); ok {
+		if diags, ok := b.diags.files.Get(gen, src.URI); ok {
 			mu.Lock() // the calls started before write into too
-			into[src.uri] = diags
+			into[src.URI] = diags
 			mu.Unlock()
 			continue
 		}
 		wg.Go(func() {
-			diags, err := b.client.DiagnoseFile(ctx, src.uri)
+			diags, err := b.client.DiagnoseFile(ctx, src.URI)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
 				if firstErr == nil {
-					firstErr = fmt.Errorf("%s: %w", b.displayPath(src.path), goplsError(err))
+					firstErr = fmt.Errorf("%s: %w", b.displayPath(src.Path), goplsError(err))
 				}
 				return
 			}
-			into[src.uri] = diags
-			pulled[src.uri] = diags
+			into[src.URI] = diags
+			pulled[src.URI] = diags
 		})
 	}
 	wg.Wait()
@@ -465,7 +465,7 @@ func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map
 			// last change).
 			uris := make([]string, len(held))
 			for i, s := range held {
-				uris[i] = s.uri
+				uris[i] = s.URI
 			}
 			if err := b.client.DiagnoseFiles(ctx, uris); err != nil {
 				return goplsError(err)
@@ -486,7 +486,7 @@ func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map
 			if err != nil {
 				continue
 			}
-			defer s.release()
+			defer s.Release()
 			src = s
 		}
 		diags := make([]protocol.Diagnostic, len(ls))
@@ -508,7 +508,7 @@ func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map
 
 func findSource(srcs []*source, uri string) *source {
 	for _, s := range srcs {
-		if s.uri == uri {
+		if s.URI == uri {
 			return s
 		}
 	}

@@ -108,21 +108,21 @@ func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileCo
 	if err != nil {
 		return nil, err
 	}
-	defer src.release()
-	if !strings.HasSuffix(src.path, ".go") {
-		return nil, fmt.Errorf("%s is not a Go file; pass a .go file", b.displayPath(src.path))
+	defer src.Release()
+	if !strings.HasSuffix(src.Path, ".go") {
+		return nil, fmt.Errorf("%s is not a Go file; pass a .go file", b.displayPath(src.Path))
 	}
 	fset := token.NewFileSet()
 	// Object resolution (on by default) tells names declared in the file
 	// from the rest.
-	f, err := parser.ParseFile(fset, src.path, src.text, 0)
+	f, err := parser.ParseFile(fset, src.Path, src.Text, 0)
 	if f == nil {
-		return nil, fmt.Errorf("cannot parse %s: %s", b.displayPath(src.path), render.ClipN(err.Error(), goplsMessageChars))
+		return nil, fmt.Errorf("cannot parse %s: %s", b.displayPath(src.Path), render.ClipN(err.Error(), goplsMessageChars))
 	}
 	uses := usesOf(f, func(p token.Pos) use {
 		pos := fset.Position(p)
 		line := pos.Line - 1
-		return use{line: line, char: iplace.UTF16Col(src.line(line), pos.Column-1)}
+		return use{line: line, char: iplace.UTF16Col(src.Line(line), pos.Column-1)}
 	})
 	at, err := b.declarationsOf(ctx, src, uses)
 	if err != nil {
@@ -130,17 +130,17 @@ func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileCo
 	}
 
 	paths := b.newImportPaths()
-	own := paths.of(filepath.Dir(src.path))
+	own := paths.of(filepath.Dir(src.Path))
 	if strings.HasSuffix(f.Name.Name, "_test") {
 		own += "_test"
 	}
-	decls := b.contextDecls(at, paths, filepath.Dir(src.path), in.Detailed)
+	decls := b.contextDecls(at, paths, filepath.Dir(src.Path), in.Detailed)
 	slices.SortFunc(decls, func(a, b pkgDecl) int {
 		return cmp.Or(cmp.Compare(boolRank(a.pkg != own), boolRank(b.pkg != own)), cmp.Compare(a.pkg, b.pkg),
 			cmp.Compare(a.d.file, b.d.file), cmp.Compare(a.d.line, b.d.line), cmp.Compare(a.d.character, b.d.character))
 	})
 
-	out := &FileContextOutput{File: b.displayPath(src.path), Package: own, found: len(decls)}
+	out := &FileContextOutput{File: b.displayPath(src.Path), Package: own, found: len(decls)}
 	for i, x := range decls {
 		if i >= limit {
 			out.Truncated, out.Total = true, out.found
@@ -184,7 +184,7 @@ func (b *Bridge) declarationsOf(ctx context.Context, src *source, uses []use) ([
 	for _, locs := range found {
 		for _, l := range locs {
 			p, err := lspclient.URIPath(string(l.URI))
-			if err != nil || p == src.path || filepath.Dir(p) == builtin {
+			if err != nil || p == src.Path || filepath.Dir(p) == builtin {
 				continue
 			}
 			k := declAt{p, int(l.Range.Start.Line), int(l.Range.Start.Character)}

@@ -64,8 +64,8 @@ func (b *Bridge) fileDiagnostics(ctx context.Context, in *FileDiagnosticsInput) 
 	if err != nil {
 		return nil, err
 	}
-	defer src.release()
-	diags, err := b.client.DiagnoseFile(ctx, src.uri)
+	defer src.Release()
+	diags, err := b.client.DiagnoseFile(ctx, src.URI)
 	if err != nil {
 		return nil, goplsError(err)
 	}
@@ -78,7 +78,7 @@ func (b *Bridge) fileDiagnostics(ctx context.Context, in *FileDiagnosticsInput) 
 	})
 	// gopls offers an analyzer's fixes only for diagnostics it computed
 	// and stored in a full diagnosis of the text it holds.
-	if err := b.client.DiagnoseFiles(ctx, []string{src.uri}); err != nil {
+	if err := b.client.DiagnoseFiles(ctx, []string{src.URI}); err != nil {
 		return nil, goplsError(err)
 	}
 	fixes, err := b.quickFixes(ctx, src, diags)

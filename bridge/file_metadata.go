@@ -51,8 +51,8 @@ func (b *Bridge) fileMetadata(ctx context.Context, in *FileMetadataInput) (*File
 	if err != nil {
 		return nil, err
 	}
-	defer src.release()
-	pkg, err := b.filePackage(ctx, src.path)
+	defer src.Release()
+	pkg, err := b.filePackage(ctx, src.Path)
 	if err != nil {
 		return nil, err
 	}

@@ -100,7 +100,7 @@ func (b *Bridge) prepareHierarchy(ctx context.Context, t *target, method, what s
 		return hierItem{}, goplsError(err)
 	}
 	if len(items) == 0 {
-		return hierItem{}, fmt.Errorf("no %s at %s:%d:%d; put the position on its name", what, b.displayPath(t.src.path), t.line, t.character)
+		return hierItem{}, fmt.Errorf("no %s at %s:%d:%d; put the position on its name", what, b.displayPath(t.src.Path), t.line, t.character)
 	}
 	return items[0], nil
 }

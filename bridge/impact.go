@@ -133,7 +133,7 @@ func (b *Bridge) diagnoseBaseline(ctx context.Context, edits []Doc) (map[string]
 	var srcs []*source
 	defer func() {
 		for _, s := range srcs {
-			s.release()
+			s.Release()
 		}
 	}()
 	for _, d := range edits {
@@ -149,8 +149,8 @@ func (b *Bridge) diagnoseBaseline(ctx context.Context, edits []Doc) (map[string]
 		if err != nil {
 			continue
 		}
-		if findSource(srcs, src.uri) != nil {
-			src.release()
+		if findSource(srcs, src.URI) != nil {
+			src.Release()
 			continue
 		}
 		srcs = append(srcs, src)

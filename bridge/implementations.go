@@ -112,7 +112,7 @@ func (b *Bridge) implementations(ctx context.Context, in *ImplementationsInput) 
 	b.sortLocations(locs)
 	out := &ImplementationsOutput{
 		Note:     t.note,
-		Symbol:   identAt(t.src.line(t.line), t.character),
+		Symbol:   identAt(t.src.Line(t.line), t.character),
 		relation: b.relation(defs, defErr),
 		found:    len(locs),
 	}

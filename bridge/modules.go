@@ -116,7 +116,7 @@ func (b *Bridge) workspaceFiles(ctx context.Context) ([]string, error) {
 			b.log.Debug("opening a nested module's file", "error", err)
 			continue
 		}
-		src.release()
+		src.Release()
 		opened++
 	}
 	if opened > 0 {
@@ -257,11 +257,11 @@ func (b *Bridge) missingImportAt(src *source, line, char int) string {
 	if len(b.missingModules()) == 0 {
 		return ""
 	}
-	f, err := parser.ParseFile(token.NewFileSet(), "", src.text, parser.ImportsOnly)
+	f, err := parser.ParseFile(token.NewFileSet(), "", src.Text, parser.ImportsOnly)
 	if err != nil && f == nil {
 		return ""
 	}
-	text := src.line(line)
+	text := src.Line(line)
 	ident := identAt(text, char)
 	// What precedes the identifier, for a selection name.X.
 	start := min(len(text), iplace.ByteOffset(text, char))

@@ -125,7 +125,7 @@ func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*Referenc
 			cmp.Compare(a.Range.Start.Line, b.Range.Start.Line),
 			cmp.Compare(a.Range.Start.Character, b.Range.Start.Character))
 	})
-	out := &ReferencesOutput{URI: t.buffer, Note: t.note, Symbol: identAt(t.src.line(t.line), t.character), found: len(locs)}
+	out := &ReferencesOutput{URI: t.buffer, Note: t.note, Symbol: identAt(t.src.Line(t.line), t.character), found: len(locs)}
 	lines := b.newLineCache()
 	list := render.NewPlaceList(limit)
 	for _, l := range locs {

@@ -17,36 +17,36 @@ const maxFileBytes = iplace.MaxFileBytes
 type bufferKind int
 
 const (
-	// fromDisk is the file as it is on disk.
-	fromDisk bufferKind = iota
-	// fromOverlay is unsaved text given for a file (file + text).
-	fromOverlay
-	// fromSnippet is text given alone, held under a scratch path.
-	fromSnippet
-	// asContext is a file outside the root (the standard library, the
+	// FromDisk is the file as it is on disk.
+	FromDisk bufferKind = iota
+	// FromOverlay is unsaved text given for a file (file + text).
+	FromOverlay
+	// FromSnippet is text given alone, held under a scratch path.
+	FromSnippet
+	// AsContext is a file outside the root (the standard library, the
 	// module cache), read for context and never opened in gopls.
-	asContext
+	AsContext
 )
 
 // A source is the text of one file as gopls holds it for this call.
 type source struct {
-	path  string // absolute
-	uri   string
-	text  string
-	lines []string // without line ends
-	kind  bufferKind
+	Path  string // absolute
+	URI   string
+	Text  string
+	Lines []string // without line ends
+	Kind  bufferKind
 	// lease keeps gopls holding text until the call releases it; nil for
 	// asContext sources.
 	lease *lspclient.Lease
 }
 
 func (b *Bridge) newSource(path, text string, kind bufferKind) *source {
-	return &source{path: path, uri: lspclient.FileURI(path), text: text, lines: b.lines.Lines(path, text), kind: kind}
+	return &source{Path: path, URI: lspclient.FileURI(path), Text: text, Lines: b.lines.Lines(path, text), Kind: kind}
 }
 
-// release lets gopls change the buffer again. Releasing twice, or a
+// Release lets gopls change the buffer again. Releasing twice, or a
 // source without a lease, does nothing.
-func (s *source) release() {
+func (s *source) Release() {
 	if s != nil && s.lease != nil {
 		s.lease.Release()
 	}
@@ -61,7 +61,7 @@ func (b *Bridge) open(ctx context.Context, path string) (*source, error) {
 	if err != nil {
 		return nil, err
 	}
-	return b.hold(ctx, path, text, fromDisk)
+	return b.hold(ctx, path, text, FromDisk)
 }
 
 // readFile returns the text of the file at path as it is on disk now,
@@ -88,31 +88,31 @@ func (b *Bridge) openOverlay(ctx context.Context, path, text string) (*source, e
 	if err := b.reads.CheckModText(path, text); err != nil {
 		return nil, err
 	}
-	return b.hold(ctx, path, text, fromOverlay)
+	return b.hold(ctx, path, text, FromOverlay)
 }
 
 func (b *Bridge) hold(ctx context.Context, path, text string, kind bufferKind) (*source, error) {
 	src := b.newSource(path, text, kind)
 	st, gated := b.state(ctx)
-	if gated && kind == fromOverlay && !b.gate.Owns(st) {
+	if gated && kind == FromOverlay && !b.gate.Owns(st) {
 		// The gate admits a call that gives unsaved text only while
 		// gopls is its session's alone (see makesOverlay); this one
 		// slipped past it, which is the server's fault.
 		return nil, mcp.InternalError(errors.New("bridge: unsaved text given outside its session's turn at the gate"))
 	}
-	l, err := b.client.Hold(ctx, src.uri, text, kind != fromDisk)
+	l, err := b.client.Hold(ctx, src.URI, text, kind != FromDisk)
 	if err != nil {
 		return nil, goplsError(err)
 	}
 	src.lease = l
 	if gated {
 		switch kind {
-		case fromOverlay:
-			b.gate.Overlaid(st, src.uri, text)
-		case fromDisk:
+		case FromOverlay:
+			b.gate.Overlaid(st, src.URI, text)
+		case FromDisk:
 			// Naming a file means the file as it is now: the session's
 			// overlay of it, if any, is gone.
-			b.gate.Reverted(st, src.uri)
+			b.gate.Reverted(st, src.URI)
 		}
 	}
 	return src, nil
@@ -132,7 +132,7 @@ func (b *Bridge) openCurrent(ctx context.Context, path string) (*source, error) 
 		if err != nil {
 			return nil, err
 		}
-		return b.newSource(path, text, asContext), nil
+		return b.newSource(path, text, AsContext), nil
 	}
 	uri := lspclient.FileURI(path)
 	st, _ := b.state(ctx)
@@ -140,12 +140,12 @@ func (b *Bridge) openCurrent(ctx context.Context, path string) (*source, error) 
 		return nil, errNotOpen
 	}
 	if l, ok := b.client.HoldOpen(uri); ok {
-		kind := fromDisk
+		kind := FromDisk
 		switch {
 		case st.Snippets.Has(uri):
-			kind = fromSnippet
+			kind = FromSnippet
 		case b.client.IsOverlay(uri):
-			kind = fromOverlay
+			kind = FromOverlay
 		}
 		src := b.newSource(path, l.Text, kind)
 		src.lease = l
@@ -154,31 +154,31 @@ func (b *Bridge) openCurrent(ctx context.Context, path string) (*source, error) 
 	return b.open(ctx, path)
 }
 
-// line returns line i, or "" when out of range.
-func (s *source) line(i int) string {
-	if i < 0 || i >= len(s.lines) {
+// Line returns Line i, or "" when out of range.
+func (s *source) Line(i int) string {
+	if i < 0 || i >= len(s.Lines) {
 		return ""
 	}
-	return s.lines[i]
+	return s.Lines[i]
 }
 
-// checkPosition reports whether line and character (0-based, UTF-16)
+// CheckPosition reports whether line and character (0-based, UTF-16)
 // address a place in the file, with a message saying what is valid.
-func (s *source) checkPosition(line, char int) error {
+func (s *source) CheckPosition(line, char int) error {
 	if line < 0 || char < 0 {
 		return fmt.Errorf("line and character are 0-based and must not be negative")
 	}
-	if line >= len(s.lines) {
-		return fmt.Errorf("line %d is past the end of the file, which has lines 0 to %d", line, len(s.lines)-1)
+	if line >= len(s.Lines) {
+		return fmt.Errorf("line %d is past the end of the file, which has lines 0 to %d", line, len(s.Lines)-1)
 	}
-	if n := iplace.UTF16Len(s.lines[line]); char > n {
+	if n := iplace.UTF16Len(s.Lines[line]); char > n {
 		return fmt.Errorf("character %d is past the end of line %d, which has %d UTF-16 code units", char, line, n)
 	}
 	return nil
 }
 
-// end is the position just past the last character of the file.
-func (s *source) end() (line, char int) {
-	last := len(s.lines) - 1
-	return last, iplace.UTF16Len(s.lines[last])
+// End is the position just past the last character of the file.
+func (s *source) End() (line, char int) {
+	last := len(s.Lines) - 1
+	return last, iplace.UTF16Len(s.Lines[last])
 }

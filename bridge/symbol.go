@@ -41,12 +41,12 @@ func (b *Bridge) resolveSymbol(ctx context.Context, t *target, scope *source, sy
 	var decls []symbol.Decl
 	pkgName := ""
 	if scope != nil {
-		fset, file, err := b.parsed.Parse(scope.path, scope.text, parser.SkipObjectResolution)
+		fset, file, err := b.parsed.Parse(scope.Path, scope.Text, parser.SkipObjectResolution)
 		if file == nil {
-			return fmt.Errorf("cannot parse %s to find symbol %s: %s", b.displayPath(scope.path), render.Quote(sym), render.ClipN(err.Error(), goplsMessageChars))
+			return fmt.Errorf("cannot parse %s to find symbol %s: %s", b.displayPath(scope.Path), render.Quote(sym), render.ClipN(err.Error(), goplsMessageChars))
 		}
 		pkgName = file.Name.Name
-		r.scope = &symbol.File{Path: scope.path, Text: scope.text, Fset: fset, AST: file}
+		r.scope = &symbol.File{Path: scope.Path, Text: scope.Text, Fset: fset, AST: file}
 		decls, err = r.inScope(scope, fset, file, parts, recv)
 		if err != nil {
 			return err
@@ -71,7 +71,7 @@ func (b *Bridge) resolveSymbol(ctx context.Context, t *target, scope *source, sy
 		// A declaration in the file itself wins.
 		var inFile []symbol.Decl
 		for _, d := range decls {
-			if scope != nil && d.Path == scope.path {
+			if scope != nil && d.Path == scope.Path {
 				inFile = append(inFile, d)
 			}
 		}
@@ -82,7 +82,7 @@ func (b *Bridge) resolveSymbol(ctx context.Context, t *target, scope *source, sy
 	}
 	d := decls[0]
 	src := scope
-	if scope == nil || d.Path != scope.path {
+	if scope == nil || d.Path != scope.Path {
 		src, err = b.openCurrent(ctx, d.Path)
 		if err != nil {
 			return err
@@ -118,7 +118,7 @@ func (b *Bridge) ambiguous(sym string, decls []symbol.Decl, workspace bool) erro
 // inScope finds the parts as the file scope would: names of its package,
 // or of the packages it imports.
 func (r *symbolResolver) inScope(scope *source, fset *token.FileSet, file *ast.File, parts []string, recv bool) ([]symbol.Decl, error) {
-	dir, own := filepath.Dir(scope.path), file.Name.Name
+	dir, own := filepath.Dir(scope.Path), file.Name.Name
 	imports := symbol.ImportNames(file)
 	imported := func(name string) (string, string, bool, error) {
 		imp, ok := imports[name]
@@ -285,7 +285,7 @@ func (r *symbolResolver) embeddedType(pkg *symbol.Package, file *symbol.File, x 
 		// gopls says where the import leads, asked from the file that
 		// has it.
 		src := from
-		if src == nil || src.path != file.Path {
+		if src == nil || src.Path != file.Path {
 			s, err := r.b.openCurrent(r.ctx, file.Path)
 			if err != nil {
 				return nil, ""
@@ -293,7 +293,7 @@ func (r *symbolResolver) embeddedType(pkg *symbol.Package, file *symbol.File, x 
 			r.t.keep(s)
 			src = s
 		}
-		if src.kind == asContext {
+		if src.Kind == AsContext {
 			return nil, ""
 		}
 		dir, name, err := r.b.importedPackageDir(r.ctx, src, file.Fset, imp)
@@ -327,8 +327,8 @@ func (r *symbolResolver) load(dir, name string, from *source) *symbol.Package {
 		}
 	}
 	// A snippet, or an overlay of a file not yet on disk.
-	if from != nil && filepath.Dir(from.path) == dir && !slices.Contains(paths, from.path) {
-		paths = append(paths, from.path)
+	if from != nil && filepath.Dir(from.Path) == dir && !slices.Contains(paths, from.Path) {
+		paths = append(paths, from.Path)
 	}
 	for _, path := range paths {
 		text, ok := r.b.textOf(path, from)
@@ -347,8 +347,8 @@ func (r *symbolResolver) load(dir, name string, from *source) *symbol.Package {
 // textOf returns the text of a file as gopls holds it: from's text, an
 // open buffer's, or the file on disk; false if unreadable.
 func (b *Bridge) textOf(path string, from *source) (string, bool) {
-	if from != nil && from.path == path {
-		return from.text, true
+	if from != nil && from.Path == path {
+		return from.Text, true
 	}
 	return b.currentText(path)
 }
@@ -358,7 +358,7 @@ func (b *Bridge) textOf(path string, from *source) (string, bool) {
 func (b *Bridge) importedPackageDir(ctx context.Context, src *source, fset *token.FileSet, imp *ast.ImportSpec) (string, string, error) {
 	pos := fset.Position(imp.Path.Pos() + 1)
 	line := pos.Line - 1
-	col := iplace.UTF16Col(src.line(line), pos.Column-1)
+	col := iplace.UTF16Col(src.Line(line), pos.Column-1)
 	var locs []protocol.Location
 	t := &target{src: src, line: line, character: col}
 	if err := b.client.Call(ctx, "textDocument/definition", t.position(), &locs); err != nil {

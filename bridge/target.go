@@ -67,7 +67,7 @@ func (t *target) release() {
 	t.held = nil
 	t.mu.Unlock()
 	for _, s := range held {
-		s.release()
+		s.Release()
 	}
 	if stop != nil {
 		stop()
@@ -112,7 +112,7 @@ func (b *Bridge) resolve(ctx context.Context, at At) (*target, error) {
 		return nil, err
 	}
 	t.keep(src)
-	t.buffer = src.bufferURI()
+	t.buffer = src.BufferURI()
 	if at.Symbol != "" {
 		if err := b.resolveSymbol(ctx, t, src, at.Symbol); err != nil {
 			return nil, err
@@ -125,7 +125,7 @@ func (b *Bridge) resolve(ctx context.Context, at At) (*target, error) {
 		if err := t.snap(at.Name); err != nil {
 			return nil, err
 		}
-	} else if err := src.checkPosition(t.line, t.character); err != nil {
+	} else if err := src.CheckPosition(t.line, t.character); err != nil {
 		return nil, err
 	}
 	ok = true
@@ -142,7 +142,7 @@ func (t *target) snap(name string) error {
 	found := false
 	var bestLine, bestCol, bestDL, bestDC int
 	for l := t.line - 2; l <= t.line+2; l++ {
-		for _, col := range iplace.IdentColumns(t.src.line(l), name) {
+		for _, col := range iplace.IdentColumns(t.src.Line(l), name) {
 			dl, dc := abs(l-t.line), abs(col-t.character)
 			if dl == 0 && t.character >= col && t.character <= col+iplace.UTF16Len(name) {
 				dc = 0
@@ -172,7 +172,7 @@ func abs(x int) int {
 // position is the LSP position of t.
 func (t *target) position() map[string]any {
 	return map[string]any{
-		"textDocument": map[string]any{"uri": t.src.uri},
+		"textDocument": map[string]any{"uri": t.src.URI},
 		"position":     map[string]any{"line": t.line, "character": t.character},
 	}
 }
