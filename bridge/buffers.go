@@ -4,18 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"go/parser"
-	"go/token"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
-	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
-	"github.com/goplsmcp/goplsmcp/lspclient"
 )
 
 // Doc names the code a tool works on: a file, unsaved text for a file, a
@@ -57,26 +49,26 @@ func (d Doc) check(maxText int) error {
 
 // openDoc makes gopls hold the code d names and returns it. The caller
 // must release the source.
-func (b *Bridge) openDoc(ctx context.Context, d Doc) (*source, error) {
+func (b *Bridge) openDoc(ctx context.Context, d Doc) (*buffer.Source, error) {
 	if err := d.check(b.limits.withDefaults().TextChars); err != nil {
 		return nil, err
 	}
 	b.client.Refresh()
 	if d.URI != "" {
-		return b.openURI(ctx, d.URI)
+		return b.buffers.OpenURI(ctx, b.caller(ctx), d.URI)
 	}
 	if d.File == "" {
-		return b.openSnippet(ctx, d.Text)
+		return b.buffers.OpenSnippet(ctx, b.caller(ctx), d.Text)
 	}
 	if err := iplace.CheckPathText(d.File); err != nil {
 		return nil, err
 	}
 	// A snippet's path, as results show it, names the snippet.
-	if uri := b.snippetNamed(ctx, d.File); uri != "" {
+	if uri := b.buffers.SnippetNamed(b.caller(ctx), d.File); uri != "" {
 		if d.Text != "" {
 			return nil, errors.New("that path is a snippet; send its text alone for a new snippet, or pass its uri to use it as it is")
 		}
-		return b.openURI(ctx, uri)
+		return b.buffers.OpenURI(ctx, b.caller(ctx), uri)
 	}
 	if d.Text != "" {
 		// A file not yet on disk may have an overlay: the file about to
@@ -85,103 +77,18 @@ func (b *Bridge) openDoc(ctx context.Context, d Doc) (*source, error) {
 		if err != nil {
 			return nil, err
 		}
-		if iplace.Within(b.scratchRoot(), path) {
+		if iplace.Within(b.buffers.ScratchRoot(), path) {
 			// Another session's snippet, or none.
-			return nil, errNotOpen
+			return nil, buffer.ErrNotOpen
 		}
-		return b.openOverlay(ctx, path, d.Text)
+		return b.buffers.OpenOverlay(ctx, b.caller(ctx), path, d.Text)
 	}
 	path, err := b.addr.File(d.File)
 	if err != nil {
 		return nil, err
 	}
-	if b.foreignPath(ctx, path) {
-		return nil, errNotOpen
+	if b.buffers.ForeignPath(b.caller(ctx), path) {
+		return nil, buffer.ErrNotOpen
 	}
-	return b.open(ctx, path)
-}
-
-// snippetNamed returns the URI of the calling session's snippet that file
-// names, or "".
-func (b *Bridge) snippetNamed(ctx context.Context, file string) string {
-	p := file
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(b.root, p)
-	}
-	uri := lspclient.FileURI(filepath.Clean(p))
-	if st, _ := b.state(ctx); st.Snippets.Has(uri) {
-		return uri
-	}
-	return ""
-}
-
-// openSnippet holds text as a new snippet.
-func (b *Bridge) openSnippet(ctx context.Context, text string) (*source, error) {
-	if _, err := parser.ParseFile(token.NewFileSet(), "", text, parser.PackageClauseOnly); err != nil {
-		return nil, errors.New(`text alone is a snippet and must be a whole Go file beginning with a package clause (e.g. "package scratch"); to check unsaved text of a file, pass file too`)
-	}
-	st, _ := b.state(ctx)
-	path := filepath.Join(b.scratchRoot(), strconv.FormatInt(b.snippetSeq.Add(1), 10), "snippet.go")
-	uri := lspclient.FileURI(path)
-	if evict := st.Snippets.Add(uri); evict != "" {
-		if _, err := b.client.CloseDocument(ctx, evict); err != nil {
-			b.log.Debug("forgetting the oldest snippet", "error", err)
-		}
-	}
-	// Nothing is written there, but gopls reads the directory: it must
-	// not lead out of the root.
-	if _, err := b.reads.PlaceInRoot(render.Quote(filepath.ToSlash(buffer.ScratchDir)), path); err != nil {
-		b.buffers.Forget(lspclient.FileURI(path))
-		b.log.Debug("scratch directory refused", "error", err)
-		return nil, fmt.Errorf("snippets are unavailable: %s in the workspace root leads out of it or is not a directory; pass file with text instead", buffer.ScratchDir)
-	}
-	src, err := b.hold(ctx, path, text, FromSnippet)
-	if err != nil {
-		st.Snippets.Forget(uri)
-		return nil, err
-	}
-	return src, nil
-}
-
-// openURI holds the buffer a uri names: a snippet as it is, an open file
-// as gopls holds it (an overlay stays), else the file from disk.
-func (b *Bridge) openURI(ctx context.Context, uri string) (*source, error) {
-	path, err := b.addr.URI(uri)
-	if err != nil {
-		return nil, err
-	}
-	canonical := lspclient.FileURI(path)
-	if st, _ := b.state(ctx); st.Snippets.Has(canonical) {
-		l, ok := b.client.HoldOpen(canonical)
-		if !ok {
-			return nil, errors.New("that snippet is no longer open; send its text again")
-		}
-		src := b.newSource(path, l.Text, FromSnippet)
-		src.lease = l
-		return src, nil
-	}
-	if iplace.Within(b.scratchRoot(), path) {
-		return nil, errNotOpen
-	}
-	real, err := b.reads.RealBuffer(render.Quote(uri), path)
-	if err != nil {
-		return nil, err
-	}
-	// Unsaved text for a file not on disk is open under its uri.
-	if _, statErr := os.Lstat(real); errors.Is(statErr, fs.ErrNotExist) && b.client.IsOverlay(lspclient.FileURI(real)) {
-		return b.openCurrent(ctx, real)
-	}
-	if real, err = b.reads.RealFile(render.Quote(uri), path); err != nil {
-		return nil, err
-	}
-	return b.openCurrent(ctx, real)
-}
-
-// BufferURI is the uri to report for a buffer a later call can name:
-// set for snippets and overlays, empty for files as on disk.
-func (s *source) BufferURI() string {
-	if s == nil || s.Kind == FromDisk || s.Kind == AsContext {
-		return ""
-	}
-	return s.URI
+	return b.buffers.Open(ctx, b.caller(ctx), path)
 }

@@ -63,7 +63,7 @@ func (b *Bridge) close(ctx context.Context, in *CloseInput) (*CloseOutput, error
 		if err := iplace.CheckPathText(in.File); err != nil {
 			return nil, err
 		}
-		if u := b.snippetNamed(ctx, in.File); u != "" {
+		if u := b.buffers.SnippetNamed(b.caller(ctx), in.File); u != "" {
 			uri = u
 			break
 		}
@@ -76,11 +76,11 @@ func (b *Bridge) close(ctx context.Context, in *CloseInput) (*CloseOutput, error
 		return nil, errors.New("say which buffer to forget: pass uri (from an earlier result) or file")
 	}
 	out := &CloseOutput{NotOpen: uri}
-	if b.foreign(ctx, uri) {
+	if b.buffers.Foreign(b.caller(ctx), uri) {
 		// Another session's snippet: as far as this one knows, nothing.
 		return out, nil
 	}
-	st, _ := b.state(ctx)
+	st := b.caller(ctx).Session
 	kind := "file"
 	switch {
 	case st.Snippets.Has(uri):

@@ -119,7 +119,7 @@ func (b *Bridge) contextOf(ctx context.Context, in *ContextInput) (*ContextOutpu
 		if file == src.Path {
 			continue
 		}
-		text, ok := b.currentText(file)
+		text, ok := b.buffers.CurrentText(file)
 		if !ok {
 			continue
 		}
@@ -149,7 +149,7 @@ func (b *Bridge) contextOf(ctx context.Context, in *ContextInput) (*ContextOutpu
 		}
 		p := ContextPackage{Name: name}
 		for _, file := range files {
-			text, ok := b.currentText(file)
+			text, ok := b.buffers.CurrentText(file)
 			if !ok {
 				continue
 			}

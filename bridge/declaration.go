@@ -99,7 +99,7 @@ func (b *Bridge) source(ctx context.Context, in *SourceInput) (*SourceOutput, er
 		}
 		if p != path {
 			var ok bool
-			if text, ok = b.currentText(p); !ok {
+			if text, ok = b.buffers.CurrentText(p); !ok {
 				return nil, fmt.Errorf("cannot read %s, where the declaration is", b.displayPath(p))
 			}
 			path = p

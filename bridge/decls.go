@@ -52,7 +52,7 @@ func (c *goFiles) get(path string) *goFile {
 		return g
 	}
 	var g *goFile
-	if text, ok := c.b.currentText(path); ok {
+	if text, ok := c.b.buffers.CurrentText(path); ok {
 		// Parsed afresh, not through the bridge's memo: signatures are
 		// printed by hiding comments in the tree for a moment.
 		fset := token.NewFileSet()

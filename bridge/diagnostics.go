@@ -233,7 +233,7 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 			return nil, err
 		}
 	}
-	var srcs []*source
+	var srcs []*buffer.Source
 	defer func() {
 		for _, s := range srcs {
 			s.Release()
@@ -270,7 +270,7 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 		srcs = append(srcs, src)
 		bufferURI = src.BufferURI()
 		first = append(first, src.URI)
-		workspace = src.Kind != FromSnippet
+		workspace = src.Kind != buffer.FromSnippet
 	case len(in.Files) > 0:
 		paths := make([]string, 0, len(in.Files))
 		for _, f := range in.Files {
@@ -287,7 +287,7 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 		// never wait on each other in a cycle.
 		slices.Sort(paths)
 		for _, p := range paths {
-			src, err := b.open(ctx, p)
+			src, err := b.buffers.Open(ctx, b.caller(ctx), p)
 			if err != nil {
 				return nil, err
 			}
@@ -360,7 +360,7 @@ func (b *Bridge) workspaceErrors(ctx context.Context) (map[string][]protocol.Dia
 	scratch := filepath.Join(b.root, filepath.FromSlash(buffer.ScratchDir))
 	for uri, diags := range published {
 		p, err := lspclient.URIPath(uri)
-		if err != nil || !iplace.Within(b.root, p) || iplace.Within(scratch, p) || b.foreign(ctx, uri) {
+		if err != nil || !iplace.Within(b.root, p) || iplace.Within(scratch, p) || b.buffers.Foreign(b.caller(ctx), uri) {
 			continue
 		}
 		var errs []protocol.Diagnostic
@@ -382,7 +382,7 @@ var buildSources = map[string]bool{"go list": true, "syntax": true, "compiler": 
 
 // diagnoseSources asks gopls for the diagnostics of each source, all at
 // once, unless it was asked since the last change (see diagCache).
-func (b *Bridge) diagnoseSources(ctx context.Context, srcs []*source, into map[string][]protocol.Diagnostic) error {
+func (b *Bridge) diagnoseSources(ctx context.Context, srcs []*buffer.Source, into map[string][]protocol.Diagnostic) error {
 	// The sources are held, so their buffers are what gopls has.
 	gen := b.client.Generation()
 	var (
@@ -423,7 +423,7 @@ func (b *Bridge) diagnoseSources(ctx context.Context, srcs []*source, into map[s
 // offers for it, found at generation gen (those asked for since the last
 // change are kept; see diagCache).
 // diagnosed says whether gopls has diagnosed the workspace in full already.
-func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map[string][]protocol.Diagnostic, held []*source, gen uint64, diagnosed bool) error {
+func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map[string][]protocol.Diagnostic, held []*buffer.Source, gen uint64, diagnosed bool) error {
 	if len(out.items) == 0 {
 		return nil
 	}
@@ -482,7 +482,7 @@ func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map
 			// file's fixes afresh each time, which costs more than the
 			// analysis its package then gets at each diagnosis once open
 			// (measured on the bench's fixture: 56 against 35 ms a call).
-			s, err := b.openCurrent(ctx, p)
+			s, err := b.buffers.OpenCurrent(ctx, b.caller(ctx), p)
 			if err != nil {
 				continue
 			}
@@ -506,7 +506,7 @@ func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map
 	return nil
 }
 
-func findSource(srcs []*source, uri string) *source {
+func findSource(srcs []*buffer.Source, uri string) *buffer.Source {
 	for _, s := range srcs {
 		if s.URI == uri {
 			return s

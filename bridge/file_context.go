@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
@@ -160,7 +161,7 @@ func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileCo
 // declarationsOf asks gopls where each use is declared, a few requests at
 // a time, and returns the distinct declarations outside src, leaving out
 // the predeclared ones of package builtin.
-func (b *Bridge) declarationsOf(ctx context.Context, src *source, uses []use) ([]declAt, error) {
+func (b *Bridge) declarationsOf(ctx context.Context, src *buffer.Source, uses []use) ([]declAt, error) {
 	found := make([][]protocol.Location, len(uses))
 	errs := make([]error, len(uses))
 	forEach(ctx, len(uses), func(i int) {

@@ -112,7 +112,7 @@ func (b *Bridge) fixDiff(fix Fix) (string, error) {
 		path, ok := seen[e.File]
 		if !ok {
 			path = filepath.Join(b.root, filepath.FromSlash(e.File))
-			text, ok := b.currentText(path)
+			text, ok := b.buffers.CurrentText(path)
 			if !ok {
 				return "", fmt.Errorf("cannot read %s", e.File)
 			}

@@ -143,7 +143,7 @@ func (b *Bridge) expandHierarchy(ctx context.Context, root hierItem, depth, limi
 		var next []*node
 		for i, parent := range level {
 			es := slices.DeleteFunc(edges[i], func(e hierEdge) bool {
-				return b.foreign(ctx, e.item.URI) || e.sitesURI != "" && b.foreign(ctx, e.sitesURI)
+				return b.buffers.Foreign(b.caller(ctx), e.item.URI) || e.sitesURI != "" && b.buffers.Foreign(b.caller(ctx), e.sitesURI)
 			})
 			slices.SortFunc(es, func(a, b hierEdge) int {
 				as, bs := a.item.SelectionRange.Start, b.item.SelectionRange.Start

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -130,7 +131,7 @@ func (b *Bridge) baselineKey(edits []Doc) (key string, keep bool) {
 
 // diagnoseBaseline asks gopls for the baseline of edits (see baseline).
 func (b *Bridge) diagnoseBaseline(ctx context.Context, edits []Doc) (map[string][]protocol.Diagnostic, error) {
-	var srcs []*source
+	var srcs []*buffer.Source
 	defer func() {
 		for _, s := range srcs {
 			s.Release()

@@ -108,7 +108,7 @@ func (b *Bridge) implementations(ctx context.Context, in *ImplementationsInput) 
 	if implErr != nil {
 		return nil, goplsError(implErr)
 	}
-	locs = b.dropForeign(ctx, locs)
+	locs = b.buffers.DropForeign(b.caller(ctx), locs)
 	b.sortLocations(locs)
 	out := &ImplementationsOutput{
 		Note:     t.note,

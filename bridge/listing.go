@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
@@ -44,7 +45,7 @@ func limitOr(limit, def int) (int, error) {
 
 // openFile resolves a file argument inside the root and makes gopls hold
 // its current text, for the tools that take a whole file.
-func (b *Bridge) openFile(ctx context.Context, file string) (*source, error) {
+func (b *Bridge) openFile(ctx context.Context, file string) (*buffer.Source, error) {
 	if file == "" {
 		return nil, errors.New("file is required: pass the path of a Go file, relative to the workspace root")
 	}
@@ -52,7 +53,7 @@ func (b *Bridge) openFile(ctx context.Context, file string) (*source, error) {
 	if err != nil {
 		return nil, err
 	}
-	return b.open(ctx, path)
+	return b.buffers.Open(ctx, b.caller(ctx), path)
 }
 
 // concurrency bounds the requests a tool has in flight at once: enough to

@@ -278,7 +278,7 @@ func (b *Bridge) workspacePackages(ctx context.Context) (map[string]string, erro
 	dirs := map[string]string{}
 	for _, p := range res.Packages {
 		mod, ok := res.Module[p.ModulePath]
-		if p.ForTest != "" || !ok || b.foreignPackage(ctx, p.Path) {
+		if p.ForTest != "" || !ok || b.buffers.ForeignPackage(b.caller(ctx), p.Path) {
 			continue
 		}
 		gomod, err := lspclient.URIPath(mod.GoMod)

@@ -119,7 +119,7 @@ func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*Referenc
 	if err != nil {
 		return nil, goplsError(err)
 	}
-	locs = b.dropForeign(ctx, locs)
+	locs = b.buffers.DropForeign(b.caller(ctx), locs)
 	slices.SortFunc(locs, func(a, b protocol.Location) int {
 		return cmp.Or(cmp.Compare(a.URI, b.URI),
 			cmp.Compare(a.Range.Start.Line, b.Range.Start.Line),

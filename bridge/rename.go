@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
@@ -67,7 +68,7 @@ func (b *Bridge) rename(ctx context.Context, in *RenameInput) (*RenameOutput, er
 		return nil, err
 	}
 	defer t.release()
-	if t.src.Kind == AsContext {
+	if t.src.Kind == buffer.AsContext {
 		return nil, fmt.Errorf("%s is declared outside the workspace root, in %s; only code inside the root can be renamed", render.Quote(identAt(t.src.Line(t.line), t.character)), b.displayPath(t.src.Path))
 	}
 	var prep *struct {

@@ -25,4 +25,6 @@ func (l Loc) String() string {
 
 // newLineCache returns the source lines of the files a call shows, in
 // the text gopls holds for them (see render.Lines).
-func (b *Bridge) newLineCache() *render.Lines { return render.NewLines(b.currentText, &b.lines) }
+func (b *Bridge) newLineCache() *render.Lines {
+	return render.NewLines(b.buffers.CurrentText, &b.lines)
+}

@@ -126,7 +126,7 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 	outside := 0
 	for _, s := range found {
 		uri := string(s.Location.URI)
-		if b.foreign(ctx, uri) {
+		if b.buffers.Foreign(b.caller(ctx), uri) {
 			continue
 		}
 		if !all {

@@ -2,18 +2,11 @@ package bridge
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
-	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
-	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
-	"go.lsp.dev/protocol"
 )
 
 // Sessions share one gopls, but one session's unsaved files and snippets
@@ -25,20 +18,23 @@ import (
 // sessionKey is the context key of the state a gated call runs with.
 type sessionKey struct{}
 
-// state returns the calling session's state and whether the call passed
-// the gate. A call that did not (a direct call outside MCP) runs with the
-// state of the session with no id.
-func (b *Bridge) state(ctx context.Context) (*buffer.Session, bool) {
+// caller returns the calling session and whether the call passed the
+// gate. A call that did not (a direct call outside MCP) runs as the
+// session with no id.
+func (b *Bridge) caller(ctx context.Context) buffer.Caller {
 	if st, ok := ctx.Value(sessionKey{}).(*buffer.Session); ok {
-		return st, true
+		return buffer.Caller{Session: st, Gated: true}
 	}
-	return b.sessionState(mcp.SessionID(ctx)), false
+	return buffer.Caller{Session: b.sessionState(mcp.SessionID(ctx))}
 }
 
 // sessionState returns the state of the session id, made on first use.
 func (b *Bridge) sessionState(id string) *buffer.Session {
 	b.sessionsMu.Lock()
 	defer b.sessionsMu.Unlock()
+	if b.sessions == nil { // bridges made for tests of paths alone
+		b.sessions = map[string]*buffer.Session{}
+	}
 	st := b.sessions[id]
 	if st == nil {
 		st = buffer.NewSession(id)
@@ -130,51 +126,3 @@ func (s switcher) Overlay(ctx context.Context, uri, text string) error {
 
 // SwitchTimeout is the timeout of a call.
 func (s switcher) SwitchTimeout() time.Duration { return s.b.limits.withDefaults().Timeout }
-
-// scratchRoot is the directory below which every snippet lives.
-func (b *Bridge) scratchRoot() string {
-	return filepath.Join(b.root, filepath.FromSlash(buffer.ScratchDir))
-}
-
-// foreign reports whether uri is a snippet the calling session may not
-// see: a scratch file that is not one of its own snippets.
-func (b *Bridge) foreign(ctx context.Context, uri string) bool {
-	if !strings.Contains(uri, "/.goplsmcp/") {
-		return false
-	}
-	path, err := lspclient.URIPath(uri)
-	if err != nil || !iplace.Within(b.scratchRoot(), path) {
-		return false
-	}
-	st, _ := b.state(ctx)
-	return !st.Snippets.Has(lspclient.FileURI(path))
-}
-
-// foreignPath is foreign for a path.
-func (b *Bridge) foreignPath(ctx context.Context, path string) bool {
-	return iplace.Within(b.scratchRoot(), path) && b.foreign(ctx, lspclient.FileURI(path))
-}
-
-// errNotOpen answers a session that names a scratch file it does not own.
-var errNotOpen = errors.New("that snippet is not open (snippets are forgotten after go_close, or when more than 32 are open); send its text again")
-
-// dropForeign removes the locations in other sessions' snippets.
-func (b *Bridge) dropForeign(ctx context.Context, locs []protocol.Location) []protocol.Location {
-	return slices.DeleteFunc(locs, func(l protocol.Location) bool { return b.foreign(ctx, string(l.URI)) })
-}
-
-// foreignPackage reports whether an import path names another session's
-// snippet package (…/.goplsmcp/scratch/N).
-func (b *Bridge) foreignPackage(ctx context.Context, importPath string) bool {
-	before, n, ok := strings.Cut(importPath, "/.goplsmcp/scratch/")
-	if !ok || before == "" || strings.Contains(n, "/") {
-		return false
-	}
-	st, _ := b.state(ctx)
-	for _, uri := range st.Snippets.All() {
-		if p, err := lspclient.URIPath(uri); err == nil && filepath.Base(filepath.Dir(p)) == n {
-			return false
-		}
-	}
-	return true
-}

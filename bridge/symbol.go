@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
@@ -32,7 +33,7 @@ type symbolResolver struct {
 
 // resolveSymbol points t at the declaration of sym, as seen from the file
 // scope, or across the workspace when scope is nil.
-func (b *Bridge) resolveSymbol(ctx context.Context, t *target, scope *source, sym string) error {
+func (b *Bridge) resolveSymbol(ctx context.Context, t *target, scope *buffer.Source, sym string) error {
 	parts, recv, err := symbol.Split(sym)
 	if err != nil {
 		return err
@@ -83,7 +84,7 @@ func (b *Bridge) resolveSymbol(ctx context.Context, t *target, scope *source, sy
 	d := decls[0]
 	src := scope
 	if scope == nil || d.Path != scope.Path {
-		src, err = b.openCurrent(ctx, d.Path)
+		src, err = b.buffers.OpenCurrent(ctx, b.caller(ctx), d.Path)
 		if err != nil {
 			return err
 		}
@@ -117,7 +118,7 @@ func (b *Bridge) ambiguous(sym string, decls []symbol.Decl, workspace bool) erro
 
 // inScope finds the parts as the file scope would: names of its package,
 // or of the packages it imports.
-func (r *symbolResolver) inScope(scope *source, fset *token.FileSet, file *ast.File, parts []string, recv bool) ([]symbol.Decl, error) {
+func (r *symbolResolver) inScope(scope *buffer.Source, fset *token.FileSet, file *ast.File, parts []string, recv bool) ([]symbol.Decl, error) {
 	dir, own := filepath.Dir(scope.Path), file.Name.Name
 	imports := symbol.ImportNames(file)
 	imported := func(name string) (string, string, bool, error) {
@@ -225,7 +226,7 @@ func (r *symbolResolver) packagesDeclaring(name string) ([]pkgDir, error) {
 			continue
 		}
 		p, err := lspclient.URIPath(string(s.Location.URI))
-		if err != nil || r.b.foreignPath(r.ctx, p) {
+		if err != nil || r.b.buffers.ForeignPath(r.b.caller(r.ctx), p) {
 			continue
 		}
 		dir := filepath.Dir(p)
@@ -246,7 +247,7 @@ func (r *symbolResolver) packagesDeclaring(name string) ([]pkgDir, error) {
 // find returns the declarations of ref in the package pkgName in dir:
 // direct ones, or else members promoted through embedded fields, at the
 // shallowest depth that has any (as Go's selector rule has it).
-func (r *symbolResolver) find(dir, pkgName string, ref symbol.Ref, from *source) []symbol.Decl {
+func (r *symbolResolver) find(dir, pkgName string, ref symbol.Ref, from *buffer.Source) []symbol.Decl {
 	// A declaration in the file in scope wins over the rest of its
 	// package (see resolveSymbol), so when that file declares ref once
 	// the other files need not be parsed: in a large package (net/http)
@@ -269,7 +270,7 @@ func (r *symbolResolver) find(dir, pkgName string, ref symbol.Ref, from *source)
 
 // embeddedType finds the package and name of an embedded type written in
 // file of pkg: a type of pkg itself, or pkg.T of a package file imports.
-func (r *symbolResolver) embeddedType(pkg *symbol.Package, file *symbol.File, x ast.Expr, from *source) (*symbol.Package, string) {
+func (r *symbolResolver) embeddedType(pkg *symbol.Package, file *symbol.File, x ast.Expr, from *buffer.Source) (*symbol.Package, string) {
 	switch t := symbol.BaseType(x).(type) {
 	case *ast.Ident:
 		return pkg, t.Name
@@ -286,14 +287,14 @@ func (r *symbolResolver) embeddedType(pkg *symbol.Package, file *symbol.File, x 
 		// has it.
 		src := from
 		if src == nil || src.Path != file.Path {
-			s, err := r.b.openCurrent(r.ctx, file.Path)
+			s, err := r.b.buffers.OpenCurrent(r.ctx, r.b.caller(r.ctx), file.Path)
 			if err != nil {
 				return nil, ""
 			}
 			r.t.keep(s)
 			src = s
 		}
-		if src.Kind == AsContext {
+		if src.Kind == buffer.AsContext {
 			return nil, ""
 		}
 		dir, name, err := r.b.importedPackageDir(r.ctx, src, file.Fset, imp)
@@ -307,7 +308,7 @@ func (r *symbolResolver) embeddedType(pkg *symbol.Package, file *symbol.File, x 
 
 // load parses the files of package name in dir. The text of from, and of
 // any file gopls holds open, is used in place of the file on disk.
-func (r *symbolResolver) load(dir, name string, from *source) *symbol.Package {
+func (r *symbolResolver) load(dir, name string, from *buffer.Source) *symbol.Package {
 	key := dir + "\x00" + name
 	if p, ok := r.pkgs[key]; ok {
 		return p
@@ -346,16 +347,16 @@ func (r *symbolResolver) load(dir, name string, from *source) *symbol.Package {
 
 // textOf returns the text of a file as gopls holds it: from's text, an
 // open buffer's, or the file on disk; false if unreadable.
-func (b *Bridge) textOf(path string, from *source) (string, bool) {
+func (b *Bridge) textOf(path string, from *buffer.Source) (string, bool) {
 	if from != nil && from.Path == path {
 		return from.Text, true
 	}
-	return b.currentText(path)
+	return b.buffers.CurrentText(path)
 }
 
 // importedPackageDir asks gopls where an imported package lives, by going
 // to the definition of its import path in src, which gopls holds.
-func (b *Bridge) importedPackageDir(ctx context.Context, src *source, fset *token.FileSet, imp *ast.ImportSpec) (string, string, error) {
+func (b *Bridge) importedPackageDir(ctx context.Context, src *buffer.Source, fset *token.FileSet, imp *ast.ImportSpec) (string, string, error) {
 	pos := fset.Position(imp.Path.Pos() + 1)
 	line := pos.Line - 1
 	col := iplace.UTF16Col(src.Line(line), pos.Column-1)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 )
@@ -28,7 +29,7 @@ type At struct {
 // answer (and, as a backstop, it is released when the call's context
 // ends).
 type target struct {
-	src       *source
+	src       *buffer.Source
 	line      int
 	character int
 	// note says how the position was found when it is not the one given,
@@ -39,7 +40,7 @@ type target struct {
 	buffer string
 
 	mu   sync.Mutex
-	held []*source
+	held []*buffer.Source
 	stop func() bool
 }
 
@@ -54,7 +55,7 @@ func newTarget(ctx context.Context) *target {
 }
 
 // keep adds a source to those released with t.
-func (t *target) keep(s *source) {
+func (t *target) keep(s *buffer.Source) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.held = append(t.held, s)
