@@ -228,7 +228,8 @@ func (b *Bridge) initReads() {
 		return b.client.DiskEpoch(dir)
 	})
 	b.buffers = buffer.NewSet(buffer.SetConfig{Client: b.client, Reads: b.reads, Addr: b.addr, Lines: &b.lines,
-		Gate: b.gate.Gate, GoplsError: goplsError, Fault: mcp.InternalError, Log: b.log})
+		Gate: b.gate.Gate, GoplsError: goplsError, Fault: mcp.InternalError, Log: b.log,
+		TextChars: b.limits.withDefaults().TextChars, Timeout: b.limits.withDefaults().Timeout})
 }
 
 // displayPath shows path relative to the root when inside it, and as

@@ -213,10 +213,10 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 	if err != nil {
 		return nil, err
 	}
-	if len(in.Files) > 0 && (in.given() || len(in.Changes) > 0) {
+	if len(in.Files) > 0 && (in.Given() || len(in.Changes) > 0) {
 		return nil, errors.New("pass files (files as on disk), or unsaved text (file with text, or changes), or uri, or text alone, not two of them")
 	}
-	if len(in.Changes) > 0 && in.given() && !in.Doc.overlay() {
+	if len(in.Changes) > 0 && in.Given() && !in.Doc.Overlay() {
 		return nil, errors.New("changes go alone or with file and text, not with uri or a snippet")
 	}
 	for _, c := range in.Changes {
@@ -248,7 +248,7 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 	switch {
 	case len(edits) > 0:
 		for _, d := range edits {
-			src, err := b.openDoc(ctx, d)
+			src, err := b.buffers.OpenDoc(ctx, b.caller(ctx), d)
 			if err != nil {
 				return nil, err
 			}
@@ -262,8 +262,8 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 		if len(edits) == 1 {
 			bufferURI = srcs[0].BufferURI()
 		}
-	case in.given():
-		src, err := b.openDoc(ctx, in.Doc)
+	case in.Given():
+		src, err := b.buffers.OpenDoc(ctx, b.caller(ctx), in.Doc)
 		if err != nil {
 			return nil, err
 		}

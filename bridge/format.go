@@ -41,7 +41,7 @@ func (b *Bridge) format(ctx context.Context, in *FormatInput) (*FormatOutput, er
 	if err := b.checkApply(in.Write); err != nil {
 		return nil, err
 	}
-	src, err := b.openDoc(ctx, in.Doc)
+	src, err := b.buffers.OpenDoc(ctx, b.caller(ctx), in.Doc)
 	if err != nil {
 		return nil, err
 	}

@@ -38,7 +38,7 @@ func (b *Bridge) organizeImports(ctx context.Context, in *OrganizeImportsInput) 
 	if err := b.checkApply(in.Write); err != nil {
 		return nil, err
 	}
-	src, err := b.openDoc(ctx, in.Doc)
+	src, err := b.buffers.OpenDoc(ctx, b.caller(ctx), in.Doc)
 	if err != nil {
 		return nil, err
 	}

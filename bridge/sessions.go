@@ -2,8 +2,6 @@ package bridge
 
 import (
 	"context"
-	"fmt"
-	"time"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -12,8 +10,10 @@ import (
 // Sessions share one gopls, but one session's unsaved files and snippets
 // must never show in another's answers (DESIGN §7). The gate that decides
 // which calls run together, and which session's overlays gopls holds, is
-// buffer.Gate; here are the middleware that runs every call through it,
-// and the filters that keep other sessions' snippets out of answers.
+// buffer.Gate, and the filters that keep other sessions' snippets out of
+// answers are buffer.Set's; here are the session each call runs as, the
+// middleware that runs every call through the gate, and the end of a
+// session.
 
 // sessionKey is the context key of the state a gated call runs with.
 type sessionKey struct{}
@@ -55,7 +55,7 @@ func (b *Bridge) addSessions(s *mcp.Server) error {
 func (b *Bridge) isolate(ctx context.Context, tool string, next func(context.Context) (any, error)) (any, error) {
 	st := b.sessionState(mcp.SessionID(ctx))
 	mutates := makesOverlay(mcp.ToolInput(ctx))
-	leave, err := b.gate.Enter(ctx, switcher{b}, st, mutates)
+	leave, err := b.buffers.Enter(ctx, st, mutates)
 	if err != nil {
 		return nil, err
 	}
@@ -66,14 +66,14 @@ func (b *Bridge) isolate(ctx context.Context, tool string, next func(context.Con
 // overlayArgs is the input of a tool that takes unsaved text: every such
 // tool takes it as a [Doc] (itself, or within an [At]), whose method the
 // input gets.
-type overlayArgs interface{ overlay() bool }
+type overlayArgs interface{ Overlay() bool }
 
 // makesOverlay reports whether a call's decoded arguments may add an
 // overlay: file together with text. The decision is the decoded value's,
 // so it is the same however the JSON spelled the keys.
 func makesOverlay(in any) bool {
 	o, ok := in.(overlayArgs)
-	return ok && o.overlay()
+	return ok && o.Overlay()
 }
 
 // endSession forgets a session that has ended: its snippets are closed,
@@ -88,41 +88,10 @@ func (b *Bridge) endSession(id string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), b.limits.withDefaults().Timeout)
 	defer cancel()
-	for _, uri := range st.Snippets.All() {
-		if _, err := b.client.CloseDocument(ctx, uri); err != nil {
-			b.log.Debug("closing an ended session's snippet", "error", err)
-		}
-	}
-	if err := b.gate.Forget(ctx, switcher{b}, st); err != nil {
-		b.log.Warn("reverting an ended session's unsaved files", "error", err)
-	}
+	b.buffers.End(ctx, st)
 }
 
 // gate is the bridge's handle on the gate of sessions.
 type gate struct{ *buffer.Gate }
 
 func (g *gate) init() { g.Gate = buffer.NewGate() }
-
-// switcher is how the gate changes what gopls holds.
-type switcher struct{ b *Bridge }
-
-// Revert closes uri, so that gopls reads it from disk.
-func (s switcher) Revert(ctx context.Context, uri string) error {
-	if _, err := s.b.client.CloseDocument(ctx, uri); err != nil {
-		return fmt.Errorf("reverting another session's unsaved text of %s: %w", s.b.displayURI(uri), goplsError(err))
-	}
-	return nil
-}
-
-// Overlay gives gopls text as the content of uri.
-func (s switcher) Overlay(ctx context.Context, uri, text string) error {
-	l, err := s.b.client.Hold(ctx, uri, text, true)
-	if err != nil {
-		return fmt.Errorf("restoring this session's unsaved text of %s: %w", s.b.displayURI(uri), goplsError(err))
-	}
-	l.Release()
-	return nil
-}
-
-// SwitchTimeout is the timeout of a call.
-func (s switcher) SwitchTimeout() time.Duration { return s.b.limits.withDefaults().Timeout }

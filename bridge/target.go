@@ -82,13 +82,13 @@ func (b *Bridge) resolve(ctx context.Context, at At) (*target, error) {
 	switch {
 	case hasPos && at.Symbol != "":
 		return nil, errors.New("pass either line and character, or symbol, not both")
-	case !hasPos && at.Symbol == "" && !at.given():
+	case !hasPos && at.Symbol == "" && !at.Given():
 		return nil, errors.New("say where: pass file with line and character (0-based), or symbol (with file for its scope, or alone to search the workspace)")
 	case !hasPos && at.Symbol == "":
 		return nil, errors.New("pass line and character (0-based), or symbol, to say where in the file")
 	case hasPos && (at.Line == nil || at.Character == nil):
 		return nil, errors.New("line and character go together; pass both (0-based)")
-	case hasPos && !at.given():
+	case hasPos && !at.Given():
 		return nil, errors.New("line and character need file (or uri, or text) to say which file they are in")
 	case at.Name != "" && !hasPos:
 		return nil, errors.New("name anchors line and character; with symbol, leave it out")
@@ -100,7 +100,7 @@ func (b *Bridge) resolve(ctx context.Context, at At) (*target, error) {
 			t.release()
 		}
 	}()
-	if at.Symbol != "" && !at.given() {
+	if at.Symbol != "" && !at.Given() {
 		b.client.Refresh()
 		if err := b.resolveSymbol(ctx, t, nil, at.Symbol); err != nil {
 			return nil, err
@@ -108,7 +108,7 @@ func (b *Bridge) resolve(ctx context.Context, at At) (*target, error) {
 		ok = true
 		return t, nil
 	}
-	src, err := b.openDoc(ctx, at.Doc)
+	src, err := b.buffers.OpenDoc(ctx, b.caller(ctx), at.Doc)
 	if err != nil {
 		return nil, err
 	}

@@ -1,14 +1,14 @@
 // Package buffer owns the text a call works on as gopls holds it, and
 // what goplsmcp keeps of the unsaved text it gives gopls.
 //
-// A Set opens sources (Source) for calls: files, unsaved text for files,
-// the buffers of earlier calls, the files a call reaches on its own, and
-// snippets; each
+// A Set opens sources (Source) for calls: the code a tool argument names
+// (Doc: a file, unsaved text for a file, a snippet, or the buffer of an
+// earlier call), the files a call reaches on its own, and snippets; each
 // is held in gopls, with the text positions refer to, until the call
 // releases it. Bytes are read only through place's read gate, and paths
 // resolved only through place.Resolver. The Set also keeps other
 // sessions' snippets out of what a session sees (Foreign, DropForeign,
-// ForeignPackage).
+// ForeignPackage), and changes what gopls holds when the gate says so.
 //
 // It owns where snippets live (ScratchDir, below the root, never
 // written), the snippets each session has open (Snippets), bounded by

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/memo"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/place"
@@ -47,7 +48,11 @@ type SetConfig struct {
 	// reports; Fault marks an error that is the server's fault.
 	GoplsError func(error) error
 	Fault      func(error) error
-	// Log receives what is worth a debug line.
+	// TextChars bounds the unsaved text a call gives (in characters);
+	// Timeout bounds a call, and a switch of what gopls holds.
+	TextChars int
+	Timeout   time.Duration
+	// Log receives what goes wrong on the side of a call; nil discards.
 	Log *slog.Logger
 }
 
