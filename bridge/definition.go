@@ -76,7 +76,7 @@ func (b *Bridge) definition(ctx context.Context, in *DefinitionInput) (*Definiti
 		// The import is found, and nothing beyond it.
 		t.note = strings.TrimSpace(t.note + "\ngopls cannot load the package: " + hint)
 	}
-	lines := b.newLineCache()
+	lines := b.buffers.LineCache()
 	out := &DefinitionOutput{URI: t.buffer, Note: t.note, At: []string{}}
 	for _, l := range locs {
 		start := l.Range.Start

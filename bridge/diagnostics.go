@@ -522,7 +522,7 @@ var noCompiler = regexp.MustCompile(`cgo: C compiler "([^"]+)" not found`)
 // (URIs) first in that order, then by path, and by position in each file;
 // it lists the first limit, and counts every file.
 func (b *Bridge) shapeDiagnostics(byURI map[string][]protocol.Diagnostic, limit int, detailed bool, first []string) *DiagnosticsOutput {
-	lines := b.newLineCache()
+	lines := b.buffers.LineCache()
 	rank := map[string]int{}
 	var all []diagnostic
 	missing := len(b.missingModules()) > 0

@@ -47,7 +47,7 @@ func (b *Bridge) addFileMetadata(s *mcp.Server) error {
 }
 
 func (b *Bridge) fileMetadata(ctx context.Context, in *FileMetadataInput) (*FileMetadataOutput, error) {
-	src, err := b.openFile(ctx, in.File)
+	src, err := b.buffers.OpenFile(ctx, b.caller(ctx), in.File)
 	if err != nil {
 		return nil, err
 	}

@@ -169,7 +169,7 @@ func (b *Bridge) expandHierarchy(ctx context.Context, root hierItem, depth, limi
 		level = next
 	}
 
-	lines := b.newLineCache()
+	lines := b.buffers.LineCache()
 	var flatten func(ns []*node, depth int)
 	flatten = func(ns []*node, depth int) {
 		for _, n := range ns {

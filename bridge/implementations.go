@@ -116,7 +116,7 @@ func (b *Bridge) implementations(ctx context.Context, in *ImplementationsInput) 
 		relation: b.relation(defs, defErr),
 		found:    len(locs),
 	}
-	lines := b.newLineCache()
+	lines := b.buffers.LineCache()
 	list := render.NewPlaceList(limit)
 	for _, l := range locs {
 		list.Add(b.displayURI(string(l.URI)), func() string { return lines.Place(l) })

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
@@ -41,19 +40,6 @@ func limitOr(limit, def int) (int, error) {
 		return def, nil
 	}
 	return limit, nil
-}
-
-// openFile resolves a file argument inside the root and makes gopls hold
-// its current text, for the tools that take a whole file.
-func (b *Bridge) openFile(ctx context.Context, file string) (*buffer.Source, error) {
-	if file == "" {
-		return nil, errors.New("file is required: pass the path of a Go file, relative to the workspace root")
-	}
-	path, err := b.addr.File(file)
-	if err != nil {
-		return nil, err
-	}
-	return b.buffers.Open(ctx, b.caller(ctx), path)
 }
 
 // concurrency bounds the requests a tool has in flight at once: enough to

@@ -355,7 +355,7 @@ func (g *graphWalk) importersOf(file string) ([]importer, error) {
 		return nil, goplsError(err)
 	}
 	scratch := g.b.buffers.ScratchRoot()
-	lc := g.b.newLineCache()
+	lc := g.b.buffers.LineCache()
 	var out []importer
 	seen := map[string]bool{}
 	for _, loc := range locs {

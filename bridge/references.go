@@ -126,7 +126,7 @@ func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*Referenc
 			cmp.Compare(a.Range.Start.Character, b.Range.Start.Character))
 	})
 	out := &ReferencesOutput{URI: t.buffer, Note: t.note, Symbol: identAt(t.src.Line(t.line), t.character), found: len(locs)}
-	lines := b.newLineCache()
+	lines := b.buffers.LineCache()
 	list := render.NewPlaceList(limit)
 	for _, l := range locs {
 		file := b.displayURI(string(l.URI))

@@ -2,8 +2,6 @@ package bridge
 
 import (
 	"fmt"
-
-	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 )
 
 // Loc is a place in the code as tools report it: 0-based line and UTF-16
@@ -21,10 +19,4 @@ func (l Loc) String() string {
 		return fmt.Sprintf("%s:%d:%d", l.File, l.Line, l.Character)
 	}
 	return fmt.Sprintf("%s:%d:%d: %s", l.File, l.Line, l.Character, l.Text)
-}
-
-// newLineCache returns the source lines of the files a call shows, in
-// the text gopls holds for them (see render.Lines).
-func (b *Bridge) newLineCache() *render.Lines {
-	return render.NewLines(b.buffers.CurrentText, &b.lines)
 }

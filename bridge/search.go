@@ -138,7 +138,7 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 		syms = append(syms, s)
 	}
 	out := &SearchOutput{found: len(syms), Outside: outside, Capped: len(found) >= maxWorkspaceSymbols, all: all}
-	lines := b.newLineCache()
+	lines := b.buffers.LineCache()
 	list := render.NewPlaceList(limit)
 	for _, s := range syms {
 		uri := string(s.Location.URI)

@@ -70,7 +70,7 @@ func (b *Bridge) tokens(ctx context.Context, in *TokensInput) (*TokensOutput, er
 			return nil, fmt.Errorf("unknown token type %s; gopls's types are %s", render.Quote(t), strings.Join(types, ", "))
 		}
 	}
-	src, err := b.openFile(ctx, in.File)
+	src, err := b.buffers.OpenFile(ctx, b.caller(ctx), in.File)
 	if err != nil {
 		return nil, err
 	}

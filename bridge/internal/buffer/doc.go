@@ -8,7 +8,8 @@
 // releases it. Bytes are read only through place's read gate, and paths
 // resolved only through place.Resolver. The Set also keeps other
 // sessions' snippets out of what a session sees (Foreign, DropForeign,
-// ForeignPackage), and changes what gopls holds when the gate says so.
+// ForeignPackage), shows the lines of files as gopls holds them
+// (LineCache), and changes what gopls holds when the gate says so.
 //
 // It owns where snippets live (ScratchDir, below the root, never
 // written), the snippets each session has open (Snippets), bounded by

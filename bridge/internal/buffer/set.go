@@ -111,6 +111,26 @@ func (s *Set) CurrentText(path string) (string, bool) {
 	return text, err == nil
 }
 
+// OpenFile resolves a file argument inside the root and makes gopls hold
+// its current text, for the tools that take a whole file. The caller must
+// release the source.
+func (s *Set) OpenFile(ctx context.Context, c Caller, file string) (*Source, error) {
+	if file == "" {
+		return nil, errors.New("file is required: pass the path of a Go file, relative to the workspace root")
+	}
+	path, err := s.c.Addr.File(file)
+	if err != nil {
+		return nil, err
+	}
+	return s.Open(ctx, c, path)
+}
+
+// LineCache returns the source lines of the files a call shows, in the
+// text gopls holds for them (see render.Lines).
+func (s *Set) LineCache() *render.Lines {
+	return render.NewLines(s.CurrentText, s.c.Lines)
+}
+
 // OpenOverlay makes gopls hold text as the content of the file at path,
 // without writing it, until the file is named again without text or
 // closed with go_close. The caller must release the source.
