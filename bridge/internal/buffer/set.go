@@ -276,6 +276,36 @@ func (s *Set) OpenURI(ctx context.Context, c Caller, uri string) (*Source, error
 	return s.OpenCurrent(ctx, c, real)
 }
 
+// Close forgets the buffer gopls holds for uri, so that gopls sees the
+// file on disk again: one of c's snippets, an overlay, or a file open
+// as on disk. It says which (kind "snippet", "overlay" or "file") and
+// whether gopls had it open. Another session's snippet is, as far as c
+// knows, nothing: it is left alone and reported as not open.
+func (s *Set) Close(ctx context.Context, c Caller, uri string) (kind string, closed bool, err error) {
+	if s.Foreign(c, uri) {
+		return "", false, nil
+	}
+	st := c.Session
+	kind = "file"
+	switch {
+	case st.Snippets.Has(uri):
+		kind = "snippet"
+	case s.c.Gate.HasOverlay(st, uri) || s.c.Client.IsOverlay(uri):
+		kind = "overlay"
+	}
+	closed, err = s.c.Client.CloseDocument(ctx, uri)
+	if err != nil {
+		return "", false, s.c.GoplsError(err)
+	}
+	switch kind {
+	case "snippet":
+		st.Snippets.Forget(uri)
+	case "overlay":
+		s.c.Gate.Reverted(st, uri)
+	}
+	return kind, closed, nil
+}
+
 // ScratchRoot is the directory below which every snippet lives.
 func (s *Set) ScratchRoot() string {
 	return filepath.Join(s.c.Reads.Root(), filepath.FromSlash(ScratchDir))
