@@ -128,6 +128,7 @@ func New(cfg Config) (*Bridge, error) {
 	b.build.From = func() ([]string, string, []string) {
 		return cfg.Client.GoEnv(), lspclient.LookupEnv(cfg.Client.OfflineGoEnv(), "GOFLAGS"), cfg.Client.BuildFlags()
 	}
+	// The gate first: the buffers initReads makes switch sessions through it.
 	b.gate.init()
 	b.initReads()
 	b.diags.files.Max, b.diags.fixes.Max = maxCachedDiagFiles, maxCachedFixes
