@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"go.lsp.dev/protocol"
@@ -44,7 +45,7 @@ func (a *codeAction) editable() bool {
 // codeActions asks gopls for the code actions on rng of src. diags are
 // the diagnostics there, which gopls needs to offer their fixes; only
 // filters by kind (all kinds when empty).
-func (b *Bridge) codeActions(ctx context.Context, src *source, rng protocol.Range, diags []protocol.Diagnostic, only []string) ([]*codeAction, error) {
+func (b *Bridge) codeActions(ctx context.Context, src *buffer.Source, rng protocol.Range, diags []protocol.Diagnostic, only []string) ([]*codeAction, error) {
 	if diags == nil {
 		diags = []protocol.Diagnostic{}
 	}
@@ -55,7 +56,7 @@ func (b *Bridge) codeActions(ctx context.Context, src *source, rng protocol.Rang
 	var raws []json.RawMessage
 	asked := time.Now()
 	err := b.client.Call(ctx, "textDocument/codeAction", map[string]any{
-		"textDocument": map[string]any{"uri": src.uri},
+		"textDocument": map[string]any{"uri": src.URI},
 		"range":        rng,
 		"context":      actx,
 	}, &raws)
@@ -113,7 +114,7 @@ type Fix struct {
 // request gave: when the whole-file answer has such fixes, they are asked
 // for again, one diagnostic at a time (the likeliest first), each on its
 // own range, until every one of them is found.
-func (b *Bridge) quickFixes(ctx context.Context, src *source, diags []protocol.Diagnostic) ([][]Fix, error) {
+func (b *Bridge) quickFixes(ctx context.Context, src *buffer.Source, diags []protocol.Diagnostic) ([][]Fix, error) {
 	found := make([][]*codeAction, len(diags))
 	actions, err := b.codeActions(ctx, src, wholeFile(src), diags, []string{"quickfix"})
 	if err != nil {
@@ -247,7 +248,7 @@ func (b *Bridge) resolveFixes(ctx context.Context, found [][]*codeAction) ([][]F
 }
 
 // wholeFile is the range of all of src.
-func wholeFile(src *source) protocol.Range {
-	line, char := src.end()
+func wholeFile(src *buffer.Source) protocol.Range {
+	line, char := src.End()
 	return protocol.Range{End: protocol.Position{Line: uint32(line), Character: uint32(char)}}
 }

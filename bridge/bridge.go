@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
@@ -80,8 +79,9 @@ type Bridge struct {
 	// afterCompute, if set, runs when gopls has answered a rename and
 	// before the edits are taken from its answer (tests).
 	afterCompute func()
-	// buffers are the snippets gopls holds for this bridge.
-	buffers buffer.Snippets
+	// buffers opens the sources calls work on, each session's own (see
+	// buffer.Set).
+	buffers *buffer.Set
 	// lines and parsed keep the lines of the files shown lately and the
 	// syntax trees symbols were resolved in.
 	lines  memo.Lines
@@ -110,9 +110,6 @@ type Bridge struct {
 	sessionsMu sync.Mutex
 	sessions   map[string]*buffer.Session
 	gate       gate
-	// snippetSeq numbers snippets across sessions, so that each has a
-	// scratch directory of its own.
-	snippetSeq atomic.Int64
 
 	goFileMu sync.Mutex
 	goFile   string // a Go file in the workspace, found on first need
@@ -133,9 +130,9 @@ func New(cfg Config) (*Bridge, error) {
 	b.build.From = func() ([]string, string, []string) {
 		return cfg.Client.GoEnv(), lspclient.LookupEnv(cfg.Client.OfflineGoEnv(), "GOFLAGS"), cfg.Client.BuildFlags()
 	}
-	b.initReads()
-	b.rootBuild = gocmd.RootBuild{Gate: b.reads, Build: &b.build, Env: cfg.Client.GoVar}
+	// The gate first: the buffers initReads makes switch sessions through it.
 	b.gate.init()
+	b.initReads()
 	b.diags.files.Max, b.diags.fixes.Max = maxCachedDiagFiles, maxCachedFixes
 	b.apis.Max = maxCachedPackages
 	b.modules.Max, b.wsFiles.Max = 1, 1
@@ -221,7 +218,8 @@ func readOnly() *mcp.ToolAnnotations {
 }
 
 // initReads makes the read gate of the root, which learns GOROOT and
-// GOMODCACHE from the go command on first need.
+// GOMODCACHE from the go command on first need, and the buffers opened
+// through it.
 func (b *Bridge) initReads() {
 	b.reads = iplace.New(b.root, func() (string, string) {
 		return b.env.Dirs()
@@ -232,6 +230,14 @@ func (b *Bridge) initReads() {
 		}
 		return b.client.DiskEpoch(dir)
 	})
+	var env func(string) string
+	if b.client != nil { // tests of paths alone have none
+		env = b.client.GoVar
+	}
+	b.rootBuild = gocmd.RootBuild{Gate: b.reads, Build: &b.build, Env: env}
+	b.buffers = buffer.NewSet(buffer.SetConfig{Client: b.client, Reads: b.reads, Addr: b.addr, Lines: &b.lines, InBuild: b.rootBuild.Has,
+		Gate: b.gate.Gate, GoplsError: goplsError, Fault: mcp.InternalError, Log: b.log,
+		TextChars: b.limits.withDefaults().TextChars, Timeout: b.limits.withDefaults().Timeout})
 }
 
 // displayPath shows path relative to the root when inside it, and as

@@ -106,7 +106,7 @@ func (b *Bridge) callHierarchy(ctx context.Context, in *CallHierarchyInput) (*Ca
 	if err != nil {
 		return nil, err
 	}
-	rn := b.hierarchyNode(b.newLineCache(), root)
+	rn := b.hierarchyNode(b.buffers.LineCache(), root)
 	out := &CallHierarchyOutput{
 		Note:      t.note,
 		Root:      rn.name + " " + rn.loc(),

@@ -46,6 +46,7 @@ func (b *Bridge) addClose(s *mcp.Server) error {
 }
 
 func (b *Bridge) close(ctx context.Context, in *CloseInput) (*CloseOutput, error) {
+	c := b.caller(ctx)
 	var uri string
 	switch {
 	case in.File != "" && in.URI != "":
@@ -63,7 +64,7 @@ func (b *Bridge) close(ctx context.Context, in *CloseInput) (*CloseOutput, error
 		if err := iplace.CheckPathText(in.File); err != nil {
 			return nil, err
 		}
-		if u := b.snippetNamed(ctx, in.File); u != "" {
+		if u := b.buffers.SnippetNamed(c, in.File); u != "" {
 			uri = u
 			break
 		}
@@ -75,29 +76,11 @@ func (b *Bridge) close(ctx context.Context, in *CloseInput) (*CloseOutput, error
 	default:
 		return nil, errors.New("say which buffer to forget: pass uri (from an earlier result) or file")
 	}
-	out := &CloseOutput{NotOpen: uri}
-	if b.foreign(ctx, uri) {
-		// Another session's snippet: as far as this one knows, nothing.
-		return out, nil
-	}
-	st, _ := b.state(ctx)
-	kind := "file"
-	switch {
-	case st.Snippets.Has(uri):
-		kind = "snippet"
-	case b.gate.HasOverlay(st, uri) || b.client.IsOverlay(uri):
-		kind = "overlay"
-	}
-	closed, err := b.client.CloseDocument(ctx, uri)
+	kind, closed, err := b.buffers.Close(ctx, c, uri)
 	if err != nil {
-		return nil, goplsError(err)
+		return nil, err
 	}
-	switch kind {
-	case "snippet":
-		st.Snippets.Forget(uri)
-	case "overlay":
-		b.gate.Reverted(st, uri)
-	}
+	out := &CloseOutput{NotOpen: uri}
 	if closed {
 		out.NotOpen, out.Closed = "", uri
 		if kind != "file" {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -99,14 +100,14 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 		return nil, err
 	}
 	defer t.release()
-	if t.src.kind == asContext {
-		return nil, fmt.Errorf("%s is outside the workspace root; code actions apply to code inside it", b.displayPath(t.src.path))
+	if t.src.Kind == buffer.AsContext {
+		return nil, fmt.Errorf("%s is outside the workspace root; code actions apply to code inside it", b.displayPath(t.src.Path))
 	}
 	start := protocol.Position{Line: uint32(t.line), Character: uint32(t.character)}
 	end := start
 	switch {
 	case in.EndLine != nil:
-		if err := t.src.checkPosition(*in.EndLine, *in.EndCharacter); err != nil {
+		if err := t.src.CheckPosition(*in.EndLine, *in.EndCharacter); err != nil {
 			return nil, fmt.Errorf("end: %w", err)
 		}
 		end = protocol.Position{Line: uint32(*in.EndLine), Character: uint32(*in.EndCharacter)}
@@ -115,7 +116,7 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 		}
 	case in.Symbol != "":
 		// The symbol's name, as the range.
-		name := identAt(t.src.line(t.line), t.character)
+		name := identAt(t.src.Line(t.line), t.character)
 		end.Character += uint32(iplace.UTF16Len(name))
 	}
 	rng := protocol.Range{Start: start, End: end}
@@ -123,8 +124,8 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 	// The diagnostics in the range, whose fixes gopls offers only when
 	// told of them, and only once it has stored them for this text, which
 	// it does for open files.
-	t.src.openInGopls()
-	diags, err := b.client.DiagnoseFile(ctx, t.src.uri)
+	t.src.OpenInGopls()
+	diags, err := b.client.DiagnoseFile(ctx, t.src.URI)
 	if err != nil {
 		return nil, goplsError(err)
 	}
@@ -135,7 +136,7 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 		}
 	}
 	if len(here) > 0 {
-		if err := b.client.ExecuteCommand(ctx, "gopls.diagnose_files", map[string]any{"Files": []string{t.src.uri}}, nil); err != nil {
+		if err := b.client.ExecuteCommand(ctx, "gopls.diagnose_files", map[string]any{"Files": []string{t.src.URI}}, nil); err != nil {
 			return nil, goplsError(err)
 		}
 	}
@@ -147,7 +148,7 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 	if err != nil {
 		return nil, err
 	}
-	at := fmt.Sprintf("%s:%d:%d", b.displayPath(t.src.path), start.Line, start.Character)
+	at := fmt.Sprintf("%s:%d:%d", b.displayPath(t.src.Path), start.Line, start.Character)
 	if end != start {
 		at += fmt.Sprintf("-%d:%d", end.Line, end.Character)
 	}

@@ -91,12 +91,12 @@ func (b *Bridge) contextOf(ctx context.Context, in *ContextInput) (*ContextOutpu
 	if err != nil {
 		return nil, err
 	}
-	src, err := b.openFile(ctx, in.File)
+	src, err := b.buffers.OpenFile(ctx, b.caller(ctx), in.File)
 	if err != nil {
 		return nil, err
 	}
-	defer src.release()
-	pkg, err := b.filePackage(ctx, src.path)
+	defer src.Release()
+	pkg, err := b.filePackage(ctx, src.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -110,16 +110,16 @@ func (b *Bridge) contextOf(ctx context.Context, in *ContextInput) (*ContextOutpu
 			out.More.Set(file, len(decls)-n)
 		}
 	}
-	fset, f, _ := b.parsed.Parse(src.path, src.text, parser.ParseComments|parser.SkipObjectResolution)
+	fset, f, _ := b.parsed.Parse(src.Path, src.Text, parser.ParseComments|parser.SkipObjectResolution)
 	if f == nil {
-		return nil, fmt.Errorf("cannot parse %s", b.displayPath(src.path))
+		return nil, fmt.Errorf("cannot parse %s", b.displayPath(src.Path))
 	}
-	add(&out.Files, b.displayPath(src.path), summarizeFile(b, src.path, src.text, false))
+	add(&out.Files, b.displayPath(src.Path), summarizeFile(b, src.Path, src.Text, false))
 	for _, file := range pkg.files {
-		if file == src.path {
+		if file == src.Path {
 			continue
 		}
-		text, ok := b.currentText(file)
+		text, ok := b.buffers.CurrentText(file)
 		if !ok {
 			continue
 		}
@@ -149,7 +149,7 @@ func (b *Bridge) contextOf(ctx context.Context, in *ContextInput) (*ContextOutpu
 		}
 		p := ContextPackage{Name: name}
 		for _, file := range files {
-			text, ok := b.currentText(file)
+			text, ok := b.buffers.CurrentText(file)
 			if !ok {
 				continue
 			}

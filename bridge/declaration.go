@@ -82,7 +82,7 @@ func (b *Bridge) source(ctx context.Context, in *SourceInput) (*SourceOutput, er
 		return nil, err
 	}
 	defer t.release()
-	path, text := t.src.path, t.src.text
+	path, text := t.src.Path, t.src.Text
 	line, char := t.line, t.character
 	if in.Symbol == "" {
 		// At a use, the declaration it refers to; at a declaration,
@@ -100,7 +100,7 @@ func (b *Bridge) source(ctx context.Context, in *SourceInput) (*SourceOutput, er
 		}
 		if p != path {
 			var ok bool
-			if text, ok = b.currentText(p); !ok {
+			if text, ok = b.buffers.CurrentText(p); !ok {
 				return nil, fmt.Errorf("cannot read %s, where the declaration is", b.displayPath(p))
 			}
 			path = p

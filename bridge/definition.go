@@ -71,12 +71,12 @@ func (b *Bridge) definition(ctx context.Context, in *DefinitionInput) (*Definiti
 	}
 	if hint := b.missingImportAt(t.src, t.line, t.character); hint != "" {
 		if len(locs) == 0 {
-			return nil, fmt.Errorf("no definition found at %s:%d:%d, since gopls cannot load the package: %s", b.displayPath(t.src.path), t.line, t.character, hint)
+			return nil, fmt.Errorf("no definition found at %s:%d:%d, since gopls cannot load the package: %s", b.displayPath(t.src.Path), t.line, t.character, hint)
 		}
 		// The import is found, and nothing beyond it.
 		t.note = strings.TrimSpace(t.note + "\ngopls cannot load the package: " + hint)
 	}
-	lines := b.newLineCache()
+	lines := b.buffers.LineCache()
 	out := &DefinitionOutput{URI: t.buffer, Note: t.note, At: []string{}}
 	for _, l := range locs {
 		start := l.Range.Start

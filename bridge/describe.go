@@ -74,10 +74,10 @@ func (b *Bridge) describe(ctx context.Context, in *DescribeInput) (*DescribeOutp
 	}
 	if out.Decl == "" && out.Doc == "" {
 		if hint := b.missingImportAt(t.src, t.line, t.character); hint != "" {
-			return nil, fmt.Errorf("nothing to describe at %s:%d:%d, since gopls cannot load the package: %s", b.displayPath(t.src.path), t.line, t.character, hint)
+			return nil, fmt.Errorf("nothing to describe at %s:%d:%d, since gopls cannot load the package: %s", b.displayPath(t.src.Path), t.line, t.character, hint)
 		}
-		out.Nothing = Loc{File: b.displayPath(t.src.path), Line: t.line, Character: t.character,
-			Text: strings.TrimSpace(t.src.line(t.line))}.String()
+		out.Nothing = Loc{File: b.displayPath(t.src.Path), Line: t.line, Character: t.character,
+			Text: strings.TrimSpace(t.src.Line(t.line))}.String()
 	}
 	return out, nil
 }

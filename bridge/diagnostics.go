@@ -214,10 +214,10 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 	if err != nil {
 		return nil, err
 	}
-	if len(in.Files) > 0 && (in.given() || len(in.Changes) > 0) {
+	if len(in.Files) > 0 && (in.Given() || len(in.Changes) > 0) {
 		return nil, errors.New("pass files (files as on disk), or unsaved text (file with text, or changes), or uri, or text alone, not two of them")
 	}
-	if len(in.Changes) > 0 && in.given() && !in.Doc.overlay() {
+	if len(in.Changes) > 0 && in.Given() && !in.Doc.Overlay() {
 		return nil, errors.New("changes go alone or with file and text, not with uri or a snippet")
 	}
 	for _, c := range in.Changes {
@@ -234,10 +234,10 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 			return nil, err
 		}
 	}
-	var srcs []*source
+	var srcs []*buffer.Source
 	defer func() {
 		for _, s := range srcs {
-			s.release()
+			s.Release()
 		}
 	}()
 	// first are the files the call names, which the answer lists first,
@@ -249,29 +249,29 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 	switch {
 	case len(edits) > 0:
 		for _, d := range edits {
-			src, err := b.openDoc(ctx, d)
+			src, err := b.buffers.OpenDoc(ctx, b.caller(ctx), d)
 			if err != nil {
 				return nil, err
 			}
-			if findSource(srcs, src.uri) != nil {
-				src.release()
+			if findSource(srcs, src.URI) != nil {
+				src.Release()
 				return nil, fmt.Errorf("%s is given twice; give each file's text once", render.Quote(d.File))
 			}
 			srcs = append(srcs, src)
-			first = append(first, src.uri)
+			first = append(first, src.URI)
 		}
 		if len(edits) == 1 {
-			bufferURI = srcs[0].bufferURI()
+			bufferURI = srcs[0].BufferURI()
 		}
-	case in.given():
-		src, err := b.openDoc(ctx, in.Doc)
+	case in.Given():
+		src, err := b.buffers.OpenDoc(ctx, b.caller(ctx), in.Doc)
 		if err != nil {
 			return nil, err
 		}
 		srcs = append(srcs, src)
-		bufferURI = src.bufferURI()
-		first = append(first, src.uri)
-		workspace = src.kind != fromSnippet
+		bufferURI = src.BufferURI()
+		first = append(first, src.URI)
+		workspace = src.Kind != buffer.FromSnippet
 	case len(in.Files) > 0:
 		paths := make([]string, 0, len(in.Files))
 		for _, f := range in.Files {
@@ -288,7 +288,7 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 		// never wait on each other in a cycle.
 		slices.Sort(paths)
 		for _, p := range paths {
-			src, err := b.open(ctx, p)
+			src, err := b.buffers.Open(ctx, b.caller(ctx), p)
 			if err != nil {
 				return nil, err
 			}
@@ -297,7 +297,7 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 	}
 	// gopls runs its analyzers, and keeps their fixes, for open files.
 	for _, s := range srcs {
-		s.openInGopls()
+		s.OpenInGopls()
 	}
 	// An edit breaks other packages: the whole workspace's parse and type
 	// errors, as gopls finds them with the text it holds now, the named
@@ -365,7 +365,7 @@ func (b *Bridge) workspaceErrors(ctx context.Context) (map[string][]protocol.Dia
 	scratch := filepath.Join(b.root, filepath.FromSlash(buffer.ScratchDir))
 	for uri, diags := range published {
 		p, err := lspclient.URIPath(uri)
-		if err != nil || !iplace.Within(b.root, p) || iplace.Within(scratch, p) || b.foreign(ctx, uri) {
+		if err != nil || !iplace.Within(b.root, p) || iplace.Within(scratch, p) || b.buffers.Foreign(b.caller(ctx), uri) {
 			continue
 		}
 		var errs []protocol.Diagnostic
@@ -413,7 +413,7 @@ const (
 
 // diagnoseSources asks gopls for the diagnostics of each source, all at
 // once, unless it was asked since the last change (see diagCache).
-func (b *Bridge) diagnoseSources(ctx context.Context, srcs []*source, into map[string][]protocol.Diagnostic) error {
+func (b *Bridge) diagnoseSources(ctx context.Context, srcs []*buffer.Source, into map[string][]protocol.Diagnostic) error {
 	// The sources are held, so their buffers are what gopls has.
 	gen := b.client.Generation()
 	var (
@@ -423,24 +423,24 @@ func (b *Bridge) diagnoseSources(ctx context.Context, srcs []*source, into map[s
 		pulled   = map[string][]protocol.Diagnostic{}
 	)
 	for _, src := range srcs {
-		if diags, ok := b.diags.files.Get(gen, src.uri); ok {
+		if diags, ok := b.diags.files.Get(gen, src.URI); ok {
 			mu.Lock() // the calls started before write into too
-			into[src.uri] = diags
+			into[src.URI] = diags
 			mu.Unlock()
 			continue
 		}
 		wg.Go(func() {
-			diags, err := b.client.DiagnoseFile(ctx, src.uri)
+			diags, err := b.client.DiagnoseFile(ctx, src.URI)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
 				if firstErr == nil {
-					firstErr = fmt.Errorf("%s: %w", b.displayPath(src.path), goplsError(err))
+					firstErr = fmt.Errorf("%s: %w", b.displayPath(src.Path), goplsError(err))
 				}
 				return
 			}
-			into[src.uri] = diags
-			pulled[src.uri] = diags
+			into[src.URI] = diags
+			pulled[src.URI] = diags
 		})
 	}
 	wg.Wait()
@@ -454,7 +454,7 @@ func (b *Bridge) diagnoseSources(ctx context.Context, srcs []*source, into map[s
 // offers for it, found at generation gen (those asked for since the last
 // change are kept; see diagCache).
 // diagnosed says whether gopls has diagnosed the workspace in full already.
-func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map[string][]protocol.Diagnostic, held []*source, gen uint64, diagnosed bool) error {
+func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map[string][]protocol.Diagnostic, held []*buffer.Source, gen uint64, diagnosed bool) error {
 	if len(out.items) == 0 {
 		return nil
 	}
@@ -496,7 +496,7 @@ func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map
 			// last change).
 			uris := make([]string, len(held))
 			for i, s := range held {
-				uris[i] = s.uri
+				uris[i] = s.URI
 			}
 			if err := b.client.DiagnoseFiles(ctx, uris); err != nil {
 				return goplsError(err)
@@ -513,11 +513,11 @@ func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map
 			// file's fixes afresh each time, which costs more than the
 			// analysis its package then gets at each diagnosis once open
 			// (measured on the bench's fixture: 56 against 35 ms a call).
-			s, err := b.openCurrent(ctx, p)
+			s, err := b.buffers.OpenCurrent(ctx, b.caller(ctx), p)
 			if err != nil {
 				continue
 			}
-			defer s.release()
+			defer s.Release()
 			src = s
 		}
 		diags := make([]protocol.Diagnostic, len(ls))
@@ -537,9 +537,9 @@ func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map
 	return nil
 }
 
-func findSource(srcs []*source, uri string) *source {
+func findSource(srcs []*buffer.Source, uri string) *buffer.Source {
 	for _, s := range srcs {
-		if s.uri == uri {
+		if s.URI == uri {
 			return s
 		}
 	}
@@ -553,7 +553,7 @@ var noCompiler = regexp.MustCompile(`cgo: C compiler "([^"]+)" not found`)
 // (URIs) first in that order, then by path, and by position in each file;
 // it lists the first limit, and counts every file.
 func (b *Bridge) shapeDiagnostics(byURI map[string][]protocol.Diagnostic, limit int, detailed bool, first []string) *DiagnosticsOutput {
-	lines := b.newLineCache()
+	lines := b.buffers.LineCache()
 	rank := map[string]int{}
 	var all []diagnostic
 	missing := len(b.missingModules()) > 0

@@ -5,11 +5,12 @@
 // Beside the tools it still holds machinery not yet moved below: the
 // glue that resolves symbol names to places by asking gopls which
 // packages declare a name and where an import leads (symbol.go, over
-// internal/symbol), targets (target.go), and the buffers gopls holds (source.go,
-// buffers.go). Each session's overlays
-// and the gate that switches them are internal/buffer's; sessions.go runs
-// every call through the gate. Edit sets are internal/edit's:
-// the tools propose them, and write them only when allowed to and asked.
+// internal/symbol), targets (target.go), and the code a tool argument
+// names (buffers.go). The sources calls work on, each session's overlays
+// and the gate that switches them are internal/buffer's; sessions.go finds
+// the session a call runs as and runs every call through the gate. Edit
+// sets are internal/edit's: the tools propose them, and write them only
+// when allowed to and asked.
 // It uses package mcp to register tools and package lspclient to reach
 // gopls, and may import nothing else of this module but its internal
 // packages, each of which owns one vocabulary and says so in its doc.go. In import order
@@ -25,9 +26,10 @@
 //     resolved through links into a confined path: Resolver), how paths
 //     are shown, and 0-based UTF-16 positions; imports memo, render and
 //     lspclient.
-//   - internal/buffer: where snippets live, each session's open
+//   - internal/buffer: the sources a call works on, opened and held
+//     in gopls (Set, Source), where snippets live, each session's open
 //     snippets and overlays, and the gate that keeps sessions apart on
-//     the shared gopls; standard library only.
+//     the shared gopls; imports memo, render, place and lspclient.
 //   - internal/gocmd: the go command, the installed Go's version and
 //     directories, the build context, the modules on disk and the import
 //     path of a directory; imports place.
@@ -58,7 +60,7 @@
 // mcp.InternalError (-32603, logged), never a tool error.
 //
 // It also keeps MCP sessions apart on their shared gopls (sessions.go,
-// over buffer.Gate): each session's overlays and snippets are its own,
-// gopls holds one session's overlays at a time, and answers drop other
-// sessions' snippets.
+// over buffer.Set and buffer.Gate): each session's overlays and snippets
+// are its own, gopls holds one session's overlays at a time, and answers
+// drop other sessions' snippets.
 package bridge

@@ -63,7 +63,7 @@ func (c *Changes) render(nothing string) string {
 func (b *Bridge) editsFrom(ctx context.Context, we *edit.WorkspaceEdit, asked time.Time) (*edit.Set, error) {
 	return edit.From(we, asked, edit.Source{
 		Gate:     b.reads,
-		Foreign:  func(uri string) bool { return b.foreign(ctx, uri) },
+		Foreign:  func(uri string) bool { return b.buffers.Foreign(b.caller(ctx), uri) },
 		Document: func(uri string) (string, int32, bool) { return b.client.Document(uri) },
 	})
 }

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/decl"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
@@ -106,25 +107,25 @@ func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileCo
 	if err != nil {
 		return nil, err
 	}
-	src, err := b.openFile(ctx, in.File)
+	src, err := b.buffers.OpenFile(ctx, b.caller(ctx), in.File)
 	if err != nil {
 		return nil, err
 	}
-	defer src.release()
-	if !strings.HasSuffix(src.path, ".go") {
-		return nil, fmt.Errorf("%s is not a Go file; pass a .go file", b.displayPath(src.path))
+	defer src.Release()
+	if !strings.HasSuffix(src.Path, ".go") {
+		return nil, fmt.Errorf("%s is not a Go file; pass a .go file", b.displayPath(src.Path))
 	}
 	fset := token.NewFileSet()
 	// Object resolution (on by default) tells names declared in the file
 	// from the rest.
-	f, err := parser.ParseFile(fset, src.path, src.text, 0)
+	f, err := parser.ParseFile(fset, src.Path, src.Text, 0)
 	if f == nil {
-		return nil, fmt.Errorf("cannot parse %s: %s", b.displayPath(src.path), render.ClipN(err.Error(), goplsMessageChars))
+		return nil, fmt.Errorf("cannot parse %s: %s", b.displayPath(src.Path), render.ClipN(err.Error(), goplsMessageChars))
 	}
 	uses := usesOf(f, func(p token.Pos) use {
 		pos := fset.Position(p)
 		line := pos.Line - 1
-		return use{line: line, char: iplace.UTF16Col(src.line(line), pos.Column-1)}
+		return use{line: line, char: iplace.UTF16Col(src.Line(line), pos.Column-1)}
 	})
 	at, err := b.declarationsOf(ctx, src, uses)
 	if err != nil {
@@ -132,17 +133,17 @@ func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileCo
 	}
 
 	paths := gocmd.NewImportPaths(&b.env, b.reads)
-	own := paths.Of(filepath.Dir(src.path))
+	own := paths.Of(filepath.Dir(src.Path))
 	if strings.HasSuffix(f.Name.Name, "_test") {
 		own += "_test"
 	}
-	decls := b.contextDecls(at, paths, filepath.Dir(src.path), in.Detailed)
+	decls := b.contextDecls(at, paths, filepath.Dir(src.Path), in.Detailed)
 	slices.SortFunc(decls, func(a, b pkgDecl) int {
 		return cmp.Or(cmp.Compare(boolRank(a.pkg != own), boolRank(b.pkg != own)), cmp.Compare(a.pkg, b.pkg),
 			cmp.Compare(a.d.file, b.d.file), cmp.Compare(a.d.line, b.d.line), cmp.Compare(a.d.character, b.d.character))
 	})
 
-	out := &FileContextOutput{File: b.displayPath(src.path), Package: own, found: len(decls)}
+	out := &FileContextOutput{File: b.displayPath(src.Path), Package: own, found: len(decls)}
 	for i, x := range decls {
 		if i >= limit {
 			out.Truncated, out.Total = true, out.found
@@ -162,7 +163,7 @@ func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileCo
 // declarationsOf asks gopls where each use is declared, a few requests at
 // a time, and returns the distinct declarations outside src, leaving out
 // the predeclared ones of package builtin.
-func (b *Bridge) declarationsOf(ctx context.Context, src *source, uses []use) ([]declAt, error) {
+func (b *Bridge) declarationsOf(ctx context.Context, src *buffer.Source, uses []use) ([]declAt, error) {
 	found := make([][]protocol.Location, len(uses))
 	errs := make([]error, len(uses))
 	forEach(ctx, len(uses), func(i int) {
@@ -186,7 +187,7 @@ func (b *Bridge) declarationsOf(ctx context.Context, src *source, uses []use) ([
 	for _, locs := range found {
 		for _, l := range locs {
 			p, err := lspclient.URIPath(string(l.URI))
-			if err != nil || p == src.path || filepath.Dir(p) == builtin {
+			if err != nil || p == src.Path || filepath.Dir(p) == builtin {
 				continue
 			}
 			k := declAt{p, int(l.Range.Start.Line), int(l.Range.Start.Character)}
@@ -203,7 +204,7 @@ func (b *Bridge) declarationsOf(ctx context.Context, src *source, uses []use) ([
 // their files, for a file in dir. A field or interface method is left out
 // when its type is listed too, whose signature shows it already.
 func (b *Bridge) contextDecls(at []declAt, paths *gocmd.ImportPaths, dir string, detailed bool) []pkgDecl {
-	files := decl.NewFiles(decl.Options{Text: b.currentText, Lines: &b.lines, Tags: detailed})
+	files := decl.NewFiles(decl.Options{Text: b.buffers.CurrentText, Lines: &b.lines, Tags: detailed})
 	infos := make([]*decl.Info, len(at))
 	types := map[declAt]bool{}
 	for i, k := range at {

@@ -60,14 +60,14 @@ func (b *Bridge) addFileDiagnostics(s *mcp.Server) error {
 }
 
 func (b *Bridge) fileDiagnostics(ctx context.Context, in *FileDiagnosticsInput) (*FileDiagnosticsOutput, error) {
-	src, err := b.openFile(ctx, in.File)
+	src, err := b.buffers.OpenFile(ctx, b.caller(ctx), in.File)
 	if err != nil {
 		return nil, err
 	}
-	defer src.release()
+	defer src.Release()
 	// gopls keeps its analyzers' fixes for open files.
-	src.openInGopls()
-	diags, err := b.client.DiagnoseFile(ctx, src.uri)
+	src.OpenInGopls()
+	diags, err := b.client.DiagnoseFile(ctx, src.URI)
 	if err != nil {
 		return nil, goplsError(err)
 	}
@@ -80,7 +80,7 @@ func (b *Bridge) fileDiagnostics(ctx context.Context, in *FileDiagnosticsInput) 
 	})
 	// gopls offers an analyzer's fixes only for diagnostics it computed
 	// and stored in a full diagnosis of the text it holds.
-	if err := b.client.DiagnoseFiles(ctx, []string{src.uri}); err != nil {
+	if err := b.client.DiagnoseFiles(ctx, []string{src.URI}); err != nil {
 		return nil, goplsError(err)
 	}
 	fixes, err := b.quickFixes(ctx, src, diags)
@@ -114,7 +114,7 @@ func (b *Bridge) fixDiff(fix Fix) (string, error) {
 		path, ok := seen[e.File]
 		if !ok {
 			path = filepath.Join(b.root, filepath.FromSlash(e.File))
-			text, ok := b.currentText(path)
+			text, ok := b.buffers.CurrentText(path)
 			if !ok {
 				return "", fmt.Errorf("cannot read %s", e.File)
 			}

@@ -47,12 +47,12 @@ func (b *Bridge) addFileMetadata(s *mcp.Server) error {
 }
 
 func (b *Bridge) fileMetadata(ctx context.Context, in *FileMetadataInput) (*FileMetadataOutput, error) {
-	src, err := b.openFile(ctx, in.File)
+	src, err := b.buffers.OpenFile(ctx, b.caller(ctx), in.File)
 	if err != nil {
 		return nil, err
 	}
-	defer src.release()
-	pkg, err := b.filePackage(ctx, src.path)
+	defer src.Release()
+	pkg, err := b.filePackage(ctx, src.Path)
 	if err != nil {
 		return nil, err
 	}

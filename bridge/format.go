@@ -41,21 +41,21 @@ func (b *Bridge) format(ctx context.Context, in *FormatInput) (*FormatOutput, er
 	if err := b.checkApply(in.Write); err != nil {
 		return nil, err
 	}
-	src, err := b.openDoc(ctx, in.Doc)
+	src, err := b.buffers.OpenDoc(ctx, b.caller(ctx), in.Doc)
 	if err != nil {
 		return nil, err
 	}
-	defer src.release()
+	defer src.Release()
 	var edits []protocol.TextEdit
 	asked := time.Now()
 	err = b.client.Call(ctx, "textDocument/formatting", map[string]any{
-		"textDocument": map[string]any{"uri": src.uri},
+		"textDocument": map[string]any{"uri": src.URI},
 		"options":      map[string]any{"tabSize": 8, "insertSpaces": false},
 	}, &edits)
 	if err != nil {
 		return nil, goplsError(err)
 	}
-	es, err := b.editsFrom(ctx, &edit.WorkspaceEdit{Changes: map[string][]protocol.TextEdit{src.uri: edits}}, asked)
+	es, err := b.editsFrom(ctx, &edit.WorkspaceEdit{Changes: map[string][]protocol.TextEdit{src.URI: edits}}, asked)
 	if err != nil {
 		return nil, err
 	}
@@ -63,5 +63,5 @@ func (b *Bridge) format(ctx context.Context, in *FormatInput) (*FormatOutput, er
 	if err != nil {
 		return nil, err
 	}
-	return &FormatOutput{URI: src.bufferURI(), Changes: ch}, nil
+	return &FormatOutput{URI: src.BufferURI(), Changes: ch}, nil
 }

@@ -100,7 +100,7 @@ func (b *Bridge) prepareHierarchy(ctx context.Context, t *target, method, what s
 		return hierItem{}, goplsError(err)
 	}
 	if len(items) == 0 {
-		return hierItem{}, fmt.Errorf("no %s at %s:%d:%d; put the position on its name", what, b.displayPath(t.src.path), t.line, t.character)
+		return hierItem{}, fmt.Errorf("no %s at %s:%d:%d; put the position on its name", what, b.displayPath(t.src.Path), t.line, t.character)
 	}
 	return items[0], nil
 }
@@ -143,7 +143,7 @@ func (b *Bridge) expandHierarchy(ctx context.Context, root hierItem, depth, limi
 		var next []*node
 		for i, parent := range level {
 			es := slices.DeleteFunc(edges[i], func(e hierEdge) bool {
-				return b.foreign(ctx, e.item.URI) || e.sitesURI != "" && b.foreign(ctx, e.sitesURI)
+				return b.buffers.Foreign(b.caller(ctx), e.item.URI) || e.sitesURI != "" && b.buffers.Foreign(b.caller(ctx), e.sitesURI)
 			})
 			slices.SortFunc(es, func(a, b hierEdge) int {
 				as, bs := a.item.SelectionRange.Start, b.item.SelectionRange.Start
@@ -169,7 +169,7 @@ func (b *Bridge) expandHierarchy(ctx context.Context, root hierItem, depth, limi
 		level = next
 	}
 
-	lines := b.newLineCache()
+	lines := b.buffers.LineCache()
 	var flatten func(ns []*node, depth int)
 	flatten = func(ns []*node, depth int) {
 		for _, n := range ns {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -36,16 +37,16 @@ type PackageImpact struct {
 	Unchanged  int      `json:"unchanged,omitempty" jsonschema:"the package's diagnostics found both with and without the edit"`
 }
 
-// overlay reports whether the call gives unsaved text for a file, which
+// Overlay reports whether the call gives unsaved text for a file, which
 // the session gate must know before it runs (see makesOverlay).
-func (in *DiagnosticsInput) overlay() bool { return in.Doc.overlay() || len(in.Changes) > 0 }
+func (in *DiagnosticsInput) Overlay() bool { return in.Doc.Overlay() || len(in.Changes) > 0 }
 
 // edits returns the unsaved texts the call gives for files, in a fixed
 // order (by file), so that calls holding several never wait on each other
 // in a cycle.
 func (in *DiagnosticsInput) edits() []Doc {
 	var docs []Doc
-	if in.Doc.overlay() {
+	if in.Doc.Overlay() {
 		docs = append(docs, in.Doc)
 	}
 	for _, c := range in.Changes {
@@ -130,10 +131,10 @@ func (b *Bridge) baselineKey(edits []Doc) (key string, keep bool) {
 
 // diagnoseBaseline asks gopls for the baseline of edits (see baseline).
 func (b *Bridge) diagnoseBaseline(ctx context.Context, edits []Doc) (map[string][]protocol.Diagnostic, error) {
-	var srcs []*source
+	var srcs []*buffer.Source
 	defer func() {
 		for _, s := range srcs {
-			s.release()
+			s.Release()
 		}
 	}()
 	for _, d := range edits {
@@ -145,12 +146,12 @@ func (b *Bridge) diagnoseBaseline(ctx context.Context, edits []Doc) (map[string]
 		if !strings.HasSuffix(d.File, ".go") {
 			continue
 		}
-		src, err := b.openDoc(ctx, Doc{File: d.File})
+		src, err := b.buffers.OpenDoc(ctx, b.caller(ctx), Doc{File: d.File})
 		if err != nil {
 			continue
 		}
-		if findSource(srcs, src.uri) != nil {
-			src.release()
+		if findSource(srcs, src.URI) != nil {
+			src.Release()
 			continue
 		}
 		srcs = append(srcs, src)

@@ -112,15 +112,15 @@ func (b *Bridge) implementations(ctx context.Context, in *ImplementationsInput) 
 	if implErr != nil {
 		return nil, goplsError(implErr)
 	}
-	locs = b.dropForeign(ctx, locs)
+	locs = b.buffers.DropForeign(b.caller(ctx), locs)
 	b.sortLocations(locs)
 	out := &ImplementationsOutput{
 		Note:     t.note,
-		Symbol:   identAt(t.src.line(t.line), t.character),
+		Symbol:   identAt(t.src.Line(t.line), t.character),
 		relation: b.relation(defs, defErr),
 		found:    len(locs),
 	}
-	lines := b.newLineCache()
+	lines := b.buffers.LineCache()
 	list := render.NewPlaceList(limit)
 	for _, l := range locs {
 		list.Add(b.displayURI(string(l.URI)), func() string { return lines.Place(l) })
@@ -148,7 +148,7 @@ func (b *Bridge) relation(defs []protocol.Location, err error) string {
 	if err != nil {
 		return ""
 	}
-	g := decl.NewFiles(decl.Options{Text: b.currentText, Lines: &b.lines}).Get(path)
+	g := decl.NewFiles(decl.Options{Text: b.buffers.CurrentText, Lines: &b.lines}).Get(path)
 	if g == nil {
 		return ""
 	}

@@ -24,19 +24,6 @@ func limitOr(limit, def int) (int, error) {
 	return limit, nil
 }
 
-// openFile resolves a file argument inside the root and makes gopls hold
-// its current text, for the tools that take a whole file.
-func (b *Bridge) openFile(ctx context.Context, file string) (*source, error) {
-	if file == "" {
-		return nil, errors.New("file is required: pass the path of a Go file, relative to the workspace root")
-	}
-	path, err := b.addr.File(file)
-	if err != nil {
-		return nil, err
-	}
-	return b.open(ctx, path)
-}
-
 // concurrency bounds the requests a tool has in flight at once: enough to
 // keep gopls busy, few enough to leave room for other calls.
 const concurrency = 8
@@ -71,7 +58,3 @@ type Counts = render.Counts
 
 // Loc is a place in the code as tools report it (see render.Loc).
 type Loc = render.Loc
-
-// newLineCache returns the source lines of the files a call shows, in
-// the text gopls holds for them (see render.Lines).
-func (b *Bridge) newLineCache() *render.Lines { return render.NewLines(b.currentText, &b.lines) }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/lspclient"
@@ -111,12 +112,12 @@ func (b *Bridge) workspaceFiles(ctx context.Context) ([]string, error) {
 			continue
 		}
 		// gopls makes a build for a module when one of its files is open.
-		src, err := b.open(ctx, m.GoFile)
+		src, err := b.buffers.Open(ctx, b.caller(ctx), m.GoFile)
 		if err != nil {
 			b.log.Debug("opening a nested module's file", "error", err)
 			continue
 		}
-		src.release()
+		src.Release()
 		opened++
 	}
 	if opened > 0 {
@@ -253,15 +254,15 @@ func (b *Bridge) missingHintFor(msg string) string {
 // missingImportAt returns the hint when the identifier at line and char
 // of src (0-based, UTF-16) names, or is in the import of, a package of a
 // module missing from the module cache: gopls knows nothing of it.
-func (b *Bridge) missingImportAt(src *source, line, char int) string {
+func (b *Bridge) missingImportAt(src *buffer.Source, line, char int) string {
 	if len(b.missingModules()) == 0 {
 		return ""
 	}
-	f, err := parser.ParseFile(token.NewFileSet(), "", src.text, parser.ImportsOnly)
+	f, err := parser.ParseFile(token.NewFileSet(), "", src.Text, parser.ImportsOnly)
 	if err != nil && f == nil {
 		return ""
 	}
-	text := src.line(line)
+	text := src.Line(line)
 	ident := identAt(text, char)
 	// What precedes the identifier, for a selection name.X.
 	start := min(len(text), iplace.ByteOffset(text, char))

@@ -38,17 +38,17 @@ func (b *Bridge) organizeImports(ctx context.Context, in *OrganizeImportsInput) 
 	if err := b.checkApply(in.Write); err != nil {
 		return nil, err
 	}
-	src, err := b.openDoc(ctx, in.Doc)
+	src, err := b.buffers.OpenDoc(ctx, b.caller(ctx), in.Doc)
 	if err != nil {
 		return nil, err
 	}
-	defer src.release()
+	defer src.Release()
 	const kind = "source.organizeImports"
 	actions, err := b.codeActions(ctx, src, wholeFile(src), nil, []string{kind})
 	if err != nil {
 		return nil, err
 	}
-	out := &OrganizeImportsOutput{URI: src.bufferURI()}
+	out := &OrganizeImportsOutput{URI: src.BufferURI()}
 	for _, a := range actions {
 		if a.Kind != kind || !a.editable() {
 			continue

@@ -162,7 +162,7 @@ func (b *Bridge) packageAPI(ctx context.Context, in *PackageAPIInput) (*PackageA
 	}
 	out := &PackageAPIOutput{}
 	var errs []string // the packages that failed
-	files := decl.NewFiles(decl.Options{Text: b.currentText, Lines: &b.lines, Tags: in.Detailed})
+	files := decl.NewFiles(decl.Options{Text: b.buffers.CurrentText, Lines: &b.lines, Tags: in.Detailed})
 	var workspace map[string]string
 	gen := b.client.Generation()
 	described := map[apiKey]apiEntry{}
@@ -301,7 +301,7 @@ func (b *Bridge) workspacePackages(ctx context.Context) (map[string]string, erro
 	dirs := map[string]string{}
 	for _, p := range res.Packages {
 		mod, ok := res.Module[p.ModulePath]
-		if p.ForTest != "" || !ok || b.foreignPackage(ctx, p.Path) {
+		if p.ForTest != "" || !ok || b.buffers.ForeignPackage(b.caller(ctx), p.Path) {
 			continue
 		}
 		gomod, err := lspclient.URIPath(mod.GoMod)

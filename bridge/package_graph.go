@@ -332,7 +332,7 @@ func (g *graphWalk) importers(files []string) ([]importer, error) {
 
 // importersOf lists the packages importing the package of file.
 func (g *graphWalk) importersOf(file string) ([]importer, error) {
-	text, ok := g.b.currentText(file)
+	text, ok := g.b.buffers.CurrentText(file)
 	if !ok {
 		return nil, fmt.Errorf("cannot read %s", g.b.displayPath(file))
 	}
@@ -355,8 +355,8 @@ func (g *graphWalk) importersOf(file string) ([]importer, error) {
 	if err := g.b.client.Call(g.ctx, "textDocument/references", params, &locs); err != nil {
 		return nil, goplsError(err)
 	}
-	scratch := g.b.scratchRoot()
-	lc := g.b.newLineCache()
+	scratch := g.b.buffers.ScratchRoot()
+	lc := g.b.buffers.LineCache()
 	var out []importer
 	seen := map[string]bool{}
 	for _, loc := range locs {
@@ -396,7 +396,7 @@ func (g *graphWalk) pathOf(dir string) string {
 
 // packageName is the package clause's name in the file at path, or "".
 func packageName(b *Bridge, path string) string {
-	text, ok := b.currentText(path)
+	text, ok := b.buffers.CurrentText(path)
 	if !ok {
 		return ""
 	}

@@ -119,14 +119,14 @@ func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*Referenc
 	if err != nil {
 		return nil, goplsError(err)
 	}
-	locs = b.dropForeign(ctx, locs)
+	locs = b.buffers.DropForeign(b.caller(ctx), locs)
 	slices.SortFunc(locs, func(a, b protocol.Location) int {
 		return cmp.Or(cmp.Compare(a.URI, b.URI),
 			cmp.Compare(a.Range.Start.Line, b.Range.Start.Line),
 			cmp.Compare(a.Range.Start.Character, b.Range.Start.Character))
 	})
-	out := &ReferencesOutput{URI: t.buffer, Note: t.note, Symbol: identAt(t.src.line(t.line), t.character), found: len(locs)}
-	lines := b.newLineCache()
+	out := &ReferencesOutput{URI: t.buffer, Note: t.note, Symbol: identAt(t.src.Line(t.line), t.character), found: len(locs)}
+	lines := b.buffers.LineCache()
 	list := render.NewPlaceList(limit)
 	for _, l := range locs {
 		file := b.displayURI(string(l.URI))

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
@@ -67,8 +68,8 @@ func (b *Bridge) rename(ctx context.Context, in *RenameInput) (*RenameOutput, er
 		return nil, err
 	}
 	defer t.release()
-	if t.src.kind == asContext {
-		return nil, fmt.Errorf("%s is declared outside the workspace root, in %s; only code inside the root can be renamed", render.Quote(identAt(t.src.line(t.line), t.character)), b.displayPath(t.src.path))
+	if t.src.Kind == buffer.AsContext {
+		return nil, fmt.Errorf("%s is declared outside the workspace root, in %s; only code inside the root can be renamed", render.Quote(identAt(t.src.Line(t.line), t.character)), b.displayPath(t.src.Path))
 	}
 	var prep *struct {
 		Range       protocol.Range `json:"range"`
@@ -78,11 +79,11 @@ func (b *Bridge) rename(ctx context.Context, in *RenameInput) (*RenameOutput, er
 		return nil, goplsError(err)
 	}
 	if prep == nil {
-		return nil, fmt.Errorf("there is nothing to rename at %s:%d:%d; point at an identifier, or pass symbol", b.displayPath(t.src.path), t.line, t.character)
+		return nil, fmt.Errorf("there is nothing to rename at %s:%d:%d; point at an identifier, or pass symbol", b.displayPath(t.src.Path), t.line, t.character)
 	}
 	old := prep.Placeholder
 	if old == "" {
-		old = identAt(t.src.line(t.line), t.character)
+		old = identAt(t.src.Line(t.line), t.character)
 	}
 	if old == in.NewName {
 		return nil, errors.New("new_name is the current name; pass a different one")

@@ -126,7 +126,7 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 	outside := 0
 	for _, s := range found {
 		uri := string(s.Location.URI)
-		if b.foreign(ctx, uri) {
+		if b.buffers.Foreign(b.caller(ctx), uri) {
 			continue
 		}
 		if !all {
@@ -138,7 +138,7 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 		syms = append(syms, s)
 	}
 	out := &SearchOutput{found: len(syms), Outside: outside, Capped: len(found) >= maxWorkspaceSymbols, all: all}
-	lines := b.newLineCache()
+	lines := b.buffers.LineCache()
 	list := render.NewPlaceList(limit)
 	for _, s := range syms {
 		uri := string(s.Location.URI)

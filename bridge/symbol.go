@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
@@ -32,7 +33,7 @@ type symbolResolver struct {
 
 // resolveSymbol points t at the declaration of sym, as seen from the file
 // scope, or across the workspace when scope is nil.
-func (b *Bridge) resolveSymbol(ctx context.Context, t *target, scope *source, sym string) error {
+func (b *Bridge) resolveSymbol(ctx context.Context, t *target, scope *buffer.Source, sym string) error {
 	parts, recv, err := symbol.Split(sym)
 	if err != nil {
 		return err
@@ -41,12 +42,12 @@ func (b *Bridge) resolveSymbol(ctx context.Context, t *target, scope *source, sy
 	var decls []symbol.Decl
 	pkgName := ""
 	if scope != nil {
-		fset, file, err := b.parsed.Parse(scope.path, scope.text, parser.SkipObjectResolution)
+		fset, file, err := b.parsed.Parse(scope.Path, scope.Text, parser.SkipObjectResolution)
 		if file == nil {
-			return fmt.Errorf("cannot parse %s to find symbol %s: %s", b.displayPath(scope.path), render.Quote(sym), render.ClipN(err.Error(), goplsMessageChars))
+			return fmt.Errorf("cannot parse %s to find symbol %s: %s", b.displayPath(scope.Path), render.Quote(sym), render.ClipN(err.Error(), goplsMessageChars))
 		}
 		pkgName = file.Name.Name
-		r.scope = &symbol.File{Path: scope.path, Text: scope.text, Fset: fset, AST: file}
+		r.scope = &symbol.File{Path: scope.Path, Text: scope.Text, Fset: fset, AST: file}
 		decls, err = r.inScope(scope, fset, file, parts, recv)
 		if err != nil {
 			return err
@@ -71,7 +72,7 @@ func (b *Bridge) resolveSymbol(ctx context.Context, t *target, scope *source, sy
 		// A declaration in the file itself wins.
 		var inFile []symbol.Decl
 		for _, d := range decls {
-			if scope != nil && d.Path == scope.path {
+			if scope != nil && d.Path == scope.Path {
 				inFile = append(inFile, d)
 			}
 		}
@@ -82,8 +83,8 @@ func (b *Bridge) resolveSymbol(ctx context.Context, t *target, scope *source, sy
 	}
 	d := decls[0]
 	src := scope
-	if scope == nil || d.Path != scope.path {
-		src, err = b.openCurrent(ctx, d.Path)
+	if scope == nil || d.Path != scope.Path {
+		src, err = b.buffers.OpenCurrent(ctx, b.caller(ctx), d.Path)
 		if err != nil {
 			return err
 		}
@@ -117,8 +118,8 @@ func (b *Bridge) ambiguous(sym string, decls []symbol.Decl, workspace bool) erro
 
 // inScope finds the parts as the file scope would: names of its package,
 // or of the packages it imports.
-func (r *symbolResolver) inScope(scope *source, fset *token.FileSet, file *ast.File, parts []string, recv bool) ([]symbol.Decl, error) {
-	dir, own := filepath.Dir(scope.path), file.Name.Name
+func (r *symbolResolver) inScope(scope *buffer.Source, fset *token.FileSet, file *ast.File, parts []string, recv bool) ([]symbol.Decl, error) {
+	dir, own := filepath.Dir(scope.Path), file.Name.Name
 	imports := symbol.ImportNames(file)
 	imported := func(name string) (string, string, bool, error) {
 		imp, ok := imports[name]
@@ -225,7 +226,7 @@ func (r *symbolResolver) packagesDeclaring(name string) ([]pkgDir, error) {
 			continue
 		}
 		p, err := lspclient.URIPath(string(s.Location.URI))
-		if err != nil || r.b.foreignPath(r.ctx, p) {
+		if err != nil || r.b.buffers.ForeignPath(r.b.caller(r.ctx), p) {
 			continue
 		}
 		dir := filepath.Dir(p)
@@ -246,7 +247,7 @@ func (r *symbolResolver) packagesDeclaring(name string) ([]pkgDir, error) {
 // find returns the declarations of ref in the package pkgName in dir:
 // direct ones, or else members promoted through embedded fields, at the
 // shallowest depth that has any (as Go's selector rule has it).
-func (r *symbolResolver) find(dir, pkgName string, ref symbol.Ref, from *source) []symbol.Decl {
+func (r *symbolResolver) find(dir, pkgName string, ref symbol.Ref, from *buffer.Source) []symbol.Decl {
 	// A declaration in the file in scope wins over the rest of its
 	// package (see resolveSymbol), so when that file declares ref once
 	// the other files need not be parsed: in a large package (net/http)
@@ -269,7 +270,7 @@ func (r *symbolResolver) find(dir, pkgName string, ref symbol.Ref, from *source)
 
 // embeddedType finds the package and name of an embedded type written in
 // file of pkg: a type of pkg itself, or pkg.T of a package file imports.
-func (r *symbolResolver) embeddedType(pkg *symbol.Package, file *symbol.File, x ast.Expr, from *source) (*symbol.Package, string) {
+func (r *symbolResolver) embeddedType(pkg *symbol.Package, file *symbol.File, x ast.Expr, from *buffer.Source) (*symbol.Package, string) {
 	switch t := symbol.BaseType(x).(type) {
 	case *ast.Ident:
 		return pkg, t.Name
@@ -285,15 +286,15 @@ func (r *symbolResolver) embeddedType(pkg *symbol.Package, file *symbol.File, x 
 		// gopls says where the import leads, asked from the file that
 		// has it.
 		src := from
-		if src == nil || src.path != file.Path {
-			s, err := r.b.openCurrent(r.ctx, file.Path)
+		if src == nil || src.Path != file.Path {
+			s, err := r.b.buffers.OpenCurrent(r.ctx, r.b.caller(r.ctx), file.Path)
 			if err != nil {
 				return nil, ""
 			}
 			r.t.keep(s)
 			src = s
 		}
-		if src.kind == asContext {
+		if src.Kind == buffer.AsContext {
 			return nil, ""
 		}
 		dir, name, err := r.b.importedPackageDir(r.ctx, src, file.Fset, imp)
@@ -307,7 +308,7 @@ func (r *symbolResolver) embeddedType(pkg *symbol.Package, file *symbol.File, x 
 
 // load parses the files of package name in dir. The text of from, and of
 // any file gopls holds open, is used in place of the file on disk.
-func (r *symbolResolver) load(dir, name string, from *source) *symbol.Package {
+func (r *symbolResolver) load(dir, name string, from *buffer.Source) *symbol.Package {
 	key := dir + "\x00" + name
 	if p, ok := r.pkgs[key]; ok {
 		return p
@@ -327,8 +328,8 @@ func (r *symbolResolver) load(dir, name string, from *source) *symbol.Package {
 		}
 	}
 	// A snippet, or an overlay of a file not yet on disk.
-	if from != nil && filepath.Dir(from.path) == dir && !slices.Contains(paths, from.path) {
-		paths = append(paths, from.path)
+	if from != nil && filepath.Dir(from.Path) == dir && !slices.Contains(paths, from.Path) {
+		paths = append(paths, from.Path)
 	}
 	for _, path := range paths {
 		text, ok := r.b.textOf(path, from)
@@ -346,19 +347,19 @@ func (r *symbolResolver) load(dir, name string, from *source) *symbol.Package {
 
 // textOf returns the text of a file as gopls holds it: from's text, an
 // open buffer's, or the file on disk; false if unreadable.
-func (b *Bridge) textOf(path string, from *source) (string, bool) {
-	if from != nil && from.path == path {
-		return from.text, true
+func (b *Bridge) textOf(path string, from *buffer.Source) (string, bool) {
+	if from != nil && from.Path == path {
+		return from.Text, true
 	}
-	return b.currentText(path)
+	return b.buffers.CurrentText(path)
 }
 
 // importedPackageDir asks gopls where an imported package lives, by going
 // to the definition of its import path in src, which gopls holds.
-func (b *Bridge) importedPackageDir(ctx context.Context, src *source, fset *token.FileSet, imp *ast.ImportSpec) (string, string, error) {
+func (b *Bridge) importedPackageDir(ctx context.Context, src *buffer.Source, fset *token.FileSet, imp *ast.ImportSpec) (string, string, error) {
 	pos := fset.Position(imp.Path.Pos() + 1)
 	line := pos.Line - 1
-	col := iplace.UTF16Col(src.line(line), pos.Column-1)
+	col := iplace.UTF16Col(src.Line(line), pos.Column-1)
 	var locs []protocol.Location
 	t := &target{src: src, line: line, character: col}
 	if err := b.client.Call(ctx, "textDocument/definition", t.position(), &locs); err != nil {

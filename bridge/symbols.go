@@ -101,17 +101,17 @@ func (b *Bridge) symbols(ctx context.Context, in *SymbolsInput) (*SymbolsOutput,
 	if err != nil {
 		return nil, err
 	}
-	src, err := b.openFile(ctx, in.File)
+	src, err := b.buffers.OpenFile(ctx, b.caller(ctx), in.File)
 	if err != nil {
 		return nil, err
 	}
-	defer src.release()
+	defer src.Release()
 	var syms []documentSymbol
-	params := map[string]any{"textDocument": map[string]any{"uri": src.uri}}
+	params := map[string]any{"textDocument": map[string]any{"uri": src.URI}}
 	if err := b.client.Call(ctx, "textDocument/documentSymbol", params, &syms); err != nil {
 		return nil, goplsError(err)
 	}
-	out := &SymbolsOutput{file: b.displayPath(src.path), Symbols: []string{}}
+	out := &SymbolsOutput{file: b.displayPath(src.Path), Symbols: []string{}}
 	// walk lists ds (members indented, nested ones named Field.Sub),
 	// counting every symbol and listing the first limit.
 	var walk func(ds []documentSymbol, indent, prefix string)

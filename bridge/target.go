@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 )
@@ -28,7 +29,7 @@ type At struct {
 // answer (and, as a backstop, it is released when the call's context
 // ends).
 type target struct {
-	src       *source
+	src       *buffer.Source
 	line      int
 	character int
 	// note says how the position was found when it is not the one given,
@@ -39,7 +40,7 @@ type target struct {
 	buffer string
 
 	mu   sync.Mutex
-	held []*source
+	held []*buffer.Source
 	stop func() bool
 }
 
@@ -54,7 +55,7 @@ func newTarget(ctx context.Context) *target {
 }
 
 // keep adds a source to those released with t.
-func (t *target) keep(s *source) {
+func (t *target) keep(s *buffer.Source) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.held = append(t.held, s)
@@ -67,7 +68,7 @@ func (t *target) release() {
 	t.held = nil
 	t.mu.Unlock()
 	for _, s := range held {
-		s.release()
+		s.Release()
 	}
 	if stop != nil {
 		stop()
@@ -81,13 +82,13 @@ func (b *Bridge) resolve(ctx context.Context, at At) (*target, error) {
 	switch {
 	case hasPos && at.Symbol != "":
 		return nil, errors.New("pass either line and character, or symbol, not both")
-	case !hasPos && at.Symbol == "" && !at.given():
+	case !hasPos && at.Symbol == "" && !at.Given():
 		return nil, errors.New("say where: pass file with line and character (0-based), or symbol (with file for its scope, or alone to search the workspace)")
 	case !hasPos && at.Symbol == "":
 		return nil, errors.New("pass line and character (0-based), or symbol, to say where in the file")
 	case hasPos && (at.Line == nil || at.Character == nil):
 		return nil, errors.New("line and character go together; pass both (0-based)")
-	case hasPos && !at.given():
+	case hasPos && !at.Given():
 		return nil, errors.New("line and character need file (or uri, or text) to say which file they are in")
 	case at.Name != "" && !hasPos:
 		return nil, errors.New("name anchors line and character; with symbol, leave it out")
@@ -99,7 +100,7 @@ func (b *Bridge) resolve(ctx context.Context, at At) (*target, error) {
 			t.release()
 		}
 	}()
-	if at.Symbol != "" && !at.given() {
+	if at.Symbol != "" && !at.Given() {
 		b.client.Refresh()
 		if err := b.resolveSymbol(ctx, t, nil, at.Symbol); err != nil {
 			return nil, err
@@ -107,12 +108,12 @@ func (b *Bridge) resolve(ctx context.Context, at At) (*target, error) {
 		ok = true
 		return t, nil
 	}
-	src, err := b.openDoc(ctx, at.Doc)
+	src, err := b.buffers.OpenDoc(ctx, b.caller(ctx), at.Doc)
 	if err != nil {
 		return nil, err
 	}
 	t.keep(src)
-	t.buffer = src.bufferURI()
+	t.buffer = src.BufferURI()
 	if at.Symbol != "" {
 		if err := b.resolveSymbol(ctx, t, src, at.Symbol); err != nil {
 			return nil, err
@@ -125,7 +126,7 @@ func (b *Bridge) resolve(ctx context.Context, at At) (*target, error) {
 		if err := t.snap(at.Name); err != nil {
 			return nil, err
 		}
-	} else if err := src.checkPosition(t.line, t.character); err != nil {
+	} else if err := src.CheckPosition(t.line, t.character); err != nil {
 		return nil, err
 	}
 	ok = true
@@ -142,7 +143,7 @@ func (t *target) snap(name string) error {
 	found := false
 	var bestLine, bestCol, bestDL, bestDC int
 	for l := t.line - 2; l <= t.line+2; l++ {
-		for _, col := range iplace.IdentColumns(t.src.line(l), name) {
+		for _, col := range iplace.IdentColumns(t.src.Line(l), name) {
 			dl, dc := abs(l-t.line), abs(col-t.character)
 			if dl == 0 && t.character >= col && t.character <= col+iplace.UTF16Len(name) {
 				dc = 0
@@ -172,7 +173,7 @@ func abs(x int) int {
 // position is the LSP position of t.
 func (t *target) position() map[string]any {
 	return map[string]any{
-		"textDocument": map[string]any{"uri": t.src.uri},
+		"textDocument": map[string]any{"uri": t.src.URI},
 		"position":     map[string]any{"line": t.line, "character": t.character},
 	}
 }

@@ -70,14 +70,14 @@ func (b *Bridge) tokens(ctx context.Context, in *TokensInput) (*TokensOutput, er
 			return nil, fmt.Errorf("unknown token type %s; gopls's types are %s", render.Quote(t), strings.Join(types, ", "))
 		}
 	}
-	src, err := b.openFile(ctx, in.File)
+	src, err := b.buffers.OpenFile(ctx, b.caller(ctx), in.File)
 	if err != nil {
 		return nil, err
 	}
-	defer src.release()
-	last := len(src.lines) - 1
+	defer src.Release()
+	last := len(src.Lines) - 1
 	method := "textDocument/semanticTokens/full"
-	params := map[string]any{"textDocument": map[string]any{"uri": src.uri}}
+	params := map[string]any{"textDocument": map[string]any{"uri": src.URI}}
 	if in.StartLine != nil || in.EndLine != nil {
 		start, end := 0, last
 		if in.StartLine != nil {
@@ -98,7 +98,7 @@ func (b *Bridge) tokens(ctx context.Context, in *TokensInput) (*TokensOutput, er
 		method = "textDocument/semanticTokens/range"
 		params["range"] = map[string]any{
 			"start": map[string]any{"line": start, "character": 0},
-			"end":   map[string]any{"line": end, "character": iplace.UTF16Len(src.line(end))},
+			"end":   map[string]any{"line": end, "character": iplace.UTF16Len(src.Line(end))},
 		}
 	}
 	var res *struct {
@@ -107,7 +107,7 @@ func (b *Bridge) tokens(ctx context.Context, in *TokensInput) (*TokensOutput, er
 	if err := b.client.Call(ctx, method, params, &res); err != nil {
 		return nil, goplsError(err)
 	}
-	out := &TokensOutput{file: b.displayPath(src.path), Tokens: []string{}}
+	out := &TokensOutput{file: b.displayPath(src.Path), Tokens: []string{}}
 	if res == nil {
 		return out, nil
 	}
@@ -142,7 +142,7 @@ func (b *Bridge) tokens(ctx context.Context, in *TokensInput) (*TokensOutput, er
 		if len(modifiers) > 0 {
 			tb.WriteString("[" + strings.Join(modifiers, ",") + "]")
 		}
-		text := src.line(line)
+		text := src.Line(line)
 		tb.WriteString(" " + text[iplace.ByteOffset(text, char):iplace.ByteOffset(text, char+int(d[2]))])
 		out.Tokens = append(out.Tokens, tb.String())
 	}

@@ -109,7 +109,7 @@ func (b *Bridge) typeHierarchy(ctx context.Context, in *TypeHierarchyInput) (*Ty
 	if err != nil {
 		return nil, err
 	}
-	rn := b.hierarchyNode(b.newLineCache(), root)
+	rn := b.hierarchyNode(b.buffers.LineCache(), root)
 	out := &TypeHierarchyOutput{Note: t.note, depth: depth, Root: rn.kind + " " + rn.name + " " + rn.loc(), root: rn}
 	for _, dir := range dirs {
 		method := "typeHierarchy/" + dir

@@ -344,7 +344,7 @@ func moduleAt(mod, version string) string {
 // each frame as the place it calls the next from, and the symbol as its
 // declaration.
 func (b *Bridge) callPath(trace []vulnFrame, mods map[string]string, dir string) []string {
-	lines := b.newLineCache()
+	lines := b.buffers.LineCache()
 	names := make([]string, len(trace))
 	for i, f := range trace {
 		name := f.Function

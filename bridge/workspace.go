@@ -198,7 +198,7 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 			return nil, fmt.Errorf("listing packages: %w", goplsError(err))
 		}
 		for _, p := range res.Packages {
-			if p.ForTest == "" && !b.foreignPackage(ctx, p.Path) {
+			if p.ForTest == "" && !b.buffers.ForeignPackage(b.caller(ctx), p.Path) {
 				pkgs[p.Path] = true
 			}
 		}
@@ -239,7 +239,7 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 	out.ActiveWork = b.client.ActiveWork()
 	slices.Sort(out.ActiveWork)
 	for _, uri := range b.client.OpenDocuments() {
-		if !b.foreign(ctx, uri) {
+		if !b.buffers.Foreign(b.caller(ctx), uri) {
 			out.OpenBuffers++
 		}
 	}

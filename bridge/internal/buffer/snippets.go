@@ -14,7 +14,7 @@ const MaxSnippets = 32
 // type-checks it as a package of the module that holds the root, so it
 // can import the workspace's packages. The leading dot keeps it out of
 // ./... patterns. Each snippet has a directory of its own, numbered across
-// sessions and known only to the session that made it (see bridge/sessions.go).
+// sessions and known only to the session that made it (see Set).
 const ScratchDir = ".goplsmcp/scratch"
 
 // Snippets are the snippets one session has given gopls, by URI, oldest
