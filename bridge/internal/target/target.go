@@ -15,7 +15,7 @@ import (
 )
 
 // At is how a tool call names a place in the code: the code (a file, an
-// overlay, a snippet or an open buffer; see [Doc]) and either a position
+// overlay, a snippet or an open buffer; see [buffer.Doc]) and either a position
 // (0-based line and UTF-16 character, optionally anchored by the
 // identifier expected there) or a symbol.
 type At struct {
@@ -51,7 +51,7 @@ type Target struct {
 // newTarget returns an empty target released when ctx ends.
 func newTarget(ctx context.Context) *Target {
 	t := &Target{}
-	// Under the lock: with ctx already done, release runs at once, on a
+	// Under the lock: with ctx already done, Release runs at once, on a
 	// goroutine of its own.
 	t.mu.Lock()
 	defer t.mu.Unlock()

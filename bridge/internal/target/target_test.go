@@ -88,3 +88,27 @@ func TestGoplsError(t *testing.T) {
 		t.Errorf("GoplsError of a long message is %d bytes, want it clipped near %d", len(got), MessageChars)
 	}
 }
+
+// TestResolveArguments checks that an At that cannot name a place is
+// refused, saying which fields to send, before anything is opened.
+func TestResolveArguments(t *testing.T) {
+	n := 1
+	file := buffer.Doc{File: "main.go"}
+	for _, c := range []struct {
+		at   At
+		want string
+	}{
+		{At{Doc: file, Line: &n, Character: &n, Symbol: "F"}, "pass either line and character, or symbol, not both"},
+		{At{}, "say where: pass file with line and character (0-based), or symbol (with file for its scope, or alone to search the workspace)"},
+		{At{Doc: file}, "pass line and character (0-based), or symbol, to say where in the file"},
+		{At{Doc: file, Line: &n}, "line and character go together; pass both (0-based)"},
+		{At{Line: &n, Character: &n}, "line and character need file (or uri, or text) to say which file they are in"},
+		{At{Doc: file, Symbol: "F", Name: "F"}, "name anchors line and character; with symbol, leave it out"},
+	} {
+		// A zero Resolver: these are refused before it is used.
+		_, err := (&Resolver{}).Resolve(t.Context(), buffer.Caller{}, c.at)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("Resolve(%+v) = %v, want %q", c.at, err, c.want)
+		}
+	}
+}
