@@ -11,6 +11,7 @@ import (
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/memo"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/target"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
@@ -82,6 +83,9 @@ type Bridge struct {
 	// buffers opens the sources calls work on, each session's own (see
 	// buffer.Set).
 	buffers *buffer.Set
+	// targets turns a call's At into the place it names (see
+	// target.Resolver).
+	targets *target.Resolver
 	// lines and parsed keep the lines of the files shown lately and the
 	// syntax trees symbols were resolved in.
 	lines  memo.Lines
@@ -238,6 +242,7 @@ func (b *Bridge) initReads() {
 	b.buffers = buffer.NewSet(buffer.SetConfig{Client: b.client, Reads: b.reads, Addr: b.addr, Lines: &b.lines, InBuild: b.rootBuild.Has,
 		Gate: b.gate.Gate, GoplsError: goplsError, Fault: mcp.InternalError, Log: b.log,
 		TextChars: b.limits.withDefaults().TextChars, Timeout: b.limits.withDefaults().Timeout})
+	b.targets = &target.Resolver{Buffers: b.buffers, Client: b.client, Reads: b.reads, Build: &b.build, Trees: &b.parsed}
 }
 
 // displayPath shows path relative to the root when inside it, and as
@@ -253,3 +258,12 @@ func (b *Bridge) displayURI(uri string) string {
 	}
 	return b.displayPath(p)
 }
+
+// goplsError turns an error from the client into a sentence for the model
+// (see target.GoplsError). It stays a name of bridge because every tool
+// file and the edit files use it: one short name for the one mapping.
+func goplsError(err error) error { return target.GoplsError(err) }
+
+// goplsMessageChars bounds the part of a gopls or parser error shown in a
+// tool error (see target.MessageChars).
+const goplsMessageChars = target.MessageChars

@@ -89,11 +89,11 @@ func (b *Bridge) callHierarchy(ctx context.Context, in *CallHierarchyInput) (*Ca
 	if err != nil {
 		return nil, err
 	}
-	t, err := b.resolve(ctx, in.At)
+	t, err := b.targets.Resolve(ctx, b.caller(ctx), in.At)
 	if err != nil {
 		return nil, err
 	}
-	defer t.release()
+	defer t.Release()
 	root, err := b.prepareHierarchy(ctx, t, "textDocument/prepareCallHierarchy", "function or method")
 	if err != nil {
 		return nil, err
@@ -108,7 +108,7 @@ func (b *Bridge) callHierarchy(ctx context.Context, in *CallHierarchyInput) (*Ca
 	}
 	rn := b.hierarchyNode(b.buffers.LineCache(), root)
 	out := &CallHierarchyOutput{
-		Note:      t.note,
+		Note:      t.Note,
 		Root:      rn.name + " " + rn.loc(),
 		Truncated: tree.truncated,
 		depth:     depth,

@@ -95,28 +95,28 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 	if err := b.checkApply(in.Write); err != nil {
 		return nil, err
 	}
-	t, err := b.resolve(ctx, in.At)
+	t, err := b.targets.Resolve(ctx, b.caller(ctx), in.At)
 	if err != nil {
 		return nil, err
 	}
-	defer t.release()
-	if t.src.Kind == buffer.AsContext {
-		return nil, fmt.Errorf("%s is outside the workspace root; code actions apply to code inside it", b.displayPath(t.src.Path))
+	defer t.Release()
+	if t.Src.Kind == buffer.AsContext {
+		return nil, fmt.Errorf("%s is outside the workspace root; code actions apply to code inside it", b.displayPath(t.Src.Path))
 	}
-	start := protocol.Position{Line: uint32(t.line), Character: uint32(t.character)}
+	start := protocol.Position{Line: uint32(t.Line), Character: uint32(t.Character)}
 	end := start
 	switch {
 	case in.EndLine != nil:
-		if err := t.src.CheckPosition(*in.EndLine, *in.EndCharacter); err != nil {
+		if err := t.Src.CheckPosition(*in.EndLine, *in.EndCharacter); err != nil {
 			return nil, fmt.Errorf("end: %w", err)
 		}
 		end = protocol.Position{Line: uint32(*in.EndLine), Character: uint32(*in.EndCharacter)}
 		if iplace.ComparePos(end, start) < 0 {
-			return nil, fmt.Errorf("the range ends (%d:%d) before it starts (%d:%d)", *in.EndLine, *in.EndCharacter, t.line, t.character)
+			return nil, fmt.Errorf("the range ends (%d:%d) before it starts (%d:%d)", *in.EndLine, *in.EndCharacter, t.Line, t.Character)
 		}
 	case in.Symbol != "":
 		// The symbol's name, as the range.
-		name := identAt(t.src.Line(t.line), t.character)
+		name := identAt(t.Src.Line(t.Line), t.Character)
 		end.Character += uint32(iplace.UTF16Len(name))
 	}
 	rng := protocol.Range{Start: start, End: end}
@@ -124,8 +124,8 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 	// The diagnostics in the range, whose fixes gopls offers only when
 	// told of them, and only once it has stored them for this text, which
 	// it does for open files.
-	t.src.OpenInGopls()
-	diags, err := b.client.DiagnoseFile(ctx, t.src.URI)
+	t.Src.OpenInGopls()
+	diags, err := b.client.DiagnoseFile(ctx, t.Src.URI)
 	if err != nil {
 		return nil, goplsError(err)
 	}
@@ -136,7 +136,7 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 		}
 	}
 	if len(here) > 0 {
-		if err := b.client.ExecuteCommand(ctx, "gopls.diagnose_files", map[string]any{"Files": []string{t.src.URI}}, nil); err != nil {
+		if err := b.client.ExecuteCommand(ctx, "gopls.diagnose_files", map[string]any{"Files": []string{t.Src.URI}}, nil); err != nil {
 			return nil, goplsError(err)
 		}
 	}
@@ -144,15 +144,15 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 	if in.Kind != "" {
 		only = []string{in.Kind}
 	}
-	actions, err := b.codeActions(ctx, t.src, rng, here, only)
+	actions, err := b.codeActions(ctx, t.Src, rng, here, only)
 	if err != nil {
 		return nil, err
 	}
-	at := fmt.Sprintf("%s:%d:%d", b.displayPath(t.src.Path), start.Line, start.Character)
+	at := fmt.Sprintf("%s:%d:%d", b.displayPath(t.Src.Path), start.Line, start.Character)
 	if end != start {
 		at += fmt.Sprintf("-%d:%d", end.Line, end.Character)
 	}
-	out := &CodeActionsOutput{URI: t.buffer, Note: t.note, At: at}
+	out := &CodeActionsOutput{URI: t.Buffer, Note: t.Note, At: at}
 	var usable []*codeAction
 	for _, a := range actions {
 		if !a.editable() {

@@ -72,11 +72,11 @@ func (b *Bridge) complete(ctx context.Context, in *CompleteInput) (*CompleteOutp
 	if err != nil {
 		return nil, err
 	}
-	t, err := b.resolve(ctx, in.At)
+	t, err := b.targets.Resolve(ctx, b.caller(ctx), in.At)
 	if err != nil {
 		return nil, err
 	}
-	defer t.release()
+	defer t.Release()
 	// gopls marks every list incomplete (so that editors ask again as the
 	// user types), which tells a model nothing: it is not passed on.
 	var list struct {
@@ -91,10 +91,10 @@ func (b *Bridge) complete(ctx context.Context, in *CompleteInput) (*CompleteOutp
 			} `json:"textEdit"`
 		} `json:"items"`
 	}
-	if err := b.client.Call(ctx, "textDocument/completion", t.position(), &list); err != nil {
+	if err := b.client.Call(ctx, "textDocument/completion", t.Position(), &list); err != nil {
 		return nil, goplsError(err)
 	}
-	out := &CompleteOutput{Note: t.note, found: len(list.Items), Items: []string{}}
+	out := &CompleteOutput{Note: t.Note, found: len(list.Items), Items: []string{}}
 	for _, it := range list.Items {
 		if len(out.Items) == limit {
 			out.Truncated, out.Total = true, out.found

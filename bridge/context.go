@@ -139,7 +139,7 @@ func (b *Bridge) contextOf(ctx context.Context, in *ContextInput) (*ContextOutpu
 		if _, done := out.Imported.Get(path); done {
 			continue
 		}
-		dir, name, err := b.importedPackageDir(ctx, src, fset, imp)
+		dir, name, err := b.targets.ImportedPackageDir(ctx, src, fset, imp)
 		if err != nil {
 			continue
 		}

@@ -77,22 +77,22 @@ func (b *Bridge) source(ctx context.Context, in *SourceInput) (*SourceOutput, er
 	if err != nil {
 		return nil, err
 	}
-	t, err := b.resolve(ctx, in.At)
+	t, err := b.targets.Resolve(ctx, b.caller(ctx), in.At)
 	if err != nil {
 		return nil, err
 	}
-	defer t.release()
-	path, text := t.src.Path, t.src.Text
-	line, char := t.line, t.character
+	defer t.Release()
+	path, text := t.Src.Path, t.Src.Text
+	line, char := t.Line, t.Character
 	if in.Symbol == "" {
 		// At a use, the declaration it refers to; at a declaration,
 		// the declaration itself.
 		var locs []protocol.Location
-		if err := b.client.Call(ctx, "textDocument/definition", t.position(), &locs); err != nil {
+		if err := b.client.Call(ctx, "textDocument/definition", t.Position(), &locs); err != nil {
 			return nil, goplsError(err)
 		}
 		if len(locs) == 0 {
-			return nil, fmt.Errorf("no declaration for what is at %d:%d; point at an identifier, or pass symbol", t.line, t.character)
+			return nil, fmt.Errorf("no declaration for what is at %d:%d; point at an identifier, or pass symbol", t.Line, t.Character)
 		}
 		p, err := lspclient.URIPath(string(locs[0].URI))
 		if err != nil {
@@ -116,7 +116,7 @@ func (b *Bridge) source(ctx context.Context, in *SourceInput) (*SourceOutput, er
 	if err != nil {
 		return nil, err
 	}
-	out := &SourceOutput{URI: t.buffer, Note: joinNotes(t.note, sp.note), File: b.displayPath(path), Range: rangeOf(g, sp.start, sp.end)}
+	out := &SourceOutput{URI: t.Buffer, Note: joinNotes(t.Note, sp.note), File: b.displayPath(path), Range: rangeOf(g, sp.start, sp.end)}
 	if sp.within != nil {
 		out.Within = sp.withinWhat + " at " + rangeOf(g, sp.within.Pos(), sp.within.End())
 	}

@@ -60,24 +60,24 @@ func (b *Bridge) definition(ctx context.Context, in *DefinitionInput) (*Definiti
 	default:
 		return nil, errors.New(`kind must be "type" or left out`)
 	}
-	t, err := b.resolve(ctx, in.At)
+	t, err := b.targets.Resolve(ctx, b.caller(ctx), in.At)
 	if err != nil {
 		return nil, err
 	}
-	defer t.release()
+	defer t.Release()
 	var locs []protocol.Location
-	if err := b.client.Call(ctx, method, t.position(), &locs); err != nil {
+	if err := b.client.Call(ctx, method, t.Position(), &locs); err != nil {
 		return nil, goplsError(err)
 	}
-	if hint := b.missingImportAt(t.src, t.line, t.character); hint != "" {
+	if hint := b.missingImportAt(t.Src, t.Line, t.Character); hint != "" {
 		if len(locs) == 0 {
-			return nil, fmt.Errorf("no definition found at %s:%d:%d, since gopls cannot load the package: %s", b.displayPath(t.src.Path), t.line, t.character, hint)
+			return nil, fmt.Errorf("no definition found at %s:%d:%d, since gopls cannot load the package: %s", b.displayPath(t.Src.Path), t.Line, t.Character, hint)
 		}
 		// The import is found, and nothing beyond it.
-		t.note = strings.TrimSpace(t.note + "\ngopls cannot load the package: " + hint)
+		t.Note = strings.TrimSpace(t.Note + "\ngopls cannot load the package: " + hint)
 	}
 	lines := b.buffers.LineCache()
-	out := &DefinitionOutput{URI: t.buffer, Note: t.note, At: []string{}}
+	out := &DefinitionOutput{URI: t.Buffer, Note: t.Note, At: []string{}}
 	for _, l := range locs {
 		start := l.Range.Start
 		at := Loc{File: b.displayURI(string(l.URI)), Line: int(start.Line), Character: int(start.Character), Text: lines.Line(string(l.URI), int(start.Line))}

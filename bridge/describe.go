@@ -56,16 +56,16 @@ func (b *Bridge) addDescribe(s *mcp.Server) error {
 }
 
 func (b *Bridge) describe(ctx context.Context, in *DescribeInput) (*DescribeOutput, error) {
-	t, err := b.resolve(ctx, in.At)
+	t, err := b.targets.Resolve(ctx, b.caller(ctx), in.At)
 	if err != nil {
 		return nil, err
 	}
-	defer t.release()
+	defer t.Release()
 	var hover *protocol.Hover
-	if err := b.client.Call(ctx, "textDocument/hover", t.position(), &hover); err != nil {
+	if err := b.client.Call(ctx, "textDocument/hover", t.Position(), &hover); err != nil {
 		return nil, goplsError(err)
 	}
-	out := &DescribeOutput{URI: t.buffer, Note: t.note}
+	out := &DescribeOutput{URI: t.Buffer, Note: t.Note}
 	if hover != nil {
 		out.Decl, out.Doc = splitHover(hover.Contents.Value)
 		if !in.Detailed {
@@ -73,11 +73,11 @@ func (b *Bridge) describe(ctx context.Context, in *DescribeInput) (*DescribeOutp
 		}
 	}
 	if out.Decl == "" && out.Doc == "" {
-		if hint := b.missingImportAt(t.src, t.line, t.character); hint != "" {
-			return nil, fmt.Errorf("nothing to describe at %s:%d:%d, since gopls cannot load the package: %s", b.displayPath(t.src.Path), t.line, t.character, hint)
+		if hint := b.missingImportAt(t.Src, t.Line, t.Character); hint != "" {
+			return nil, fmt.Errorf("nothing to describe at %s:%d:%d, since gopls cannot load the package: %s", b.displayPath(t.Src.Path), t.Line, t.Character, hint)
 		}
-		out.Nothing = Loc{File: b.displayPath(t.src.Path), Line: t.line, Character: t.character,
-			Text: strings.TrimSpace(t.src.Line(t.line))}.String()
+		out.Nothing = Loc{File: b.displayPath(t.Src.Path), Line: t.Line, Character: t.Character,
+			Text: strings.TrimSpace(t.Src.Line(t.Line))}.String()
 	}
 	return out, nil
 }

@@ -2,12 +2,11 @@
 // into LSP requests to gopls and shapes the answer into a lean text and a
 // structured result.
 //
-// Beside the tools it still holds machinery not yet moved below: the
-// glue that resolves symbol names to places by asking gopls which
-// packages declare a name and where an import leads (symbol.go, over
-// internal/symbol), targets (target.go), and the code a tool argument
-// names (buffers.go). The sources calls work on, each session's overlays
-// and the gate that switches them are internal/buffer's; sessions.go finds
+// The machinery the tools share lives below, in its internal packages.
+// Doc and At, which input types embed, keep their names here as aliases
+// (inputs.go); a call's At becomes a place through internal/target. The
+// sources calls work on, each session's overlays and the gate that
+// switches them are internal/buffer's; sessions.go finds
 // the session a call runs as and runs every call through the gate. Edit
 // sets are internal/edit's: the tools propose them, and write them only
 // when allowed to and asked.
@@ -40,6 +39,10 @@
 //   - internal/decl: Go declarations read from parsed files, found by
 //     the position of their name and rendered one line each with their
 //     doc comment; imports memo, place and symbol.
+//   - internal/target: a call's target, the place in a held source that
+//     an At names, found from a position, a name or a symbol (Resolver,
+//     Target), and gopls's errors as tool errors (GoplsError); imports
+//     memo, render, place, buffer, gocmd, symbol and lspclient.
 //   - internal/edit: text edits made on a text, edit sets built from
 //     gopls's workspace edits, unified diffs and the only write path;
 //     imports render, place and lspclient.
@@ -56,7 +59,7 @@
 // never delayed by those loads. Decisions about a call (does it give
 // unsaved text?) are taken from its decoded arguments (mcp.ToolInput),
 // never from the raw JSON. The only error a restart of gopls causes is
-// errRestarted; a failure that is the server's fault is wrapped in
+// target.ErrRestarted; a failure that is the server's fault is wrapped in
 // mcp.InternalError (-32603, logged), never a tool error.
 //
 // It also keeps MCP sessions apart on their shared gopls (sessions.go,

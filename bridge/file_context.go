@@ -19,6 +19,7 @@ import (
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/target"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -167,8 +168,8 @@ func (b *Bridge) declarationsOf(ctx context.Context, src *buffer.Source, uses []
 	found := make([][]protocol.Location, len(uses))
 	errs := make([]error, len(uses))
 	forEach(ctx, len(uses), func(i int) {
-		t := &target{src: src, line: uses[i].line, character: uses[i].char}
-		errs[i] = b.client.Call(ctx, "textDocument/definition", t.position(), &found[i])
+		t := &target.Target{Src: src, Line: uses[i].line, Character: uses[i].char}
+		errs[i] = b.client.Call(ctx, "textDocument/definition", t.Position(), &found[i])
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/target"
 	"go.lsp.dev/protocol"
 )
 
@@ -94,13 +95,13 @@ func hierarchyArgs(depth, limit int) (int, int, error) {
 // prepareHierarchy asks gopls for the item at t with method (a
 // textDocument/prepare... request). what names the expected item in the
 // error when there is none.
-func (b *Bridge) prepareHierarchy(ctx context.Context, t *target, method, what string) (hierItem, error) {
+func (b *Bridge) prepareHierarchy(ctx context.Context, t *target.Target, method, what string) (hierItem, error) {
 	var items []hierItem
-	if err := b.client.Call(ctx, method, t.position(), &items); err != nil {
+	if err := b.client.Call(ctx, method, t.Position(), &items); err != nil {
 		return hierItem{}, goplsError(err)
 	}
 	if len(items) == 0 {
-		return hierItem{}, fmt.Errorf("no %s at %s:%d:%d; put the position on its name", what, b.displayPath(t.src.Path), t.line, t.character)
+		return hierItem{}, fmt.Errorf("no %s at %s:%d:%d; put the position on its name", what, b.displayPath(t.Src.Path), t.Line, t.Character)
 	}
 	return items[0], nil
 }

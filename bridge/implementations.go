@@ -87,20 +87,20 @@ func (b *Bridge) implementations(ctx context.Context, in *ImplementationsInput) 
 	if err != nil {
 		return nil, err
 	}
-	t, err := b.resolve(ctx, in.At)
+	t, err := b.targets.Resolve(ctx, b.caller(ctx), in.At)
 	if err != nil {
 		return nil, err
 	}
-	defer t.release()
+	defer t.Release()
 	// The answer's direction depends on whether the target is abstract,
 	// which its declaration tells; both are asked for at once.
 	var locs, defs []protocol.Location
 	var implErr, defErr error
 	forEach(ctx, 2, func(i int) {
 		if i == 0 {
-			implErr = b.client.Call(ctx, "textDocument/implementation", t.position(), &locs)
+			implErr = b.client.Call(ctx, "textDocument/implementation", t.Position(), &locs)
 		} else {
-			defErr = b.client.Call(ctx, "textDocument/definition", t.position(), &defs)
+			defErr = b.client.Call(ctx, "textDocument/definition", t.Position(), &defs)
 		}
 	})
 	var re *lspclient.ResponseError
@@ -115,8 +115,8 @@ func (b *Bridge) implementations(ctx context.Context, in *ImplementationsInput) 
 	locs = b.buffers.DropForeign(b.caller(ctx), locs)
 	b.sortLocations(locs)
 	out := &ImplementationsOutput{
-		Note:     t.note,
-		Symbol:   identAt(t.src.Line(t.line), t.character),
+		Note:     t.Note,
+		Symbol:   identAt(t.Src.Line(t.Line), t.Character),
 		relation: b.relation(defs, defErr),
 		found:    len(locs),
 	}

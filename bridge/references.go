@@ -87,13 +87,13 @@ func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*Referenc
 	if err := checkRadius(in.Radius); err != nil {
 		return nil, err
 	}
-	t, err := b.resolve(ctx, in.At)
+	t, err := b.targets.Resolve(ctx, b.caller(ctx), in.At)
 	if err != nil {
 		return nil, err
 	}
-	defer t.release()
+	defer t.Release()
 	withDecl := in.IncludeDeclaration == nil || *in.IncludeDeclaration
-	params := t.position()
+	params := t.Position()
 	params["context"] = map[string]any{"includeDeclaration": withDecl}
 	// The declaration is among the references gopls lists, unmarked: the
 	// definition says which one it is.
@@ -107,7 +107,7 @@ func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*Referenc
 		if i == 0 {
 			err = b.client.Call(ctx, "textDocument/references", params, &locs)
 		} else {
-			defErr = b.client.Call(ctx, "textDocument/definition", t.position(), &defs)
+			defErr = b.client.Call(ctx, "textDocument/definition", t.Position(), &defs)
 		}
 	})
 	var re *lspclient.ResponseError
@@ -125,7 +125,7 @@ func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*Referenc
 			cmp.Compare(a.Range.Start.Line, b.Range.Start.Line),
 			cmp.Compare(a.Range.Start.Character, b.Range.Start.Character))
 	})
-	out := &ReferencesOutput{URI: t.buffer, Note: t.note, Symbol: identAt(t.src.Line(t.line), t.character), found: len(locs)}
+	out := &ReferencesOutput{URI: t.Buffer, Note: t.Note, Symbol: identAt(t.Src.Line(t.Line), t.Character), found: len(locs)}
 	lines := b.buffers.LineCache()
 	list := render.NewPlaceList(limit)
 	for _, l := range locs {

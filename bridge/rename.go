@@ -63,32 +63,32 @@ func (b *Bridge) rename(ctx context.Context, in *RenameInput) (*RenameOutput, er
 	if !symbol.IsIdent(in.NewName) {
 		return nil, fmt.Errorf("new_name %s is not a Go identifier; pass the bare new name, such as NewName", render.Quote(in.NewName))
 	}
-	t, err := b.resolve(ctx, in.At)
+	t, err := b.targets.Resolve(ctx, b.caller(ctx), in.At)
 	if err != nil {
 		return nil, err
 	}
-	defer t.release()
-	if t.src.Kind == buffer.AsContext {
-		return nil, fmt.Errorf("%s is declared outside the workspace root, in %s; only code inside the root can be renamed", render.Quote(identAt(t.src.Line(t.line), t.character)), b.displayPath(t.src.Path))
+	defer t.Release()
+	if t.Src.Kind == buffer.AsContext {
+		return nil, fmt.Errorf("%s is declared outside the workspace root, in %s; only code inside the root can be renamed", render.Quote(identAt(t.Src.Line(t.Line), t.Character)), b.displayPath(t.Src.Path))
 	}
 	var prep *struct {
 		Range       protocol.Range `json:"range"`
 		Placeholder string         `json:"placeholder"`
 	}
-	if err := b.client.Call(ctx, "textDocument/prepareRename", t.position(), &prep); err != nil {
+	if err := b.client.Call(ctx, "textDocument/prepareRename", t.Position(), &prep); err != nil {
 		return nil, goplsError(err)
 	}
 	if prep == nil {
-		return nil, fmt.Errorf("there is nothing to rename at %s:%d:%d; point at an identifier, or pass symbol", b.displayPath(t.src.Path), t.line, t.character)
+		return nil, fmt.Errorf("there is nothing to rename at %s:%d:%d; point at an identifier, or pass symbol", b.displayPath(t.Src.Path), t.Line, t.Character)
 	}
 	old := prep.Placeholder
 	if old == "" {
-		old = identAt(t.src.Line(t.line), t.character)
+		old = identAt(t.Src.Line(t.Line), t.Character)
 	}
 	if old == in.NewName {
 		return nil, errors.New("new_name is the current name; pass a different one")
 	}
-	params := t.position()
+	params := t.Position()
 	params["newName"] = in.NewName
 	var we edit.WorkspaceEdit
 	asked := time.Now()
@@ -106,5 +106,5 @@ func (b *Bridge) rename(ctx context.Context, in *RenameInput) (*RenameOutput, er
 	if err != nil {
 		return nil, err
 	}
-	return &RenameOutput{URI: t.buffer, Note: t.note, Changes: ch}, nil
+	return &RenameOutput{URI: t.Buffer, Note: t.Note, Changes: ch}, nil
 }

@@ -54,11 +54,11 @@ func (b *Bridge) addSignature(s *mcp.Server) error {
 }
 
 func (b *Bridge) signature(ctx context.Context, in *SignatureInput) (*SignatureOutput, error) {
-	t, err := b.resolve(ctx, in.At)
+	t, err := b.targets.Resolve(ctx, b.caller(ctx), in.At)
 	if err != nil {
 		return nil, err
 	}
-	defer t.release()
+	defer t.Release()
 	var help *struct {
 		Signatures []struct {
 			Label         string `json:"label"`
@@ -71,10 +71,10 @@ func (b *Bridge) signature(ctx context.Context, in *SignatureInput) (*SignatureO
 		ActiveSignature int  `json:"activeSignature"`
 		ActiveParameter *int `json:"activeParameter"`
 	}
-	if err := b.client.Call(ctx, "textDocument/signatureHelp", t.position(), &help); err != nil {
+	if err := b.client.Call(ctx, "textDocument/signatureHelp", t.Position(), &help); err != nil {
 		return nil, goplsError(err)
 	}
-	out := &SignatureOutput{Note: t.note}
+	out := &SignatureOutput{Note: t.Note}
 	if help == nil || len(help.Signatures) == 0 {
 		return out, nil
 	}

@@ -100,17 +100,17 @@ func (b *Bridge) typeHierarchy(ctx context.Context, in *TypeHierarchyInput) (*Ty
 	if err != nil {
 		return nil, err
 	}
-	t, err := b.resolve(ctx, in.At)
+	t, err := b.targets.Resolve(ctx, b.caller(ctx), in.At)
 	if err != nil {
 		return nil, err
 	}
-	defer t.release()
+	defer t.Release()
 	root, err := b.prepareHierarchy(ctx, t, "textDocument/prepareTypeHierarchy", "named type")
 	if err != nil {
 		return nil, err
 	}
 	rn := b.hierarchyNode(b.buffers.LineCache(), root)
-	out := &TypeHierarchyOutput{Note: t.note, depth: depth, Root: rn.kind + " " + rn.name + " " + rn.loc(), root: rn}
+	out := &TypeHierarchyOutput{Note: t.Note, depth: depth, Root: rn.kind + " " + rn.name + " " + rn.loc(), root: rn}
 	for _, dir := range dirs {
 		method := "typeHierarchy/" + dir
 		tree, err := b.expandHierarchy(ctx, root, depth, limit, func(ctx context.Context, it hierItem) ([]hierEdge, error) {

@@ -1,4 +1,4 @@
-package bridge
+package target
 
 import (
 	"context"
@@ -7,62 +7,67 @@ import (
 	"sync"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
-	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/memo"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
+	"github.com/goplsmcp/goplsmcp/lspclient"
 )
 
 // At is how a tool call names a place in the code: the code (a file, an
-// overlay, a snippet or an open buffer; see [Doc]) and either a position
+// overlay, a snippet or an open buffer; see [buffer.Doc]) and either a position
 // (0-based line and UTF-16 character, optionally anchored by the
 // identifier expected there) or a symbol.
 type At struct {
-	Doc
+	buffer.Doc
 	Line      *int   `json:"line,omitempty" jsonschema:"0-based"`
 	Character *int   `json:"character,omitempty" jsonschema:"0-based, UTF-16"`
 	Name      string `json:"name,omitempty" jsonschema:"identifier expected there"`
 	Symbol    string `json:"symbol,omitempty" jsonschema:"or: Name, pkg.Name, Type.Method"`
 }
 
-// A target is a resolved place: a file as gopls holds it and a position.
+// A Target is a resolved place: a file as gopls holds it and a position.
 // It keeps gopls holding the buffers it was resolved in until released,
 // so that the answer matches them; tools release it when they have their
 // answer (and, as a backstop, it is released when the call's context
-// ends).
-type target struct {
-	src       *buffer.Source
-	line      int
-	character int
-	// note says how the position was found when it is not the one given,
+// ends). A Target made as a literal, only to ask gopls about a place in a
+// source its caller holds, holds nothing and need not be released.
+type Target struct {
+	Src       *buffer.Source
+	Line      int
+	Character int
+	// Note says how the position was found when it is not the one given,
 	// e.g. after snapping to name.
-	note string
-	// buffer is the uri of the snippet or overlay the call named, for a
+	Note string
+	// Buffer is the uri of the snippet or overlay the call named, for a
 	// later call to name it again; empty for a file as on disk.
-	buffer string
+	Buffer string
 
 	mu   sync.Mutex
 	held []*buffer.Source
 	stop func() bool
 }
 
-func newTarget(ctx context.Context) *target {
-	t := &target{}
-	// Under the lock: with ctx already done, release runs at once, on a
+// newTarget returns an empty target released when ctx ends.
+func newTarget(ctx context.Context) *Target {
+	t := &Target{}
+	// Under the lock: with ctx already done, Release runs at once, on a
 	// goroutine of its own.
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.stop = context.AfterFunc(ctx, t.release)
+	t.stop = context.AfterFunc(ctx, t.Release)
 	return t
 }
 
-// keep adds a source to those released with t.
-func (t *target) keep(s *buffer.Source) {
+// Keep adds a source to those released with t.
+func (t *Target) Keep(s *buffer.Source) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.held = append(t.held, s)
 }
 
-// release lets gopls change the buffers t was resolved in.
-func (t *target) release() {
+// Release lets gopls change the buffers t was resolved in.
+func (t *Target) Release() {
 	t.mu.Lock()
 	held, stop := t.held, t.stop
 	t.held = nil
@@ -75,9 +80,25 @@ func (t *target) release() {
 	}
 }
 
-// resolve turns an At into a target, or says which fields to send. The
-// caller must release the target.
-func (b *Bridge) resolve(ctx context.Context, at At) (*target, error) {
+// A Resolver turns a call's At into a Target, asking gopls where a symbol
+// is declared. bridge makes one and shares it among calls.
+type Resolver struct {
+	// Buffers opens the sources targets are in.
+	Buffers *buffer.Set
+	// Client is the gopls asked where symbols and imports are.
+	Client *lspclient.Client
+	// Reads is the read gate: its root is where declarations are
+	// preferred, and it shows paths in messages.
+	Reads *place.Gate
+	// Build says which files of a directory are in gopls's build.
+	Build *gocmd.Build
+	// Trees keeps the syntax trees symbols were resolved in.
+	Trees *memo.Trees
+}
+
+// Resolve turns an At into a target for caller, or says which fields to
+// send. The caller must release the target.
+func (res *Resolver) Resolve(ctx context.Context, caller buffer.Caller, at At) (*Target, error) {
 	hasPos := at.Line != nil || at.Character != nil
 	switch {
 	case hasPos && at.Symbol != "":
@@ -97,36 +118,36 @@ func (b *Bridge) resolve(ctx context.Context, at At) (*target, error) {
 	ok := false
 	defer func() {
 		if !ok {
-			t.release()
+			t.Release()
 		}
 	}()
 	if at.Symbol != "" && !at.Given() {
-		b.client.Refresh()
-		if err := b.resolveSymbol(ctx, t, nil, at.Symbol); err != nil {
+		res.Client.Refresh()
+		if err := res.resolveSymbol(ctx, caller, t, nil, at.Symbol); err != nil {
 			return nil, err
 		}
 		ok = true
 		return t, nil
 	}
-	src, err := b.buffers.OpenDoc(ctx, b.caller(ctx), at.Doc)
+	src, err := res.Buffers.OpenDoc(ctx, caller, at.Doc)
 	if err != nil {
 		return nil, err
 	}
-	t.keep(src)
-	t.buffer = src.BufferURI()
+	t.Keep(src)
+	t.Buffer = src.BufferURI()
 	if at.Symbol != "" {
-		if err := b.resolveSymbol(ctx, t, src, at.Symbol); err != nil {
+		if err := res.resolveSymbol(ctx, caller, t, src, at.Symbol); err != nil {
 			return nil, err
 		}
 		ok = true
 		return t, nil
 	}
-	t.src, t.line, t.character = src, *at.Line, *at.Character
+	t.Src, t.Line, t.Character = src, *at.Line, *at.Character
 	if at.Name != "" {
 		if err := t.snap(at.Name); err != nil {
 			return nil, err
 		}
-	} else if err := src.CheckPosition(t.line, t.character); err != nil {
+	} else if err := src.CheckPosition(t.Line, t.Character); err != nil {
 		return nil, err
 	}
 	ok = true
@@ -136,16 +157,16 @@ func (b *Bridge) resolve(ctx context.Context, at At) (*target, error) {
 // snap moves t onto the identifier name: the one at t if it is there, else
 // the nearest occurrence on t's line, then the lines above and below, up
 // to two lines away. Models often miss lines by one; this absorbs it.
-func (t *target) snap(name string) error {
-	if t.line < 0 || t.character < 0 {
+func (t *Target) snap(name string) error {
+	if t.Line < 0 || t.Character < 0 {
 		return errors.New("line and character are 0-based and must not be negative")
 	}
 	found := false
 	var bestLine, bestCol, bestDL, bestDC int
-	for l := t.line - 2; l <= t.line+2; l++ {
-		for _, col := range iplace.IdentColumns(t.src.Line(l), name) {
-			dl, dc := abs(l-t.line), abs(col-t.character)
-			if dl == 0 && t.character >= col && t.character <= col+iplace.UTF16Len(name) {
+	for l := t.Line - 2; l <= t.Line+2; l++ {
+		for _, col := range place.IdentColumns(t.Src.Line(l), name) {
+			dl, dc := abs(l-t.Line), abs(col-t.Character)
+			if dl == 0 && t.Character >= col && t.Character <= col+place.UTF16Len(name) {
 				dc = 0
 			}
 			if !found || dl < bestDL || (dl == bestDL && dc < bestDC) {
@@ -154,12 +175,12 @@ func (t *target) snap(name string) error {
 		}
 	}
 	if !found {
-		return fmt.Errorf("%s is not on line %d or the two lines either side of it; check the line (0-based) or pass symbol instead", render.Quote(name), t.line)
+		return fmt.Errorf("%s is not on line %d or the two lines either side of it; check the line (0-based) or pass symbol instead", render.Quote(name), t.Line)
 	}
 	if bestDL != 0 || bestDC != 0 {
-		t.note = fmt.Sprintf("position moved from %d:%d to %d:%d, where %s is", t.line, t.character, bestLine, bestCol, render.Clip(name))
+		t.Note = fmt.Sprintf("position moved from %d:%d to %d:%d, where %s is", t.Line, t.Character, bestLine, bestCol, render.Clip(name))
 	}
-	t.line, t.character = bestLine, bestCol
+	t.Line, t.Character = bestLine, bestCol
 	return nil
 }
 
@@ -170,10 +191,10 @@ func abs(x int) int {
 	return x
 }
 
-// position is the LSP position of t.
-func (t *target) position() map[string]any {
+// Position is the LSP position of t, as the params of a request about it.
+func (t *Target) Position() map[string]any {
 	return map[string]any{
-		"textDocument": map[string]any{"uri": t.src.URI},
-		"position":     map[string]any{"line": t.line, "character": t.character},
+		"textDocument": map[string]any{"uri": t.Src.URI},
+		"position":     map[string]any{"line": t.Line, "character": t.Character},
 	}
 }

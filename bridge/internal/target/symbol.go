@@ -1,9 +1,8 @@
-package bridge
+package target
 
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -14,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
-	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
 	"github.com/goplsmcp/goplsmcp/lspclient"
@@ -23,28 +22,29 @@ import (
 
 // symbolResolver finds declarations for one call, caching what it parses.
 type symbolResolver struct {
-	b    *Bridge
-	ctx  context.Context
-	t    *target // keeps the buffers opened to ask gopls
-	pkgs map[string]*symbol.Package
+	res    *Resolver
+	ctx    context.Context
+	caller buffer.Caller
+	t      *Target // keeps the buffers opened to ask gopls
+	pkgs   map[string]*symbol.Package
 	// scope is the file in scope, already parsed, or nil.
 	scope *symbol.File
 }
 
 // resolveSymbol points t at the declaration of sym, as seen from the file
 // scope, or across the workspace when scope is nil.
-func (b *Bridge) resolveSymbol(ctx context.Context, t *target, scope *buffer.Source, sym string) error {
+func (res *Resolver) resolveSymbol(ctx context.Context, caller buffer.Caller, t *Target, scope *buffer.Source, sym string) error {
 	parts, recv, err := symbol.Split(sym)
 	if err != nil {
 		return err
 	}
-	r := &symbolResolver{b: b, ctx: ctx, t: t, pkgs: map[string]*symbol.Package{}}
+	r := &symbolResolver{res: res, ctx: ctx, caller: caller, t: t, pkgs: map[string]*symbol.Package{}}
 	var decls []symbol.Decl
 	pkgName := ""
 	if scope != nil {
-		fset, file, err := b.parsed.Parse(scope.Path, scope.Text, parser.SkipObjectResolution)
+		fset, file, err := res.Trees.Parse(scope.Path, scope.Text, parser.SkipObjectResolution)
 		if file == nil {
-			return fmt.Errorf("cannot parse %s to find symbol %s: %s", b.displayPath(scope.Path), render.Quote(sym), render.ClipN(err.Error(), goplsMessageChars))
+			return fmt.Errorf("cannot parse %s to find symbol %s: %s", res.Reads.Display(scope.Path), render.Quote(sym), render.ClipN(err.Error(), MessageChars))
 		}
 		pkgName = file.Name.Name
 		r.scope = &symbol.File{Path: scope.Path, Text: scope.Text, Fset: fset, AST: file}
@@ -77,27 +77,27 @@ func (b *Bridge) resolveSymbol(ctx context.Context, t *target, scope *buffer.Sou
 			}
 		}
 		if len(inFile) != 1 {
-			return b.ambiguous(sym, decls, scope == nil)
+			return res.ambiguous(sym, decls, scope == nil)
 		}
 		decls = inFile
 	}
 	d := decls[0]
 	src := scope
 	if scope == nil || d.Path != scope.Path {
-		src, err = b.buffers.OpenCurrent(ctx, b.caller(ctx), d.Path)
+		src, err = res.Buffers.OpenCurrent(ctx, caller, d.Path)
 		if err != nil {
 			return err
 		}
-		t.keep(src)
+		t.Keep(src)
 	}
-	t.src, t.line, t.character = src, d.Line, d.Col
+	t.Src, t.Line, t.Character = src, d.Line, d.Col
 	if len(d.Via) > 0 {
-		t.note = fmt.Sprintf("%s is promoted through the embedded field %s; this is its declaration, %s", render.Clip(strings.TrimSpace(sym)), strings.Join(d.Via, "."), d.Desc)
+		t.Note = fmt.Sprintf("%s is promoted through the embedded field %s; this is its declaration, %s", render.Clip(strings.TrimSpace(sym)), strings.Join(d.Via, "."), d.Desc)
 	}
 	return nil
 }
 
-func (b *Bridge) ambiguous(sym string, decls []symbol.Decl, workspace bool) error {
+func (res *Resolver) ambiguous(sym string, decls []symbol.Decl, workspace bool) error {
 	slices.SortFunc(decls, func(x, y symbol.Decl) int {
 		return cmp.Or(cmp.Compare(x.Path, y.Path), cmp.Compare(x.Line, y.Line))
 	})
@@ -107,7 +107,7 @@ func (b *Bridge) ambiguous(sym string, decls []symbol.Decl, workspace bool) erro
 			list = append(list, fmt.Sprintf("and %d more", len(decls)-10))
 			break
 		}
-		list = append(list, fmt.Sprintf("%s at %s:%d:%d", d.Desc, b.displayPath(d.Path), d.Line, d.Col))
+		list = append(list, fmt.Sprintf("%s at %s:%d:%d", d.Desc, res.Reads.Display(d.Path), d.Line, d.Col))
 	}
 	hint := "pass file with line and character of one of"
 	if workspace {
@@ -126,7 +126,7 @@ func (r *symbolResolver) inScope(scope *buffer.Source, fset *token.FileSet, file
 		if !ok {
 			return "", "", false, nil
 		}
-		d, p, err := r.b.importedPackageDir(r.ctx, scope, fset, imp)
+		d, p, err := r.res.ImportedPackageDir(r.ctx, scope, fset, imp)
 		return d, p, true, err
 	}
 	switch len(parts) {
@@ -196,7 +196,7 @@ func (r *symbolResolver) inWorkspace(refs []symbol.Ref) ([]symbol.Decl, error) {
 	}
 	var inRoot []symbol.Decl
 	for _, d := range found {
-		if iplace.Within(r.b.root, d.Path) {
+		if place.Within(r.res.Reads.Root(), d.Path) {
 			inRoot = append(inRoot, d)
 		}
 	}
@@ -216,8 +216,8 @@ func (r *symbolResolver) packagesDeclaring(name string) ([]pkgDir, error) {
 		Location protocol.Location `json:"location"`
 	}
 	// A search of the workspace: packages that just appeared on disk count.
-	if err := r.b.client.Call(lspclient.WorkspaceWide(r.ctx), "workspace/symbol", map[string]any{"query": name}, &syms); err != nil {
-		return nil, goplsError(err)
+	if err := r.res.Client.Call(lspclient.WorkspaceWide(r.ctx), "workspace/symbol", map[string]any{"query": name}, &syms); err != nil {
+		return nil, GoplsError(err)
 	}
 	var out []pkgDir
 	seen := map[string]bool{}
@@ -226,7 +226,7 @@ func (r *symbolResolver) packagesDeclaring(name string) ([]pkgDir, error) {
 			continue
 		}
 		p, err := lspclient.URIPath(string(s.Location.URI))
-		if err != nil || r.b.buffers.ForeignPath(r.b.caller(r.ctx), p) {
+		if err != nil || r.res.Buffers.ForeignPath(r.caller, p) {
 			continue
 		}
 		dir := filepath.Dir(p)
@@ -234,7 +234,7 @@ func (r *symbolResolver) packagesDeclaring(name string) ([]pkgDir, error) {
 			continue
 		}
 		seen[dir] = true
-		text, _ := r.b.textOf(p, nil)
+		text, _ := r.res.textOf(p, nil)
 		f, err := parser.ParseFile(token.NewFileSet(), p, text, parser.PackageClauseOnly)
 		if err != nil {
 			continue
@@ -287,17 +287,17 @@ func (r *symbolResolver) embeddedType(pkg *symbol.Package, file *symbol.File, x 
 		// has it.
 		src := from
 		if src == nil || src.Path != file.Path {
-			s, err := r.b.buffers.OpenCurrent(r.ctx, r.b.caller(r.ctx), file.Path)
+			s, err := r.res.Buffers.OpenCurrent(r.ctx, r.caller, file.Path)
 			if err != nil {
 				return nil, ""
 			}
-			r.t.keep(s)
+			r.t.Keep(s)
 			src = s
 		}
 		if src.Kind == buffer.AsContext {
 			return nil, ""
 		}
-		dir, name, err := r.b.importedPackageDir(r.ctx, src, file.Fset, imp)
+		dir, name, err := r.res.ImportedPackageDir(r.ctx, src, file.Fset, imp)
 		if err != nil {
 			return nil, ""
 		}
@@ -322,7 +322,7 @@ func (r *symbolResolver) load(dir, name string, from *buffer.Source) *symbol.Pac
 			// Files of another build are in no package gopls knows; the
 			// file in scope counts, whatever its constraints.
 			inScope := r.scope != nil && r.scope.Path == path
-			if !e.IsDir() && strings.HasSuffix(e.Name(), ".go") && (inScope || r.b.build.Includes(dir, e.Name())) {
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ".go") && (inScope || r.res.Build.Includes(dir, e.Name())) {
 				paths = append(paths, path)
 			}
 		}
@@ -332,11 +332,11 @@ func (r *symbolResolver) load(dir, name string, from *buffer.Source) *symbol.Pac
 		paths = append(paths, from.Path)
 	}
 	for _, path := range paths {
-		text, ok := r.b.textOf(path, from)
+		text, ok := r.res.textOf(path, from)
 		if !ok {
 			continue
 		}
-		fset, f, _ := r.b.parsed.Parse(path, text, parser.SkipObjectResolution)
+		fset, f, _ := r.res.Trees.Parse(path, text, parser.SkipObjectResolution)
 		if f == nil || f.Name.Name != name {
 			continue
 		}
@@ -347,23 +347,23 @@ func (r *symbolResolver) load(dir, name string, from *buffer.Source) *symbol.Pac
 
 // textOf returns the text of a file as gopls holds it: from's text, an
 // open buffer's, or the file on disk; false if unreadable.
-func (b *Bridge) textOf(path string, from *buffer.Source) (string, bool) {
+func (res *Resolver) textOf(path string, from *buffer.Source) (string, bool) {
 	if from != nil && from.Path == path {
 		return from.Text, true
 	}
-	return b.buffers.CurrentText(path)
+	return res.Buffers.CurrentText(path)
 }
 
-// importedPackageDir asks gopls where an imported package lives, by going
+// ImportedPackageDir asks gopls where an imported package lives, by going
 // to the definition of its import path in src, which gopls holds.
-func (b *Bridge) importedPackageDir(ctx context.Context, src *buffer.Source, fset *token.FileSet, imp *ast.ImportSpec) (string, string, error) {
+func (res *Resolver) ImportedPackageDir(ctx context.Context, src *buffer.Source, fset *token.FileSet, imp *ast.ImportSpec) (string, string, error) {
 	pos := fset.Position(imp.Path.Pos() + 1)
 	line := pos.Line - 1
-	col := iplace.UTF16Col(src.Line(line), pos.Column-1)
+	col := place.UTF16Col(src.Line(line), pos.Column-1)
 	var locs []protocol.Location
-	t := &target{src: src, line: line, character: col}
-	if err := b.client.Call(ctx, "textDocument/definition", t.position(), &locs); err != nil {
-		return "", "", goplsError(err)
+	t := &Target{Src: src, Line: line, Character: col}
+	if err := res.Client.Call(ctx, "textDocument/definition", t.Position(), &locs); err != nil {
+		return "", "", GoplsError(err)
 	}
 	if len(locs) == 0 {
 		return "", "", fmt.Errorf("gopls cannot find package %s; is it in go.mod?", render.Clip(imp.Path.Value))
@@ -373,42 +373,10 @@ func (b *Bridge) importedPackageDir(ctx context.Context, src *buffer.Source, fse
 		return "", "", err
 	}
 	dir := filepath.Dir(p)
-	text, _ := b.textOf(p, nil)
+	text, _ := res.textOf(p, nil)
 	f, err := parser.ParseFile(token.NewFileSet(), p, text, parser.PackageClauseOnly)
 	if err != nil {
 		return "", "", fmt.Errorf("cannot read package %s: %v", render.Clip(imp.Path.Value), err)
 	}
 	return dir, f.Name.Name, nil
 }
-
-// goplsMessageChars bounds the part of a gopls or parser error shown in a
-// tool error: either may quote the client's text.
-const goplsMessageChars = 300
-
-// goplsError turns an error from the client into a sentence for the model.
-func goplsError(err error) error {
-	var re *lspclient.ResponseError
-	var lt *lspclient.LoadTimeoutError
-	switch {
-	case errors.As(err, &re):
-		// gopls's messages may span lines; a tool error is one line.
-		// They may quote what the client sent (a name, a line of its
-		// text), so they are bounded like any echo.
-		msg := strings.Join(strings.Fields(strings.ReplaceAll(re.Message, "\n", "; ")), " ")
-		return fmt.Errorf("gopls: %s", render.ClipN(msg, goplsMessageChars))
-	case errors.As(err, &lt):
-		// The load goes on: a later call may find it done.
-		return fmt.Errorf("gopls did not finish loading the workspace within %s; retry later, or restart goplsmcp with a longer --load-timeout or a narrower --root", lt.Bound)
-	case errors.Is(err, lspclient.ErrTimeout):
-		return fmt.Errorf("gopls did not answer in time; retry, or narrow the call")
-	case errors.Is(err, lspclient.ErrExited):
-		// The client has sent the request again, once, to the new gopls;
-		// this one died too.
-		return errRestarted
-	}
-	return err
-}
-
-// errRestarted is the one error a call gets because gopls was restarted
-// under it (docs/troubleshooting.md, "When gopls misbehaves").
-var errRestarted = errors.New("gopls was restarted while answering; send the call again")

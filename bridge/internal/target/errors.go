@@ -1,0 +1,42 @@
+package target
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
+	"github.com/goplsmcp/goplsmcp/lspclient"
+)
+
+// MessageChars bounds the part of a gopls or parser error shown in a
+// tool error: either may quote the client's text.
+const MessageChars = 300
+
+// GoplsError turns an error from the client into a sentence for the model.
+func GoplsError(err error) error {
+	var re *lspclient.ResponseError
+	var lt *lspclient.LoadTimeoutError
+	switch {
+	case errors.As(err, &re):
+		// gopls's messages may span lines; a tool error is one line.
+		// They may quote what the client sent (a name, a line of its
+		// text), so they are bounded like any echo.
+		msg := strings.Join(strings.Fields(strings.ReplaceAll(re.Message, "\n", "; ")), " ")
+		return fmt.Errorf("gopls: %s", render.ClipN(msg, MessageChars))
+	case errors.As(err, &lt):
+		// The load goes on: a later call may find it done.
+		return fmt.Errorf("gopls did not finish loading the workspace within %s; retry later, or restart goplsmcp with a longer --load-timeout or a narrower --root", lt.Bound)
+	case errors.Is(err, lspclient.ErrTimeout):
+		return fmt.Errorf("gopls did not answer in time; retry, or narrow the call")
+	case errors.Is(err, lspclient.ErrExited):
+		// The client has sent the request again, once, to the new gopls;
+		// this one died too.
+		return ErrRestarted
+	}
+	return err
+}
+
+// ErrRestarted is the one error a call gets because gopls was restarted
+// under it (docs/troubleshooting.md, "When gopls misbehaves").
+var ErrRestarted = errors.New("gopls was restarted while answering; send the call again")
