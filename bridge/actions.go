@@ -91,7 +91,7 @@ func (b *Bridge) actionEdits(ctx context.Context, a *codeAction) (*edit.Set, err
 		}
 		we = resolved.Edit
 	}
-	return b.editsFrom(ctx, we, a.asked)
+	return b.edits.From(ctx, we, a.asked)
 }
 
 // Fix is a quick fix for a diagnostic: a title and its edits.
@@ -227,7 +227,7 @@ func (b *Bridge) resolveFixes(ctx context.Context, found [][]*codeAction) ([][]F
 			b.log.Debug("computing a quick fix", "title", a.Title, "error", err)
 			return
 		}
-		edits := b.editList(es)
+		edits := b.edits.List(es)
 		if len(edits) == 0 {
 			return
 		}

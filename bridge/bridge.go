@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -8,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/memo"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
@@ -73,9 +75,9 @@ type Bridge struct {
 	// tools are the tools --tools names (see Config.Tools).
 	tools    []string
 	buildCtx BuildContext
-	// beforeWrite, if set, runs after the edits to write are prepared
-	// and before the files are checked; tests change a file there.
-	beforeWrite func()
+	// edits proposes the edit tools' changes and writes them when
+	// allowed and asked (see edit.Proposer).
+	edits *edit.Proposer
 	// afterCompute, if set, runs when gopls has answered a rename and
 	// before the edits are taken from its answer (tests).
 	afterCompute func()
@@ -219,7 +221,7 @@ func readOnly() *mcp.ToolAnnotations {
 
 // initReads makes the read gate of the root, which learns GOROOT and
 // GOMODCACHE from the go command on first need, and the buffers opened
-// through it.
+// and the edits proposed through it.
 func (b *Bridge) initReads() {
 	b.reads = iplace.New(b.root, func() (string, string) {
 		return b.env.Dirs()
@@ -235,6 +237,10 @@ func (b *Bridge) initReads() {
 		env = b.client.GoVar
 	}
 	b.rootBuild = gocmd.RootBuild{Gate: b.reads, Build: &b.build, Env: env}
+	b.edits = &edit.Proposer{Gate: b.reads, AllowWrite: b.allowWrite, ResultBytes: b.limits.withDefaults().ResultBytes,
+		Foreign:  func(ctx context.Context, uri string) bool { return b.buffers.Foreign(b.caller(ctx), uri) },
+		Document: func(uri string) (string, int32, bool) { return b.client.Document(uri) },
+		Written:  func(written map[string]bool) { b.client.Written(written) }}
 	b.buffers = buffer.NewSet(buffer.SetConfig{Client: b.client, Reads: b.reads, Addr: b.addr, Lines: &b.lines, InBuild: b.rootBuild.Has,
 		Gate: b.gate.Gate, GoplsError: goplsError, Fault: mcp.InternalError, Log: b.log,
 		TextChars: b.limits.withDefaults().TextChars, Timeout: b.limits.withDefaults().Timeout})

@@ -53,7 +53,7 @@ func (o *CodeActionsOutput) Render() string {
 		if c.Edits == 0 {
 			fmt.Fprintf(&b, "%s: no edits", c.Action)
 		} else {
-			fmt.Fprintf(&b, "%s\n%s", c.Action, c.render(""))
+			fmt.Fprintf(&b, "%s\n%s", c.Action, c.Text(""))
 		}
 		return b.String()
 	}
@@ -75,7 +75,7 @@ func (b *Bridge) addCodeActions(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_code_actions",
 		Title:       "Code actions",
-		Description: "Code actions and quick fixes at a position or range (fill struct, extract function or variable, inline, add missing method, ...); pick one by index or title for its edits (unified diff)." + b.writeNote(),
+		Description: "Code actions and quick fixes at a position or range (fill struct, extract function or variable, inline, add missing method, ...); pick one by index or title for its edits (unified diff)." + b.edits.Note(),
 		Annotations: b.editing(),
 		Narrow:      "narrow the call: pass a smaller range, or kind to list fewer actions",
 	}, b.codeActionsTool)
@@ -92,7 +92,7 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 	case in.Apply && in.Index == nil && in.Title == "":
 		return nil, errors.New("apply writes the edits of one action: choose it with index or title")
 	}
-	if err := b.checkApply(in.Write); err != nil {
+	if err := b.edits.Check(in.Write); err != nil {
 		return nil, err
 	}
 	t, err := b.resolve(ctx, in.At)
@@ -182,7 +182,7 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 	if err != nil {
 		return nil, err
 	}
-	ch, err := b.propose(in.Write, es)
+	ch, err := b.edits.Propose(in.Write, es)
 	if err != nil {
 		return nil, err
 	}

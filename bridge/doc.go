@@ -9,8 +9,9 @@
 // names (buffers.go). The sources calls work on, each session's overlays
 // and the gate that switches them are internal/buffer's; sessions.go finds
 // the session a call runs as and runs every call through the gate. Edit
-// sets are internal/edit's: the tools propose them, and write them only
-// when allowed to and asked.
+// sets, and their proposal as a tool's answer and writing when allowed
+// to and asked, are internal/edit's (Proposer); bridge names the types
+// of its tools' schemas (edits.go).
 // It uses package mcp to register tools and package lspclient to reach
 // gopls, and may import nothing else of this module but its internal
 // packages, each of which owns one vocabulary and says so in its doc.go. In import order
@@ -41,8 +42,9 @@
 //     the position of their name and rendered one line each with their
 //     doc comment; imports memo, place and symbol.
 //   - internal/edit: text edits made on a text, edit sets built from
-//     gopls's workspace edits, unified diffs and the only write path;
-//     imports render, place and lspclient.
+//     gopls's workspace edits, unified diffs, the only write path and
+//     the proposal of a set as a tool's answer (Proposer); imports
+//     render, place and lspclient.
 //
 // One file holds one tool: its input and output types, its handler and
 // its text rendering.

@@ -126,7 +126,7 @@ func (b *Bridge) fixDiff(fix Fix) (string, error) {
 			End:   protocol.Position{Line: uint32(e.Range.End.Line), Character: uint32(e.Range.End.Character)},
 		}})
 	}
-	ch, err := b.changes(es)
+	ch, err := b.edits.Changes(es)
 	if err != nil {
 		return "", err
 	}

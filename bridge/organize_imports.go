@@ -21,21 +21,21 @@ type OrganizeImportsOutput struct {
 
 // Render implements mcp.Renderer.
 func (o *OrganizeImportsOutput) Render() string {
-	return render.WithBuffer(o.URI, o.render("imports already organized"))
+	return render.WithBuffer(o.URI, o.Text("imports already organized"))
 }
 
 func (b *Bridge) addOrganizeImports(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_organize_imports",
 		Title:       "Organize imports",
-		Description: "Fix imports like goimports: add missing, remove unused, sort; as a unified diff." + b.writeNote(),
+		Description: "Fix imports like goimports: add missing, remove unused, sort; as a unified diff." + b.edits.Note(),
 		Annotations: b.editing(),
 		Narrow:      "narrow the call: pass file with text holding only its import block and the code that uses them",
 	}, b.organizeImports)
 }
 
 func (b *Bridge) organizeImports(ctx context.Context, in *OrganizeImportsInput) (*OrganizeImportsOutput, error) {
-	if err := b.checkApply(in.Write); err != nil {
+	if err := b.edits.Check(in.Write); err != nil {
 		return nil, err
 	}
 	src, err := b.buffers.OpenDoc(ctx, b.caller(ctx), in.Doc)
@@ -57,7 +57,7 @@ func (b *Bridge) organizeImports(ctx context.Context, in *OrganizeImportsInput) 
 		if err != nil {
 			return nil, err
 		}
-		if out.Changes, err = b.propose(in.Write, es); err != nil {
+		if out.Changes, err = b.edits.Propose(in.Write, es); err != nil {
 			return nil, err
 		}
 		break
