@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/action"
 	"log/slog"
 	"slices"
 	"sync"
@@ -78,6 +79,9 @@ type Bridge struct {
 	// edits proposes the edit tools' changes and writes them when
 	// allowed and asked (see edit.Proposer).
 	edits *edit.Proposer
+	// actions asks gopls for code actions and quick fixes, and their
+	// edits (see action.Asker).
+	actions *action.Asker
 	// afterCompute, if set, runs when gopls has answered a rename and
 	// before the edits are taken from its answer (tests).
 	afterCompute func()
@@ -220,8 +224,8 @@ func readOnly() *mcp.ToolAnnotations {
 }
 
 // initReads makes the read gate of the root, which learns GOROOT and
-// GOMODCACHE from the go command on first need, and the buffers opened
-// and the edits proposed through it.
+// GOMODCACHE from the go command on first need, and the buffers opened,
+// the edits proposed and the code actions asked for through it.
 func (b *Bridge) initReads() {
 	b.reads = iplace.New(b.root, func() (string, string) {
 		return b.env.Dirs()
@@ -241,6 +245,7 @@ func (b *Bridge) initReads() {
 		Foreign:  func(ctx context.Context, uri string) bool { return b.buffers.Foreign(b.caller(ctx), uri) },
 		Document: func(uri string) (string, int32, bool) { return b.client.Document(uri) },
 		Written:  func(written map[string]bool) { b.client.Written(written) }}
+	b.actions = &action.Asker{Client: b.client, Proposer: b.edits, GoplsError: goplsError, Log: b.log, ForEach: forEach}
 	b.buffers = buffer.NewSet(buffer.SetConfig{Client: b.client, Reads: b.reads, Addr: b.addr, Lines: &b.lines, InBuild: b.rootBuild.Has,
 		Gate: b.gate.Gate, GoplsError: goplsError, Fault: mcp.InternalError, Log: b.log,
 		TextChars: b.limits.withDefaults().TextChars, Timeout: b.limits.withDefaults().Timeout})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/action"
 	"strings"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
@@ -144,7 +145,7 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 	if in.Kind != "" {
 		only = []string{in.Kind}
 	}
-	actions, err := b.codeActions(ctx, t.src, rng, here, only)
+	actions, err := b.actions.List(ctx, t.src, rng, here, only)
 	if err != nil {
 		return nil, err
 	}
@@ -153,9 +154,9 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 		at += fmt.Sprintf("-%d:%d", end.Line, end.Character)
 	}
 	out := &CodeActionsOutput{URI: t.buffer, Note: t.note, At: at}
-	var usable []*codeAction
+	var usable []*action.Action
 	for _, a := range actions {
-		if !a.editable() {
+		if !a.Editable() {
 			out.Omitted++
 			continue
 		}
@@ -178,7 +179,7 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 	if err != nil {
 		return nil, err
 	}
-	es, err := b.actionEdits(ctx, a)
+	es, err := b.actions.Edits(ctx, a)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +194,7 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 
 // choose picks an action by index, or by title: exact, else a unique
 // case-insensitive part of it.
-func choose(actions []*codeAction, index *int, title string) (*codeAction, error) {
+func choose(actions []*action.Action, index *int, title string) (*action.Action, error) {
 	if len(actions) == 0 {
 		return nil, errors.New("there are no code actions here; call without index and title to see what is offered where")
 	}
@@ -208,7 +209,7 @@ func choose(actions []*codeAction, index *int, title string) (*codeAction, error
 			return a, nil
 		}
 	}
-	var found []*codeAction
+	var found []*action.Action
 	for _, a := range actions {
 		if strings.Contains(strings.ToLower(a.Title), strings.ToLower(title)) {
 			found = append(found, a)

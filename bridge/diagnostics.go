@@ -524,7 +524,7 @@ func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map
 		for i, l := range ls {
 			diags[i] = l.diag
 		}
-		fixes, err := b.quickFixes(ctx, src, diags)
+		fixes, err := b.actions.QuickFixes(ctx, src, diags)
 		if err != nil {
 			return err
 		}

@@ -1,9 +1,13 @@
 package bridge
 
-import "github.com/goplsmcp/goplsmcp/bridge/internal/edit"
+import (
+	"github.com/goplsmcp/goplsmcp/bridge/internal/action"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
+)
 
-// The edit tools' inputs and outputs name these types of package edit,
-// under the names their schemas and clients know them by.
+// The edit and diagnostics tools' inputs and outputs name these types of
+// packages edit and action, under the names their schemas and clients
+// know them by.
 
 // Position is a place in a file: 0-based line and UTF-16 character.
 type Position = edit.Position
@@ -20,3 +24,6 @@ type Changes = edit.Changes
 // Write is the input of the tools that propose edits that says whether to
 // write them.
 type Write = edit.Write
+
+// Fix is a quick fix for a diagnostic: a title and its edits.
+type Fix = action.Fix

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/action"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -44,16 +45,16 @@ func (b *Bridge) organizeImports(ctx context.Context, in *OrganizeImportsInput) 
 	}
 	defer src.Release()
 	const kind = "source.organizeImports"
-	actions, err := b.codeActions(ctx, src, wholeFile(src), nil, []string{kind})
+	actions, err := b.actions.List(ctx, src, action.WholeFile(src), nil, []string{kind})
 	if err != nil {
 		return nil, err
 	}
 	out := &OrganizeImportsOutput{URI: src.BufferURI()}
 	for _, a := range actions {
-		if a.Kind != kind || !a.editable() {
+		if a.Kind != kind || !a.Editable() {
 			continue
 		}
-		es, err := b.actionEdits(ctx, a)
+		es, err := b.actions.Edits(ctx, a)
 		if err != nil {
 			return nil, err
 		}
