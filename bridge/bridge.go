@@ -245,7 +245,7 @@ func (b *Bridge) initReads() {
 		Foreign:  func(ctx context.Context, uri string) bool { return b.buffers.Foreign(b.caller(ctx), uri) },
 		Document: func(uri string) (string, int32, bool) { return b.client.Document(uri) },
 		Written:  func(written map[string]bool) { b.client.Written(written) }}
-	b.actions = &action.Asker{Client: b.client, Proposer: b.edits, GoplsError: goplsError, Log: b.log, ForEach: forEach}
+	b.actions = &action.Asker{Client: b.client, Proposer: b.edits, GoplsError: goplsError, Log: b.log}
 	b.buffers = buffer.NewSet(buffer.SetConfig{Client: b.client, Reads: b.reads, Addr: b.addr, Lines: &b.lines, InBuild: b.rootBuild.Has,
 		Gate: b.gate.Gate, GoplsError: goplsError, Fault: mcp.InternalError, Log: b.log,
 		TextChars: b.limits.withDefaults().TextChars, Timeout: b.limits.withDefaults().Timeout})

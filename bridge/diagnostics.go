@@ -210,7 +210,7 @@ func (b *Bridge) addDiagnostics(s *mcp.Server) error {
 }
 
 func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*DiagnosticsOutput, error) {
-	limit, err := limitOr(in.Limit, defaultDiagnosticLimit)
+	limit, err := render.LimitOr(in.Limit, defaultDiagnosticLimit)
 	if err != nil {
 		return nil, err
 	}

@@ -70,9 +70,6 @@ type Asker struct {
 	GoplsError func(error) error
 	// Log receives the quick fixes gopls could not compute.
 	Log *slog.Logger
-	// ForEach calls f for every index below n, a few at a time, until
-	// ctx is done.
-	ForEach func(ctx context.Context, n int, f func(i int))
 }
 
 // List asks gopls for the code actions on rng of src. diags are the

@@ -6,6 +6,7 @@ import (
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"go.lsp.dev/protocol"
 )
 
@@ -119,7 +120,7 @@ func (k *Asker) resolveFixes(ctx context.Context, found [][]*Action) ([][]Fix, e
 			}
 		}
 	}
-	k.ForEach(ctx, len(order), func(i int) {
+	render.ForEach(ctx, len(order), func(i int) {
 		a := order[i]
 		es, err := k.Edits(ctx, a)
 		if err != nil {
