@@ -1,13 +1,16 @@
 package bridge
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/action"
 	"log/slog"
 	"slices"
 	"sync"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/memo"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
@@ -74,9 +77,12 @@ type Bridge struct {
 	// tools are the tools --tools names (see Config.Tools).
 	tools    []string
 	buildCtx BuildContext
-	// beforeWrite, if set, runs after the edits to write are prepared
-	// and before the files are checked; tests change a file there.
-	beforeWrite func()
+	// edits proposes the edit tools' changes and writes them when
+	// allowed and asked (see edit.Proposer).
+	edits *edit.Proposer
+	// actions asks gopls for code actions and quick fixes, and their
+	// edits (see action.Asker).
+	actions *action.Asker
 	// afterCompute, if set, runs when gopls has answered a rename and
 	// before the edits are taken from its answer (tests).
 	afterCompute func()
@@ -222,8 +228,8 @@ func readOnly() *mcp.ToolAnnotations {
 }
 
 // initReads makes the read gate of the root, which learns GOROOT and
-// GOMODCACHE from the go command on first need, and the buffers opened
-// through it.
+// GOMODCACHE from the go command on first need, and the buffers opened,
+// the edits proposed and the code actions asked for through it.
 func (b *Bridge) initReads() {
 	b.reads = iplace.New(b.root, func() (string, string) {
 		return b.env.Dirs()
@@ -239,6 +245,11 @@ func (b *Bridge) initReads() {
 		env = b.client.GoVar
 	}
 	b.rootBuild = gocmd.RootBuild{Gate: b.reads, Build: &b.build, Env: env}
+	b.edits = &edit.Proposer{Gate: b.reads, AllowWrite: b.allowWrite, ResultBytes: b.limits.withDefaults().ResultBytes,
+		Foreign:  func(ctx context.Context, uri string) bool { return b.buffers.Foreign(b.caller(ctx), uri) },
+		Document: func(uri string) (string, int32, bool) { return b.client.Document(uri) },
+		Written:  func(written map[string]bool) { b.client.Written(written) }}
+	b.actions = &action.Asker{Client: b.client, Proposer: b.edits, GoplsError: goplsError, Log: b.log}
 	b.buffers = buffer.NewSet(buffer.SetConfig{Client: b.client, Reads: b.reads, Addr: b.addr, Lines: &b.lines, InBuild: b.rootBuild.Has,
 		Gate: b.gate.Gate, GoplsError: goplsError, Fault: mcp.InternalError, Log: b.log,
 		TextChars: b.limits.withDefaults().TextChars, Timeout: b.limits.withDefaults().Timeout})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/action"
 	"strings"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
@@ -53,7 +54,7 @@ func (o *CodeActionsOutput) Render() string {
 		if c.Edits == 0 {
 			fmt.Fprintf(&b, "%s: no edits", c.Action)
 		} else {
-			fmt.Fprintf(&b, "%s\n%s", c.Action, c.render(""))
+			fmt.Fprintf(&b, "%s\n%s", c.Action, c.Text(""))
 		}
 		return b.String()
 	}
@@ -75,7 +76,7 @@ func (b *Bridge) addCodeActions(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_code_actions",
 		Title:       "Code actions",
-		Description: "Code actions and quick fixes at a position or range (fill struct, extract function or variable, inline, add missing method, ...); pick one by index or title for its edits (unified diff)." + b.writeNote(),
+		Description: "Code actions and quick fixes at a position or range (fill struct, extract function or variable, inline, add missing method, ...); pick one by index or title for its edits (unified diff)." + b.edits.Note(),
 		Annotations: b.editing(),
 		Narrow:      "narrow the call: pass a smaller range, or kind to list fewer actions",
 	}, b.codeActionsTool)
@@ -92,7 +93,7 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 	case in.Apply && in.Index == nil && in.Title == "":
 		return nil, errors.New("apply writes the edits of one action: choose it with index or title")
 	}
-	if err := b.checkApply(in.Write); err != nil {
+	if err := b.edits.Check(in.Write); err != nil {
 		return nil, err
 	}
 	t, err := b.targets.Resolve(ctx, b.caller(ctx), in.At)
@@ -144,7 +145,7 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 	if in.Kind != "" {
 		only = []string{in.Kind}
 	}
-	actions, err := b.codeActions(ctx, t.Src, rng, here, only)
+	actions, err := b.actions.List(ctx, t.Src, rng, here, only)
 	if err != nil {
 		return nil, err
 	}
@@ -153,9 +154,9 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 		at += fmt.Sprintf("-%d:%d", end.Line, end.Character)
 	}
 	out := &CodeActionsOutput{URI: t.Buffer, Note: t.Note, At: at}
-	var usable []*codeAction
+	var usable []*action.Action
 	for _, a := range actions {
-		if !a.editable() {
+		if !a.Editable() {
 			out.Omitted++
 			continue
 		}
@@ -178,11 +179,11 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 	if err != nil {
 		return nil, err
 	}
-	es, err := b.actionEdits(ctx, a)
+	es, err := b.actions.Edits(ctx, a)
 	if err != nil {
 		return nil, err
 	}
-	ch, err := b.propose(in.Write, es)
+	ch, err := b.edits.Propose(in.Write, es)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +194,7 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 
 // choose picks an action by index, or by title: exact, else a unique
 // case-insensitive part of it.
-func choose(actions []*codeAction, index *int, title string) (*codeAction, error) {
+func choose(actions []*action.Action, index *int, title string) (*action.Action, error) {
 	if len(actions) == 0 {
 		return nil, errors.New("there are no code actions here; call without index and title to see what is offered where")
 	}
@@ -208,7 +209,7 @@ func choose(actions []*codeAction, index *int, title string) (*codeAction, error
 			return a, nil
 		}
 	}
-	var found []*codeAction
+	var found []*action.Action
 	for _, a := range actions {
 		if strings.Contains(strings.ToLower(a.Title), strings.ToLower(title)) {
 			found = append(found, a)

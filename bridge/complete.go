@@ -68,7 +68,7 @@ var completionKinds = [...]string{
 }
 
 func (b *Bridge) complete(ctx context.Context, in *CompleteInput) (*CompleteOutput, error) {
-	limit, err := limitOr(in.Limit, defaultCompletionLimit)
+	limit, err := render.LimitOr(in.Limit, defaultCompletionLimit)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -87,7 +88,7 @@ func (b *Bridge) addContext(s *mcp.Server) error {
 }
 
 func (b *Bridge) contextOf(ctx context.Context, in *ContextInput) (*ContextOutput, error) {
-	limit, err := limitOr(in.Limit, defaultContextLimit)
+	limit, err := render.LimitOr(in.Limit, defaultContextLimit)
 	if err != nil {
 		return nil, err
 	}

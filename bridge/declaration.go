@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/decl"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -73,7 +74,7 @@ func (b *Bridge) addSource(s *mcp.Server) error {
 }
 
 func (b *Bridge) source(ctx context.Context, in *SourceInput) (*SourceOutput, error) {
-	limit, err := limitOr(in.Limit, defaultSourceLines)
+	limit, err := render.LimitOr(in.Limit, defaultSourceLines)
 	if err != nil {
 		return nil, err
 	}

@@ -210,7 +210,7 @@ func (b *Bridge) addDiagnostics(s *mcp.Server) error {
 }
 
 func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*DiagnosticsOutput, error) {
-	limit, err := limitOr(in.Limit, defaultDiagnosticLimit)
+	limit, err := render.LimitOr(in.Limit, defaultDiagnosticLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -524,7 +524,7 @@ func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map
 		for i, l := range ls {
 			diags[i] = l.diag
 		}
-		fixes, err := b.quickFixes(ctx, src, diags)
+		fixes, err := b.actions.QuickFixes(ctx, src, diags)
 		if err != nil {
 			return err
 		}

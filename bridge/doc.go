@@ -8,8 +8,10 @@
 // sources calls work on, each session's overlays and the gate that
 // switches them are internal/buffer's; sessions.go finds
 // the session a call runs as and runs every call through the gate. Edit
-// sets are internal/edit's: the tools propose them, and write them only
-// when allowed to and asked.
+// sets, and their proposal as a tool's answer and writing when allowed
+// to and asked, are internal/edit's (Proposer); gopls's code actions and
+// quick fixes are internal/action's; bridge aliases the types of theirs
+// that its tools' schemas hold (edits.go).
 // It uses package mcp to register tools and package lspclient to reach
 // gopls, and may import nothing else of this module but its internal
 // packages, each of which owns one vocabulary and says so in its doc.go. In import order
@@ -44,8 +46,12 @@
 //     Target), and gopls's errors as tool errors (GoplsError); imports
 //     memo, render, place, buffer, gocmd, symbol and lspclient.
 //   - internal/edit: text edits made on a text, edit sets built from
-//     gopls's workspace edits, unified diffs and the only write path;
-//     imports render, place and lspclient.
+//     gopls's workspace edits, unified diffs, the only write path and
+//     the proposal of a set as a tool's answer (Proposer); imports
+//     render, place and lspclient.
+//   - internal/action: gopls's code actions on a range, their edits
+//     (resolved when gopls sent them lazily) and the quick fixes of a
+//     file's diagnostics; imports render, buffer, edit and lspclient.
 //
 // One file holds one tool: its input and output types, its handler and
 // its text rendering.

@@ -1,6 +1,9 @@
 package bridge
 
 import (
+	"context"
+	"time"
+
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
@@ -9,7 +12,7 @@ import (
 // SetBeforeWrite makes b run f after it has prepared the files of an
 // apply and before it checks them, so that a test can change a file in
 // that window without waiting on time.
-func SetBeforeWrite(b *Bridge, f func()) { b.beforeWrite = f }
+func SetBeforeWrite(b *Bridge, f func()) { b.edits.BeforeWrite = f }
 
 // SetAfterCompute makes b run f when gopls has computed a rename's edits
 // and before they are matched with the files' text, so that a test can
@@ -34,3 +37,9 @@ type workspaceEdit = edit.WorkspaceEdit
 
 // sessionState is buffer.Session, under the name gate_test.go knew it by.
 type sessionState = buffer.Session
+
+// editsFrom is edit.Proposer.From, under the name paths_test.go knew it
+// by.
+func (b *Bridge) editsFrom(ctx context.Context, we *edit.WorkspaceEdit, asked time.Time) (*edit.Set, error) {
+	return b.edits.From(ctx, we, asked)
+}

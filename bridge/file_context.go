@@ -104,7 +104,7 @@ type pkgDecl struct {
 }
 
 func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileContextOutput, error) {
-	limit, err := limitOr(in.Limit, defaultFileContextLimit)
+	limit, err := render.LimitOr(in.Limit, defaultFileContextLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +167,7 @@ func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileCo
 func (b *Bridge) declarationsOf(ctx context.Context, src *buffer.Source, uses []use) ([]declAt, error) {
 	found := make([][]protocol.Location, len(uses))
 	errs := make([]error, len(uses))
-	forEach(ctx, len(uses), func(i int) {
+	render.ForEach(ctx, len(uses), func(i int) {
 		t := &target.Target{Src: src, Line: uses[i].line, Character: uses[i].char}
 		errs[i] = b.client.Call(ctx, "textDocument/definition", t.Position(), &found[i])
 	})

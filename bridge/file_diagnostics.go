@@ -83,7 +83,7 @@ func (b *Bridge) fileDiagnostics(ctx context.Context, in *FileDiagnosticsInput) 
 	if err := b.client.DiagnoseFiles(ctx, []string{src.URI}); err != nil {
 		return nil, goplsError(err)
 	}
-	fixes, err := b.quickFixes(ctx, src, diags)
+	fixes, err := b.actions.QuickFixes(ctx, src, diags)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func (b *Bridge) fixDiff(fix Fix) (string, error) {
 			End:   protocol.Position{Line: uint32(e.Range.End.Line), Character: uint32(e.Range.End.Character)},
 		}})
 	}
-	ch, err := b.changes(es)
+	ch, err := b.edits.Changes(es)
 	if err != nil {
 		return "", err
 	}

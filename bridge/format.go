@@ -24,21 +24,21 @@ type FormatOutput struct {
 
 // Render implements mcp.Renderer.
 func (o *FormatOutput) Render() string {
-	return render.WithBuffer(o.URI, o.render("already formatted"))
+	return render.WithBuffer(o.URI, o.Text("already formatted"))
 }
 
 func (b *Bridge) addFormat(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_format",
 		Title:       "Format Go code",
-		Description: "Format a Go file with gofmt: the changes as a unified diff." + b.writeNote(),
+		Description: "Format a Go file with gofmt: the changes as a unified diff." + b.edits.Note(),
 		Annotations: b.editing(),
 		Narrow:      "the file needs more formatting than fits; run gofmt on it instead, or pass file with text holding part of it",
 	}, b.format)
 }
 
 func (b *Bridge) format(ctx context.Context, in *FormatInput) (*FormatOutput, error) {
-	if err := b.checkApply(in.Write); err != nil {
+	if err := b.edits.Check(in.Write); err != nil {
 		return nil, err
 	}
 	src, err := b.buffers.OpenDoc(ctx, b.caller(ctx), in.Doc)
@@ -55,11 +55,11 @@ func (b *Bridge) format(ctx context.Context, in *FormatInput) (*FormatOutput, er
 	if err != nil {
 		return nil, goplsError(err)
 	}
-	es, err := b.editsFrom(ctx, &edit.WorkspaceEdit{Changes: map[string][]protocol.TextEdit{src.URI: edits}}, asked)
+	es, err := b.edits.From(ctx, &edit.WorkspaceEdit{Changes: map[string][]protocol.TextEdit{src.URI: edits}}, asked)
 	if err != nil {
 		return nil, err
 	}
-	ch, err := b.propose(in.Write, es)
+	ch, err := b.edits.Propose(in.Write, es)
 	if err != nil {
 		return nil, err
 	}

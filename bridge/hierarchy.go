@@ -88,7 +88,7 @@ func hierarchyArgs(depth, limit int) (int, int, error) {
 	case depth < 0 || depth > maxHierarchyDepth:
 		return 0, 0, fmt.Errorf("depth must be 1, 2 or 3")
 	}
-	limit, err := limitOr(limit, defaultHierarchyLimit)
+	limit, err := render.LimitOr(limit, defaultHierarchyLimit)
 	return depth, limit, err
 }
 
@@ -132,7 +132,7 @@ func (b *Bridge) expandHierarchy(ctx context.Context, root hierItem, depth, limi
 	for d := 1; d <= depth && len(level) > 0; d++ {
 		edges := make([][]hierEdge, len(level))
 		errs := make([]error, len(level))
-		forEach(ctx, len(level), func(i int) {
+		render.ForEach(ctx, len(level), func(i int) {
 			edges[i], errs[i] = fetch(ctx, level[i].edge.item)
 		})
 		if err := ctx.Err(); err != nil {

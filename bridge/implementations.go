@@ -83,7 +83,7 @@ func (b *Bridge) addImplementations(s *mcp.Server) error {
 func (b *Bridge) implementations(ctx context.Context, in *ImplementationsInput) (*ImplementationsOutput, error) {
 	// Types in packages that just appeared on disk count too.
 	ctx = lspclient.WorkspaceWide(ctx)
-	limit, err := limitOr(in.Limit, defaultImplementationLimit)
+	limit, err := render.LimitOr(in.Limit, defaultImplementationLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func (b *Bridge) implementations(ctx context.Context, in *ImplementationsInput) 
 	// which its declaration tells; both are asked for at once.
 	var locs, defs []protocol.Location
 	var implErr, defErr error
-	forEach(ctx, 2, func(i int) {
+	render.ForEach(ctx, 2, func(i int) {
 		if i == 0 {
 			implErr = b.client.Call(ctx, "textDocument/implementation", t.Position(), &locs)
 		} else {

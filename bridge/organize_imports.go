@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/action"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -21,21 +22,21 @@ type OrganizeImportsOutput struct {
 
 // Render implements mcp.Renderer.
 func (o *OrganizeImportsOutput) Render() string {
-	return render.WithBuffer(o.URI, o.render("imports already organized"))
+	return render.WithBuffer(o.URI, o.Text("imports already organized"))
 }
 
 func (b *Bridge) addOrganizeImports(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_organize_imports",
 		Title:       "Organize imports",
-		Description: "Fix imports like goimports: add missing, remove unused, sort; as a unified diff." + b.writeNote(),
+		Description: "Fix imports like goimports: add missing, remove unused, sort; as a unified diff." + b.edits.Note(),
 		Annotations: b.editing(),
 		Narrow:      "narrow the call: pass file with text holding only its import block and the code that uses them",
 	}, b.organizeImports)
 }
 
 func (b *Bridge) organizeImports(ctx context.Context, in *OrganizeImportsInput) (*OrganizeImportsOutput, error) {
-	if err := b.checkApply(in.Write); err != nil {
+	if err := b.edits.Check(in.Write); err != nil {
 		return nil, err
 	}
 	src, err := b.buffers.OpenDoc(ctx, b.caller(ctx), in.Doc)
@@ -44,20 +45,20 @@ func (b *Bridge) organizeImports(ctx context.Context, in *OrganizeImportsInput) 
 	}
 	defer src.Release()
 	const kind = "source.organizeImports"
-	actions, err := b.codeActions(ctx, src, wholeFile(src), nil, []string{kind})
+	actions, err := b.actions.List(ctx, src, action.WholeFile(src), nil, []string{kind})
 	if err != nil {
 		return nil, err
 	}
 	out := &OrganizeImportsOutput{URI: src.BufferURI()}
 	for _, a := range actions {
-		if a.Kind != kind || !a.editable() {
+		if a.Kind != kind || !a.Editable() {
 			continue
 		}
-		es, err := b.actionEdits(ctx, a)
+		es, err := b.actions.Edits(ctx, a)
 		if err != nil {
 			return nil, err
 		}
-		if out.Changes, err = b.propose(in.Write, es); err != nil {
+		if out.Changes, err = b.edits.Propose(in.Write, es); err != nil {
 			return nil, err
 		}
 		break

@@ -156,7 +156,7 @@ func (b *Bridge) packageAPI(ctx context.Context, in *PackageAPIInput) (*PackageA
 	if len(in.PackagePaths) == 0 {
 		return nil, errors.New(`packagePaths is empty; pass import paths such as ["fmt"] or ["example.com/m/store"]`)
 	}
-	limit, err := limitOr(in.Limit, defaultPackageAPILimit)
+	limit, err := render.LimitOr(in.Limit, defaultPackageAPILimit)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -117,7 +118,7 @@ func (b *Bridge) packageGraph(ctx context.Context, in *PackageGraphInput) (*Pack
 	case depth < 1 || depth > 3:
 		return nil, errors.New("depth must be 1, 2 or 3 (levels of importers); leave it out for direct importers only")
 	}
-	limit, err := limitOr(in.Limit, defaultGraphLimit)
+	limit, err := render.LimitOr(in.Limit, defaultGraphLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -309,7 +310,7 @@ func (g *graphWalk) importers(files []string) ([]importer, error) {
 		found    []importer
 		firstErr error
 	)
-	forEach(g.ctx, len(files), func(i int) {
+	render.ForEach(g.ctx, len(files), func(i int) {
 		got, err := g.importersOf(files[i])
 		mu.Lock()
 		defer mu.Unlock()

@@ -80,7 +80,7 @@ func (b *Bridge) addSymbolReferences(s *mcp.Server) error {
 func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*ReferencesOutput, error) {
 	// References in packages that just appeared on disk count too.
 	ctx = lspclient.WorkspaceWide(ctx)
-	limit, err := limitOr(in.Limit, defaultReferenceLimit)
+	limit, err := render.LimitOr(in.Limit, defaultReferenceLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +103,7 @@ func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*Referenc
 		calls = 2
 	}
 	var defErr error
-	forEach(ctx, calls, func(i int) {
+	render.ForEach(ctx, calls, func(i int) {
 		if i == 0 {
 			err = b.client.Call(ctx, "textDocument/references", params, &locs)
 		} else {

@@ -40,7 +40,7 @@ func (o *RenameOutput) Render() string {
 	if o.Note != "" {
 		parts = append(parts, o.Note)
 	}
-	parts = append(parts, o.render("nothing to change"))
+	parts = append(parts, o.Text("nothing to change"))
 	return strings.Join(parts, "\n")
 }
 
@@ -48,7 +48,7 @@ func (b *Bridge) addRename(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_rename_symbol",
 		Title:       "Rename a symbol",
-		Description: "Rename a symbol everywhere, across packages (a safe refactor, not search and replace): edits as a unified diff." + b.writeNote(),
+		Description: "Rename a symbol everywhere, across packages (a safe refactor, not search and replace): edits as a unified diff." + b.edits.Note(),
 		Annotations: b.editing(),
 		Narrow:      "the rename touches too much to show at once; see where the symbol is used with go_symbol_references, and rename a symbol with fewer uses",
 	}, b.rename)
@@ -57,7 +57,7 @@ func (b *Bridge) addRename(s *mcp.Server) error {
 func (b *Bridge) rename(ctx context.Context, in *RenameInput) (*RenameOutput, error) {
 	// A rename must reach packages that just appeared on disk too.
 	ctx = lspclient.WorkspaceWide(ctx)
-	if err := b.checkApply(in.Write); err != nil {
+	if err := b.edits.Check(in.Write); err != nil {
 		return nil, err
 	}
 	if !symbol.IsIdent(in.NewName) {
@@ -98,11 +98,11 @@ func (b *Bridge) rename(ctx context.Context, in *RenameInput) (*RenameOutput, er
 	if b.afterCompute != nil {
 		b.afterCompute()
 	}
-	es, err := b.editsFrom(ctx, &we, asked)
+	es, err := b.edits.From(ctx, &we, asked)
 	if err != nil {
 		return nil, err
 	}
-	ch, err := b.propose(in.Write, es)
+	ch, err := b.edits.Propose(in.Write, es)
 	if err != nil {
 		return nil, err
 	}

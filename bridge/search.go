@@ -97,7 +97,7 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 	if query == "" {
 		return nil, errors.New("query is empty; pass part of a symbol name, e.g. \"Handler\"")
 	}
-	limit, err := limitOr(in.Limit, defaultSearchLimit)
+	limit, err := render.LimitOr(in.Limit, defaultSearchLimit)
 	if err != nil {
 		return nil, err
 	}

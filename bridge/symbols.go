@@ -97,7 +97,7 @@ type documentSymbol struct {
 }
 
 func (b *Bridge) symbols(ctx context.Context, in *SymbolsInput) (*SymbolsOutput, error) {
-	limit, err := limitOr(in.Limit, defaultSymbolsLimit)
+	limit, err := render.LimitOr(in.Limit, defaultSymbolsLimit)
 	if err != nil {
 		return nil, err
 	}

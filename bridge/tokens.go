@@ -57,7 +57,7 @@ func (b *Bridge) addTokens(s *mcp.Server) error {
 }
 
 func (b *Bridge) tokens(ctx context.Context, in *TokensInput) (*TokensOutput, error) {
-	limit, err := limitOr(in.Limit, defaultTokenLimit)
+	limit, err := render.LimitOr(in.Limit, defaultTokenLimit)
 	if err != nil {
 		return nil, err
 	}

@@ -13,8 +13,14 @@
 // be kept, is written in place under the same checks. No temporary file
 // outlives a call.
 //
+// It also owns how the edit tools answer with a set (Proposer): the
+// changes as a count and a unified diff (Changes, with the Position,
+// Range and Edit of a listed edit), written only when writes are allowed
+// and the call says apply: true (Write), and then bounded so that a call
+// that wrote never fails for the size of its answer.
+//
 // It imports the standard library, go.lsp.dev/protocol, lspclient (file
 // URIs), bridge/internal/render (echoes in messages) and
 // bridge/internal/place. bridge passes in what a set needs of gopls and
-// the session (Source) as functions.
+// the session (Source, Proposer) as functions.
 package edit

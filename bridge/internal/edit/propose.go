@@ -1,0 +1,225 @@
+package edit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/goplsmcp/goplsmcp/bridge/internal/place"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
+	"go.lsp.dev/protocol"
+)
+
+// Position is a place in a file: 0-based line and UTF-16 character.
+type Position struct {
+	Line      int `json:"line" jsonschema:"0-based line"`
+	Character int `json:"character" jsonschema:"0-based UTF-16 column"`
+}
+
+// Range is the text between two positions.
+type Range struct {
+	Start Position `json:"start"`
+	End   Position `json:"end"`
+}
+
+// Edit replaces the text of a range of a file with new text. Ranges refer
+// to the file before any of the edits.
+type Edit struct {
+	File    string `json:"file" jsonschema:"path relative to the workspace root"`
+	Range   Range  `json:"range"`
+	NewText string `json:"newText"`
+}
+
+// String renders an edit on one line: file:line:char-line:char "new text".
+func (e Edit) String() string {
+	return fmt.Sprintf("%s:%d:%d-%d:%d %q", e.File, e.Range.Start.Line, e.Range.Start.Character,
+		e.Range.End.Line, e.Range.End.Character, e.NewText)
+}
+
+// Changes are changes to files, as a unified diff: it says all the edits
+// say, with context, and git apply takes it. They are proposed, and
+// written only with --allow-write and apply: true.
+type Changes struct {
+	Applied *bool  `json:"applied,omitempty" jsonschema:"whether the edits were written (apply: true with --allow-write); false when only proposed; left out when there is nothing to change"`
+	Edits   int    `json:"edits" jsonschema:"number of edits"`
+	Files   int    `json:"files,omitempty" jsonschema:"number of files they change"`
+	Diff    string `json:"diff,omitempty" jsonschema:"the edits as a unified diff (git apply -p1 ready)"`
+}
+
+// Text is the lean text of changes, or nothing when there are none: a
+// line that says whether they were written, so that a model never takes a
+// proposal for a done change, then the unified diff, which says
+// everything the edits say.
+func (c *Changes) Text(nothing string) string {
+	if c.Edits == 0 {
+		return nothing
+	}
+	state := "not applied"
+	if c.Applied != nil && *c.Applied {
+		state = "applied"
+	}
+	return fmt.Sprintf("%s: %s in %s\n%s", state, render.Plural(c.Edits, "edit"), render.Plural(c.Files, "file"), strings.TrimSuffix(c.Diff, "\n"))
+}
+
+// fit replaces a diff too large for an answer of limit bytes by a bounded
+// summary: the files changed, as many as fit, and where to see the rest.
+// The diff goes in the answer twice (text and structured content), each
+// JSON-escaped; a quarter of the limit keeps the whole well inside it.
+func (c *Changes) fit(limit int) {
+	budget := limit / 4
+	if jsonLen(c.Diff) <= budget {
+		return
+	}
+	var files []string
+	for _, line := range strings.Split(c.Diff, "\n") {
+		if name, ok := strings.CutPrefix(line, "+++ b/"); ok {
+			files = append(files, name)
+		}
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "(the diff, %d bytes, is too large for the answer; run git diff to see it) files changed:\n", len(c.Diff))
+	for i, f := range files {
+		if sb.Len()+len(f)+64 > budget/2 {
+			fmt.Fprintf(&sb, "... and %d more\n", len(files)-i)
+			break
+		}
+		sb.WriteString(f + "\n")
+	}
+	c.Diff = sb.String()
+}
+
+// jsonLen is the length of s as a JSON string.
+func jsonLen(s string) int {
+	data, _ := json.Marshal(s)
+	return len(data)
+}
+
+// Write is the input of the tools that propose edits that says whether to
+// write them.
+type Write struct {
+	Apply bool `json:"apply,omitempty" jsonschema:"write them (needs --allow-write)"`
+}
+
+// errWritesDisabled answers apply: true when goplsmcp may not write.
+var errWritesDisabled = errors.New("apply: true needs goplsmcp started with --allow-write, and writes are disabled here; call without apply to get the edits and the diff, and apply them yourself")
+
+// A Proposer turns gopls's workspace edits into the changes the edit
+// tools answer with, and writes them, through the one write path, when
+// writes are allowed and the call asks.
+type Proposer struct {
+	// Gate is the read gate, whose root confines every edit.
+	Gate *place.Gate
+	// Foreign reports whether uri is another session's snippet than the
+	// caller's of ctx (see Source.Foreign).
+	Foreign func(ctx context.Context, uri string) bool
+	// Document is the buffer gopls holds for uri, and its version.
+	Document func(uri string) (text string, version int32, ok bool)
+	// Written tells gopls about the files written.
+	Written func(written map[string]bool)
+	// AllowWrite lets apply: true write.
+	AllowWrite bool
+	// ResultBytes bounds the JSON of one tool result, which the diff of
+	// changes written must fit in.
+	ResultBytes int
+	// BeforeWrite, if set, runs after the edits to write are prepared
+	// and before the files are checked; tests change a file there.
+	BeforeWrite func()
+}
+
+// From turns gopls's workspace edit into an edit set (see From), with the
+// text each file has in gopls's buffers or on disk; other sessions'
+// snippets are left out.
+func (p *Proposer) From(ctx context.Context, we *WorkspaceEdit, asked time.Time) (*Set, error) {
+	return From(we, asked, Source{
+		Gate:     p.Gate,
+		Foreign:  func(uri string) bool { return p.Foreign(ctx, uri) },
+		Document: p.Document,
+	})
+}
+
+// Changes renders the set for a result: how many edits in how many
+// files, and the unified diff, with paths relative to the root.
+func (p *Proposer) Changes(es *Set) (Changes, error) {
+	var out Changes
+	var err error
+	if out.Edits, out.Files, out.Diff, err = es.Diff(); err != nil {
+		return Changes{}, err
+	}
+	if out.Edits > 0 {
+		out.Applied = new(bool)
+	}
+	return out, nil
+}
+
+// List lists the edits of es by file and position, with paths relative
+// to the root.
+func (p *Proposer) List(es *Set) []Edit {
+	var out []Edit
+	for _, fe := range es.Files {
+		name := p.Gate.Display(fe.Path)
+		edits := slices.Clone(fe.Edits)
+		slices.SortStableFunc(edits, func(x, y protocol.TextEdit) int { return place.ComparePos(x.Range.Start, y.Range.Start) })
+		for _, e := range edits {
+			out = append(out, Edit{File: name, NewText: e.NewText, Range: Range{
+				Start: Position{Line: int(e.Range.Start.Line), Character: int(e.Range.Start.Character)},
+				End:   Position{Line: int(e.Range.End.Line), Character: int(e.Range.End.Character)},
+			}})
+		}
+	}
+	return out
+}
+
+// Check refuses apply: true when writes are not allowed, before the call
+// does any work.
+func (p *Proposer) Check(w Write) error {
+	if w.Apply && !p.AllowWrite {
+		return errWritesDisabled
+	}
+	return nil
+}
+
+// Note ends the description of a tool that proposes edits.
+func (p *Proposer) Note() string {
+	if p.AllowWrite {
+		return " apply: true writes them, atomically, unless a file changed."
+	}
+	return " Nothing is written."
+}
+
+// Propose turns an edit set into the changes an edit tool answers with,
+// written first when the call asked to apply them.
+func (p *Proposer) Propose(w Write, es *Set) (Changes, error) {
+	ch, err := p.Changes(es)
+	if err != nil {
+		return Changes{}, err
+	}
+	if err := p.applyIf(w, es, &ch); err != nil {
+		return Changes{}, err
+	}
+	return ch, nil
+}
+
+// applyIf writes es when the call said apply: true, and then marks ch,
+// its rendering, applied.
+func (p *Proposer) applyIf(w Write, es *Set, ch *Changes) error {
+	if !w.Apply || ch.Edits == 0 {
+		return nil
+	}
+	if err := p.Check(w); err != nil {
+		return err
+	}
+	// The answer is decided before anything is written: once written,
+	// the call must say so, never fail for the size of its answer.
+	ch.fit(p.ResultBytes)
+	// The one write path: all or nothing, each file re-checked under its
+	// lock right before it is replaced.
+	if err := es.Write(&Writer{Gate: p.Gate, BeforeWrite: p.BeforeWrite}, p.Written); err != nil {
+		return err
+	}
+	*ch.Applied = true
+	return nil
+}
