@@ -9,6 +9,7 @@ import (
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/hierarchy"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/memo"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/target"
@@ -86,6 +87,9 @@ type Bridge struct {
 	// targets turns a call's At into the place it names (see
 	// target.Resolver).
 	targets *target.Resolver
+	// hierarchies walks gopls's call and type hierarchies (see
+	// hierarchy.Walker).
+	hierarchies *hierarchy.Walker
 	// lines and parsed keep the lines of the files shown lately and the
 	// syntax trees symbols were resolved in.
 	lines  memo.Lines
@@ -243,6 +247,7 @@ func (b *Bridge) initReads() {
 		Gate: b.gate.Gate, GoplsError: goplsError, Fault: mcp.InternalError, Log: b.log,
 		TextChars: b.limits.withDefaults().TextChars, Timeout: b.limits.withDefaults().Timeout})
 	b.targets = &target.Resolver{Buffers: b.buffers, Client: b.client, Reads: b.reads, Build: &b.build, Trees: &b.parsed}
+	b.hierarchies = &hierarchy.Walker{Client: b.client, Buffers: b.buffers, Reads: b.reads, Each: forEach}
 }
 
 // displayPath shows path relative to the root when inside it, and as

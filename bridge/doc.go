@@ -43,6 +43,9 @@
 //     an At names, found from a position, a name or a symbol (Resolver,
 //     Target), and gopls's errors as tool errors (GoplsError); imports
 //     memo, render, place, buffer, gocmd, symbol and lspclient.
+//   - internal/hierarchy: gopls's call and type hierarchies, prepared at
+//     a target, walked to a depth and rendered as indented trees (Walker);
+//     imports render, place, buffer, target and lspclient.
 //   - internal/edit: text edits made on a text, edit sets built from
 //     gopls's workspace edits, unified diffs and the only write path;
 //     imports render, place and lspclient.
