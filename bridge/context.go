@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/decl"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -132,7 +134,7 @@ func (b *Bridge) contextOf(ctx context.Context, in *ContextInput) (*ContextOutpu
 			continue
 		}
 		out.Imports = append(out.Imports, path)
-		if isStdPath(path) {
+		if gocmd.IsStdPath(path) {
 			// Models know the standard library; its API costs tokens.
 			continue
 		}
@@ -199,13 +201,13 @@ func summarizeFile(b *Bridge, path, text string, exportedOnly bool) []string {
 			if exportedOnly && (!d.Name.IsExported() || d.Recv != nil && !token.IsExported(symbol.ReceiverType(d))) {
 				continue
 			}
-			decls = append(decls, slice(docStart(d), d.Type.End()))
+			decls = append(decls, slice(decl.DocStart(d), d.Type.End()))
 		case *ast.GenDecl:
 			if d.Tok == token.IMPORT {
 				continue
 			}
 			if !exportedOnly {
-				decls = append(decls, capLines(slice(docStart(d), d.End())))
+				decls = append(decls, capLines(slice(decl.DocStart(d), d.End())))
 				continue
 			}
 			var specs []string
@@ -216,7 +218,7 @@ func summarizeFile(b *Bridge, path, text string, exportedOnly bool) []string {
 					if !s.Name.IsExported() {
 						continue
 					}
-					start, end = s.Pos(), lineEnd(s.End(), s.Comment)
+					start, end = s.Pos(), decl.LineEnd(s.End(), s.Comment)
 					if s.Doc != nil {
 						start = s.Doc.Pos()
 					}
@@ -228,7 +230,7 @@ func summarizeFile(b *Bridge, path, text string, exportedOnly bool) []string {
 					if !exported {
 						continue
 					}
-					start, end = s.Pos(), lineEnd(s.End(), s.Comment)
+					start, end = s.Pos(), decl.LineEnd(s.End(), s.Comment)
 					if s.Doc != nil {
 						start = s.Doc.Pos()
 					}

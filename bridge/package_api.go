@@ -413,7 +413,7 @@ func (b *Bridge) describePackage(ctx context.Context, files *decl.Files, dir str
 			line, char := g.Where(at)
 			doc := strings.TrimSpace(info.Doc)
 			if !detailed {
-				doc = firstSentence(doc)
+				doc = render.FirstSentence(doc)
 			}
 			*list = append(*list, apiDecl{name: info.Name, sig: info.Sig, doc: doc, file: file, line: line, char: char})
 		}
@@ -463,7 +463,7 @@ func (b *Bridge) describePackage(ctx context.Context, files *decl.Files, dir str
 	}
 	p.Doc = strings.TrimSpace(p.Doc)
 	if !detailed {
-		p.Doc = firstSentence(p.Doc)
+		p.Doc = render.FirstSentence(p.Doc)
 	}
 	byName := func(a, b apiDecl) int { return cmp.Compare(a.name, b.name) }
 	slices.SortStableFunc(funcs, byName)

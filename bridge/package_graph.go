@@ -14,6 +14,7 @@ import (
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -184,7 +185,7 @@ func (g *graphWalk) place(path string, depth int) (PackageGraph, error) {
 		switch _, inWorkspace := g.workspace[imp]; {
 		case inWorkspace:
 			group = "workspace"
-		case isStdPath(imp):
+		case gocmd.IsStdPath(imp):
 			group = "std"
 		}
 		groups[group] = append(groups[group], imp)
@@ -220,7 +221,7 @@ func (g *graphWalk) importerLevels(seen map[string]bool, level []string, depth i
 		}
 		var names []string
 		level = nil
-		slices.SortStableFunc(found, func(x, y importer) int { return boolRank(x.test) - boolRank(y.test) })
+		slices.SortStableFunc(found, func(x, y importer) int { return render.FalseFirst(x.test, y.test) })
 		for _, imp := range found {
 			if seen[imp.name] || imp.test && seen[strings.TrimSuffix(imp.name, " (test)")] {
 				continue
@@ -405,11 +406,4 @@ func packageName(b *Bridge, path string) string {
 		return ""
 	}
 	return f.Name.Name
-}
-
-// isStdPath reports whether an import path is of the standard library:
-// its first element has no dot.
-func isStdPath(path string) bool {
-	first, _, _ := strings.Cut(path, "/")
-	return !strings.Contains(first, ".")
 }
