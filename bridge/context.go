@@ -164,8 +164,7 @@ func (b *Bridge) contextOf(ctx context.Context, in *ContextInput) (*ContextOutpu
 
 // packageFiles lists the files gopls builds the package in dir from.
 func (b *Bridge) packageFiles(ctx context.Context, dir string) ([]string, error) {
-	g := &graphWalk{b: b, ctx: ctx}
-	file, _, err := g.imports(dir)
+	file, _, err := b.graph.Walk(ctx, nil).Imports(dir)
 	if err != nil {
 		return nil, err
 	}

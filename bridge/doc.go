@@ -46,6 +46,10 @@
 //   - internal/hierarchy: gopls's call and type hierarchies, prepared at
 //     a target, walked to a depth and rendered as indented trees (Walker);
 //     imports render, place, buffer, target and lspclient.
+//   - internal/graph: the workspace's packages and their import graph as
+//     gopls sees them (Graph: a package's directory, its imports, its
+//     importers level by level); imports memo, render, place, buffer,
+//     gocmd, target and lspclient.
 //   - internal/edit: text edits made on a text, edit sets built from
 //     gopls's workspace edits, unified diffs and the only write path;
 //     imports render, place and lspclient.

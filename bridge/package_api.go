@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/decl"
-	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
@@ -177,11 +176,11 @@ func (b *Bridge) packageAPI(ctx context.Context, in *PackageAPIInput) (*PackageA
 		}
 		var p PackageAPI
 		if workspace == nil {
-			if workspace, err = b.workspacePackages(ctx); err != nil {
+			if workspace, err = b.graph.Workspace(ctx, b.caller(ctx)); err != nil {
 				return nil, err
 			}
 		}
-		dir, err := b.packageDir(ctx, path, workspace)
+		dir, err := b.graph.PackageDir(ctx, path, workspace)
 		if err == nil && iplace.Within(b.root, dir) && !b.reads.Confined(dir) {
 			err = errors.New("its directory leads outside the workspace root through a symbolic link")
 		}
@@ -276,80 +275,6 @@ func importPathArg(arg string) (string, error) {
 		}
 	}
 	return p, nil
-}
-
-// workspacePackages maps the import paths of the workspace's packages to
-// their directories, from gopls's view of the workspace.
-func (b *Bridge) workspacePackages(ctx context.Context) (map[string]string, error) {
-	if err := b.client.WaitLoaded(ctx); err != nil {
-		return nil, goplsError(err)
-	}
-	var res struct {
-		Packages []struct {
-			Path       string
-			ModulePath string
-			ForTest    string
-		}
-		Module map[string]struct {
-			GoMod string
-		}
-	}
-	args := map[string]any{"Files": []string{lspclient.FileURI(b.root)}, "Recursive": true}
-	if err := b.client.ExecuteCommand(ctx, "gopls.packages", args, &res); err != nil {
-		return nil, goplsError(err)
-	}
-	dirs := map[string]string{}
-	for _, p := range res.Packages {
-		mod, ok := res.Module[p.ModulePath]
-		if p.ForTest != "" || !ok || b.buffers.ForeignPackage(b.caller(ctx), p.Path) {
-			continue
-		}
-		gomod, err := lspclient.URIPath(mod.GoMod)
-		if err != nil {
-			continue
-		}
-		rel, ok := strings.CutPrefix(p.Path, p.ModulePath)
-		if !ok {
-			continue
-		}
-		dirs[p.Path] = filepath.Join(filepath.Dir(gomod), filepath.FromSlash(rel))
-	}
-	return dirs, nil
-}
-
-// packageDir finds the directory of the package at path: a workspace
-// package from gopls, a standard one in GOROOT, and otherwise where the go
-// command finds it (offline: it looks, never downloads).
-func (b *Bridge) packageDir(ctx context.Context, path string, workspace map[string]string) (string, error) {
-	if dir, ok := workspace[path]; ok {
-		return dir, nil
-	}
-	first, _, _ := strings.Cut(path, "/")
-	if !strings.Contains(first, ".") {
-		if dir := filepath.Join(b.env.GOROOT(), "src", filepath.FromSlash(path)); b.env.GOROOT() != "" && isDir(dir) {
-			return dir, nil
-		}
-	}
-	listCtx, cancel := context.WithTimeout(ctx, gocmd.Timeout)
-	defer cancel()
-	// As gopls's go command looks (--env GOMODCACHE=... included, vendor/
-	// where it is consistent), and never downloading.
-	outb, err := gocmd.Run(listCtx, b.root, b.client.OfflineGoEnv(),
-		"list", "-find", "-e", "-f", "{{.Dir}}", "--", path)
-	if err == nil {
-		if dir := strings.TrimSpace(string(outb)); dir != "" && isDir(dir) {
-			return dir, nil
-		}
-	}
-	if ctx.Err() == nil && listCtx.Err() != nil {
-		return "", fmt.Errorf("the go command did not say within %s where the package is; retry, or name a workspace package", gocmd.Timeout)
-	}
-	return "", errors.New("no such package in the workspace, the standard library or the module's dependencies")
-}
-
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
 }
 
 // describePackage fills p with the exported declarations of the package in
