@@ -31,7 +31,8 @@
 //     the shared gopls; imports memo, render, place and lspclient.
 //   - internal/gocmd: the go command, the installed Go's version and
 //     directories, the build context, the modules on disk and the import
-//     path of a directory; imports place.
+//     path of a directory, import path arguments checked; imports render
+//     and place.
 //   - internal/symbol: symbol names (Name, pkg.Name, Type.Method,
 //     pkg.Type.Method, (*Type).Method) split and read, and their
 //     declarations found in parsed files, promoted members included;

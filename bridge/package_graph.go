@@ -108,7 +108,7 @@ func (b *Bridge) packageGraph(ctx context.Context, in *PackageGraphInput) (*Pack
 	}
 	var paths []string
 	for _, arg := range in.PackagePaths {
-		p, err := importPathArg(arg)
+		p, err := gocmd.ImportPathArg(arg)
 		if err != nil {
 			return nil, err
 		}

@@ -6,8 +6,9 @@
 // the buffer line before an answer (WithBuffer), and client strings
 // echoed in messages, clipped and with control characters replaced
 // (Quote, Clip); the first sentence of a doc comment (FirstSentence), the
-// text of an LSP markup value (MarkupText), and the order that lists
-// unflagged entries first (FalseFirst).
+// text of an LSP markup value (MarkupText), a message on one line
+// (OneLine), a diagnostic's severity in a word (Severity), and the order
+// that lists unflagged entries first (FalseFirst).
 //
 // It imports the standard library, mcp (for the ordered maps that output
 // types are made of), lspclient and go.lsp.dev/protocol (for the

@@ -1,6 +1,10 @@
 package render
 
-import "strings"
+import (
+	"strings"
+
+	"go.lsp.dev/protocol"
+)
 
 // FirstSentence returns the first sentence of doc, on one line: the
 // first paragraph, its spaces collapsed, cut after the first ". ".
@@ -41,4 +45,29 @@ func rank(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// OneLine joins the lines of a message with "; ", each trimmed.
+func OneLine(msg string) string {
+	lines := strings.Split(strings.TrimSpace(msg), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSpace(l)
+	}
+	return strings.Join(lines, "; ")
+}
+
+// Severity names an LSP diagnostic severity in one word; an unknown or
+// missing one reads as an error.
+func Severity(s protocol.DiagnosticSeverity) string {
+	switch s {
+	case protocol.DiagnosticSeverityError:
+		return "error"
+	case protocol.DiagnosticSeverityWarning:
+		return "warning"
+	case protocol.DiagnosticSeverityInformation:
+		return "info"
+	case protocol.DiagnosticSeverityHint:
+		return "hint"
+	}
+	return "error"
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"go.lsp.dev/protocol"
 )
 
 func TestFirstSentence(t *testing.T) {
@@ -61,5 +62,32 @@ func TestFalseFirst(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"a", "b", "a_test", "b_test"}, got); diff != "" {
 		t.Errorf("sorted by FalseFirst (-want +got):\n%s", diff)
+	}
+}
+
+func TestOneLine(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"", ""},
+		{"one", "one"},
+		{"  first\n\tsecond  \nthird\n", "first; second; third"},
+	} {
+		if got := OneLine(tc.in); got != tc.want {
+			t.Errorf("OneLine(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestSeverity(t *testing.T) {
+	for s, want := range map[protocol.DiagnosticSeverity]string{
+		protocol.DiagnosticSeverityError:       "error",
+		protocol.DiagnosticSeverityWarning:     "warning",
+		protocol.DiagnosticSeverityInformation: "info",
+		protocol.DiagnosticSeverityHint:        "hint",
+		0:                                      "error",
+		9:                                      "error",
+	} {
+		if got := Severity(s); got != want {
+			t.Errorf("Severity(%v) = %q, want %q", s, got, want)
+		}
 	}
 }
