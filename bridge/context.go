@@ -98,11 +98,11 @@ func (b *Bridge) contextOf(ctx context.Context, in *ContextInput) (*ContextOutpu
 		return nil, err
 	}
 	defer src.Release()
-	pkg, err := b.filePackage(ctx, src.Path)
+	pkg, err := b.graph.FilePackage(ctx, src.Path)
 	if err != nil {
 		return nil, err
 	}
-	out := &ContextOutput{Package: pkg.path, Name: pkg.name}
+	out := &ContextOutput{Package: pkg.Path, Name: pkg.Name}
 	listed := 0
 	add := func(files *Places, file string, decls []string) {
 		n := min(len(decls), limit-listed)
@@ -117,7 +117,7 @@ func (b *Bridge) contextOf(ctx context.Context, in *ContextInput) (*ContextOutpu
 		return nil, fmt.Errorf("cannot parse %s", b.displayPath(src.Path))
 	}
 	add(&out.Files, b.displayPath(src.Path), summarizeFile(b, src.Path, src.Text, false))
-	for _, file := range pkg.files {
+	for _, file := range pkg.Files {
 		if file == src.Path {
 			continue
 		}

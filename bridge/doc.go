@@ -48,9 +48,9 @@
 //     a target, walked to a depth and rendered as indented trees (Walker);
 //     imports render, place, buffer, target and lspclient.
 //   - internal/graph: the workspace's packages and their import graph as
-//     gopls sees them (Graph: a package's directory, its imports, its
-//     importers level by level); imports memo, render, place, buffer,
-//     gocmd, target and lspclient.
+//     gopls sees them (Graph: a package's directory, a file's package, its
+//     imports, its importers level by level); imports memo, render,
+//     place, buffer, gocmd, target and lspclient.
 //   - internal/edit: text edits made on a text, edit sets built from
 //     gopls's workspace edits, unified diffs and the only write path;
 //     imports render, place and lspclient.

@@ -328,3 +328,59 @@ func (g *Graph) packageName(path string) string {
 	}
 	return f.Name.Name
 }
+
+// FilePackage is the package gopls builds a file in.
+type FilePackage struct {
+	Path, Name string
+	Files      []string // absolute, in gopls's order
+}
+
+// FilePackage asks gopls for the package of the file at path: the
+// narrowest one that has it, as gopls mcp's tools take it (the test
+// variant for a test file).
+func (g *Graph) FilePackage(ctx context.Context, path string) (*FilePackage, error) {
+	uri := lspclient.FileURI(path)
+	var syms struct {
+		PackageName string
+		Files       []string
+	}
+	if err := g.Client.ExecuteCommand(ctx, "gopls.package_symbols", map[string]any{"URI": uri}, &syms); err != nil {
+		return nil, target.GoplsError(err)
+	}
+	var pkgs struct {
+		Packages []struct {
+			Path    string
+			ForTest string
+		}
+	}
+	if err := g.Client.ExecuteCommand(ctx, "gopls.packages", map[string]any{"Files": []string{uri}}, &pkgs); err != nil {
+		return nil, target.GoplsError(err)
+	}
+	out := &FilePackage{Name: syms.PackageName}
+	test := strings.HasSuffix(path, "_test.go")
+	xtest := strings.HasSuffix(syms.PackageName, "_test")
+	for _, p := range pkgs.Packages {
+		var fits bool
+		switch {
+		case !test:
+			fits = p.ForTest == ""
+		case xtest:
+			fits = p.ForTest != "" && strings.HasSuffix(p.Path, "_test")
+		default:
+			fits = p.ForTest != "" && p.Path == p.ForTest
+		}
+		if fits {
+			out.Path = p.Path
+			break
+		}
+	}
+	if out.Path == "" {
+		return nil, fmt.Errorf("gopls builds %s in no package of the workspace; check its build constraints and package clause with go_diagnostics", g.Reads.Display(path))
+	}
+	for _, f := range syms.Files {
+		if p, err := lspclient.URIPath(f); err == nil {
+			out.Files = append(out.Files, p)
+		}
+	}
+	return out, nil
+}
