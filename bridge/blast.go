@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/graph"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -30,14 +31,11 @@ type PackageRefs struct {
 // radius finds the blast radius of a symbol from all its references
 // (locs, not only those listed), to depth levels of importers.
 func (b *Bridge) radius(ctx context.Context, locs []protocol.Location, depth int) (*BlastRadius, error) {
-	workspace, err := b.workspacePackages(ctx)
+	workspace, err := b.graph.Workspace(ctx, b.caller(ctx))
 	if err != nil {
 		return nil, err
 	}
-	g := &graphWalk{b: b, ctx: ctx, workspace: workspace, byDir: map[string]string{}, limit: defaultGraphLimit}
-	for path, dir := range workspace {
-		g.byDir[dir] = path
-	}
+	g := b.graph.Walk(ctx, workspace)
 	out := &BlastRadius{Importers: [][]string{}}
 	// One non-test file of each package with references: gopls finds a
 	// package's importers from any of its files.
@@ -48,7 +46,7 @@ func (b *Bridge) radius(ctx context.Context, locs []protocol.Location, depth int
 		if err != nil {
 			continue
 		}
-		pkg := g.pathOf(filepath.Dir(p))
+		pkg := g.PathOf(filepath.Dir(p))
 		if pkg == "" {
 			// Outside the workspace's packages (a snippet, the module
 			// cache): no importers to follow.
@@ -71,7 +69,7 @@ func (b *Bridge) radius(ctx context.Context, locs []protocol.Location, depth int
 	for _, pkg := range out.Packages.Keys() {
 		seen[pkg] = true
 	}
-	levels, err := g.importerLevels(seen, level, depth)
+	levels, err := g.ImporterLevels(seen, level, depth)
 	if err != nil {
 		return nil, err
 	}
@@ -105,6 +103,6 @@ func (r *BlastRadius) render(b *strings.Builder) {
 		b.WriteString("importers: none beyond these\n")
 	}
 	for d, names := range r.Importers {
-		fmt.Fprintf(b, "%s: %s\n", importersName(d), strings.Join(names, ", "))
+		fmt.Fprintf(b, "%s: %s\n", graph.ImportersName(d), strings.Join(names, ", "))
 	}
 }

@@ -12,8 +12,11 @@ import (
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/graph"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/hierarchy"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/memo"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/target"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -92,6 +95,12 @@ type Bridge struct {
 	// targets turns a call's At into the place it names (see
 	// target.Resolver).
 	targets *target.Resolver
+	// hierarchies walks gopls's call and type hierarchies (see
+	// hierarchy.Walker).
+	hierarchies *hierarchy.Walker
+	// graph finds the workspace's packages and their importers (see
+	// graph.Graph).
+	graph *graph.Graph
 	// lines and parsed keep the lines of the files shown lately and the
 	// syntax trees symbols were resolved in.
 	lines  memo.Lines
@@ -254,6 +263,8 @@ func (b *Bridge) initReads() {
 		Gate: b.gate.Gate, GoplsError: goplsError, Fault: mcp.InternalError, Log: b.log,
 		TextChars: b.limits.withDefaults().TextChars, Timeout: b.limits.withDefaults().Timeout})
 	b.targets = &target.Resolver{Buffers: b.buffers, Client: b.client, Reads: b.reads, Build: &b.build, Trees: &b.parsed}
+	b.graph = &graph.Graph{Root: b.root, Client: b.client, Buffers: b.buffers, Reads: b.reads, Lines: &b.lines, Env: &b.env, Build: &b.build, Each: render.ForEach}
+	b.hierarchies = &hierarchy.Walker{Client: b.client, Buffers: b.buffers, Reads: b.reads, Each: render.ForEach}
 }
 
 // displayPath shows path relative to the root when inside it, and as

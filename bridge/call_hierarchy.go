@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/hierarchy"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
-	"go.lsp.dev/protocol"
 )
 
 // CallHierarchyInput is the input of go_call_hierarchy.
@@ -29,9 +29,9 @@ type CallHierarchyOutput struct {
 	Callers   *[]string `json:"callers,omitempty" jsonschema:"incoming calls, depth first, indented two spaces a level, one line per call site: caller path:line:character: source line"`
 	Callees   *[]string `json:"callees,omitempty" jsonschema:"outgoing calls, depth first, indented two spaces a level: callee path:line:character: its declaring line"`
 
-	depth int           // levels followed
-	root  hierarchyNode // what Root says
-	found int           // callers or callees found
+	depth int            // levels followed
+	root  hierarchy.Node // what Root says
+	found int            // callers or callees found
 }
 
 // Render implements mcp.Renderer.
@@ -48,7 +48,7 @@ func (o *CallHierarchyOutput) Render() string {
 	if !o.Truncated {
 		total = o.found
 	}
-	fmt.Fprintf(&b, "%s of %s (%s)", render.Plural(total, noun), o.root.name, o.root.loc())
+	fmt.Fprintf(&b, "%s of %s (%s)", render.Plural(total, noun), o.root.Name, o.root.Loc())
 	if o.depth > 1 {
 		fmt.Fprintf(&b, " over %d levels", o.depth)
 	}
@@ -85,7 +85,11 @@ func (b *Bridge) callHierarchy(ctx context.Context, in *CallHierarchyInput) (*Ca
 	default:
 		return nil, errors.New(`direction must be "incoming" or "outgoing"`)
 	}
-	depth, limit, err := hierarchyArgs(in.Depth, in.Limit)
+	depth, err := hierarchy.Depth(in.Depth)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := render.LimitOr(in.Limit, hierarchy.DefaultLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -94,68 +98,36 @@ func (b *Bridge) callHierarchy(ctx context.Context, in *CallHierarchyInput) (*Ca
 		return nil, err
 	}
 	defer t.Release()
-	root, err := b.prepareHierarchy(ctx, t, "textDocument/prepareCallHierarchy", "function or method")
+	root, err := b.hierarchies.Prepare(ctx, t, "textDocument/prepareCallHierarchy", "function or method")
 	if err != nil {
 		return nil, err
 	}
-	fetch := b.incomingCalls
+	fetch := b.hierarchies.IncomingCalls
 	if dir == "outgoing" {
-		fetch = b.outgoingCalls
+		fetch = b.hierarchies.OutgoingCalls
 	}
-	tree, err := b.expandHierarchy(ctx, root, depth, limit, fetch)
+	tree, err := b.hierarchies.Expand(ctx, b.caller(ctx), root, depth, limit, fetch)
 	if err != nil {
 		return nil, err
 	}
-	rn := b.hierarchyNode(b.buffers.LineCache(), root)
+	rn := b.hierarchies.Node(root)
 	out := &CallHierarchyOutput{
 		Note:      t.Note,
-		Root:      rn.name + " " + rn.loc(),
-		Truncated: tree.truncated,
+		Root:      rn.Name + " " + rn.Loc(),
+		Truncated: tree.Truncated,
 		depth:     depth,
 		root:      rn,
-		found:     tree.total,
+		found:     tree.Total,
 	}
 	if out.Truncated {
-		out.Total = tree.total
+		out.Total = tree.Total
 	}
 	// Incoming: where each caller calls. Outgoing: what each callee is.
-	calls := treeLines(tree.nodes, dir == "incoming")
+	calls := hierarchy.Lines(tree.Nodes, dir == "incoming")
 	if dir == "incoming" {
 		out.Callers = &calls
 	} else {
 		out.Callees = &calls
 	}
 	return out, nil
-}
-
-func (b *Bridge) incomingCalls(ctx context.Context, it hierItem) ([]hierEdge, error) {
-	var calls []struct {
-		From       hierItem         `json:"from"`
-		FromRanges []protocol.Range `json:"fromRanges"`
-	}
-	if err := b.client.Call(ctx, "callHierarchy/incomingCalls", map[string]any{"item": it.raw}, &calls); err != nil {
-		return nil, err
-	}
-	edges := make([]hierEdge, len(calls))
-	for i, c := range calls {
-		// The calls are in the caller.
-		edges[i] = hierEdge{item: c.From, sites: c.FromRanges, sitesURI: c.From.URI}
-	}
-	return edges, nil
-}
-
-func (b *Bridge) outgoingCalls(ctx context.Context, it hierItem) ([]hierEdge, error) {
-	var calls []struct {
-		To         hierItem         `json:"to"`
-		FromRanges []protocol.Range `json:"fromRanges"`
-	}
-	if err := b.client.Call(ctx, "callHierarchy/outgoingCalls", map[string]any{"item": it.raw}, &calls); err != nil {
-		return nil, err
-	}
-	edges := make([]hierEdge, len(calls))
-	for i, c := range calls {
-		// The calls are in the calling function, it.
-		edges[i] = hierEdge{item: c.To, sites: c.FromRanges, sitesURI: it.URI}
-	}
-	return edges, nil
 }

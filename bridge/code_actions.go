@@ -10,6 +10,7 @@ import (
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
 )
@@ -117,7 +118,7 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 		}
 	case in.Symbol != "":
 		// The symbol's name, as the range.
-		name := identAt(t.Src.Line(t.Line), t.Character)
+		name := symbol.IdentAt(t.Src.Line(t.Line), t.Character)
 		end.Character += uint32(iplace.UTF16Len(name))
 	}
 	rng := protocol.Range{Start: start, End: end}

@@ -114,22 +114,10 @@ func (b *Bridge) complete(ctx context.Context, in *CompleteInput) (*CompleteOutp
 		if insert != it.Label {
 			item += " => " + insert
 		}
-		if doc := strings.TrimSpace(markupText(it.Documentation)); in.Detailed && doc != "" {
+		if doc := strings.TrimSpace(render.MarkupText(it.Documentation)); in.Detailed && doc != "" {
 			item += "\n\t" + strings.ReplaceAll(doc, "\n", "\n\t")
 		}
 		out.Items = append(out.Items, item)
 	}
 	return out, nil
-}
-
-// markupText returns the text of an LSP string-or-MarkupContent value.
-func markupText(v any) string {
-	switch v := v.(type) {
-	case string:
-		return v
-	case map[string]any:
-		s, _ := v["value"].(string)
-		return s
-	}
-	return ""
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/decl"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
 	"github.com/goplsmcp/goplsmcp/lspclient"
@@ -97,11 +99,11 @@ func (b *Bridge) contextOf(ctx context.Context, in *ContextInput) (*ContextOutpu
 		return nil, err
 	}
 	defer src.Release()
-	pkg, err := b.filePackage(ctx, src.Path)
+	pkg, err := b.graph.FilePackage(ctx, src.Path)
 	if err != nil {
 		return nil, err
 	}
-	out := &ContextOutput{Package: pkg.path, Name: pkg.name}
+	out := &ContextOutput{Package: pkg.Path, Name: pkg.Name}
 	listed := 0
 	add := func(files *Places, file string, decls []string) {
 		n := min(len(decls), limit-listed)
@@ -116,7 +118,7 @@ func (b *Bridge) contextOf(ctx context.Context, in *ContextInput) (*ContextOutpu
 		return nil, fmt.Errorf("cannot parse %s", b.displayPath(src.Path))
 	}
 	add(&out.Files, b.displayPath(src.Path), summarizeFile(b, src.Path, src.Text, false))
-	for _, file := range pkg.files {
+	for _, file := range pkg.Files {
 		if file == src.Path {
 			continue
 		}
@@ -133,7 +135,7 @@ func (b *Bridge) contextOf(ctx context.Context, in *ContextInput) (*ContextOutpu
 			continue
 		}
 		out.Imports = append(out.Imports, path)
-		if isStdPath(path) {
+		if gocmd.IsStdPath(path) {
 			// Models know the standard library; its API costs tokens.
 			continue
 		}
@@ -163,8 +165,7 @@ func (b *Bridge) contextOf(ctx context.Context, in *ContextInput) (*ContextOutpu
 
 // packageFiles lists the files gopls builds the package in dir from.
 func (b *Bridge) packageFiles(ctx context.Context, dir string) ([]string, error) {
-	g := &graphWalk{b: b, ctx: ctx}
-	file, _, err := g.imports(dir)
+	file, _, err := b.graph.Walk(ctx, nil).Imports(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -200,13 +201,13 @@ func summarizeFile(b *Bridge, path, text string, exportedOnly bool) []string {
 			if exportedOnly && (!d.Name.IsExported() || d.Recv != nil && !token.IsExported(symbol.ReceiverType(d))) {
 				continue
 			}
-			decls = append(decls, slice(docStart(d), d.Type.End()))
+			decls = append(decls, slice(decl.DocStart(d), d.Type.End()))
 		case *ast.GenDecl:
 			if d.Tok == token.IMPORT {
 				continue
 			}
 			if !exportedOnly {
-				decls = append(decls, capLines(slice(docStart(d), d.End())))
+				decls = append(decls, capLines(slice(decl.DocStart(d), d.End())))
 				continue
 			}
 			var specs []string
@@ -217,7 +218,7 @@ func summarizeFile(b *Bridge, path, text string, exportedOnly bool) []string {
 					if !s.Name.IsExported() {
 						continue
 					}
-					start, end = s.Pos(), lineEnd(s.End(), s.Comment)
+					start, end = s.Pos(), decl.LineEnd(s.End(), s.Comment)
 					if s.Doc != nil {
 						start = s.Doc.Pos()
 					}
@@ -229,7 +230,7 @@ func summarizeFile(b *Bridge, path, text string, exportedOnly bool) []string {
 					if !exported {
 						continue
 					}
-					start, end = s.Pos(), lineEnd(s.End(), s.Comment)
+					start, end = s.Pos(), decl.LineEnd(s.End(), s.Comment)
 					if s.Doc != nil {
 						start = s.Doc.Pos()
 					}

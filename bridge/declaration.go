@@ -166,12 +166,12 @@ func declSpan(g *decl.File, p token.Pos) (span, error) {
 		return span{}, fmt.Errorf("that is package %s; ask go_package_api for its API", f.Name.Name)
 	}
 	for _, d := range g.AST.Decls {
-		if p < docStart(d) || p > d.End() {
+		if p < decl.DocStart(d) || p > d.End() {
 			continue
 		}
 		switch d := d.(type) {
 		case *ast.FuncDecl:
-			sp := span{start: docStart(d), end: d.End()}
+			sp := span{start: decl.DocStart(d), end: d.End()}
 			if d.Name.Pos() != p {
 				sp.note = fmt.Sprintf("%s is declared inside %s; this is %s's source", identNear(g, p), funcName(d), funcName(d))
 			}
@@ -196,16 +196,16 @@ func declSpan(g *decl.File, p token.Pos) (span, error) {
 				}
 				if !d.Lparen.IsValid() {
 					// The declaration is the spec: its doc is d's.
-					return span{start: docStart(d), end: lineEnd(d.End(), comment)}, nil
+					return span{start: decl.DocStart(d), end: decl.LineEnd(d.End(), comment)}, nil
 				}
-				sp := span{start: spec.Pos(), end: lineEnd(spec.End(), comment), within: d, withinWhat: d.Tok.String() + " group"}
+				sp := span{start: spec.Pos(), end: decl.LineEnd(spec.End(), comment), within: d, withinWhat: d.Tok.String() + " group"}
 				if doc != nil {
 					sp.start = doc.Pos()
 				}
 				return sp, nil
 			}
 			// Between the specs: the group itself.
-			return span{start: docStart(d), end: d.End()}, nil
+			return span{start: decl.DocStart(d), end: d.End()}, nil
 		}
 	}
 	return span{}, errors.New("no declaration there; point at a declared name or a use of one, or pass symbol")
@@ -222,36 +222,13 @@ func memberSpan(g *decl.File, s *ast.TypeSpec, p token.Pos) (span, bool) {
 		if p < f.Pos() || p > f.End() {
 			continue
 		}
-		sp := span{start: f.Pos(), end: lineEnd(f.End(), f.Comment), within: s, withinWhat: "type " + s.Name.Name}
+		sp := span{start: f.Pos(), end: decl.LineEnd(f.End(), f.Comment), within: s, withinWhat: "type " + s.Name.Name}
 		if f.Doc != nil {
 			sp.start = f.Doc.Pos()
 		}
 		return sp, true
 	}
 	return span{}, false
-}
-
-// docStart is where a declaration starts, its doc comment included.
-func docStart(d ast.Decl) token.Pos {
-	switch d := d.(type) {
-	case *ast.FuncDecl:
-		if d.Doc != nil {
-			return d.Doc.Pos()
-		}
-	case *ast.GenDecl:
-		if d.Doc != nil {
-			return d.Doc.Pos()
-		}
-	}
-	return d.Pos()
-}
-
-// lineEnd extends end over comment, the line comment of what ends there.
-func lineEnd(end token.Pos, comment *ast.CommentGroup) token.Pos {
-	if comment != nil && comment.End() > end {
-		return comment.End()
-	}
-	return end
 }
 
 // funcName names a function or method as go_source's notes do.
@@ -268,7 +245,7 @@ func identNear(g *decl.File, p token.Pos) string {
 	if line < 0 || line >= len(g.Lines) {
 		return "it"
 	}
-	if id := identAt(g.Lines[line], char); id != "" {
+	if id := symbol.IdentAt(g.Lines[line], char); id != "" {
 		return id
 	}
 	return "it"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
 )
@@ -69,7 +70,7 @@ func (b *Bridge) describe(ctx context.Context, in *DescribeInput) (*DescribeOutp
 	if hover != nil {
 		out.Decl, out.Doc = splitHover(hover.Contents.Value)
 		if !in.Detailed {
-			out.Doc = firstSentence(out.Doc)
+			out.Doc = render.FirstSentence(out.Doc)
 		}
 	}
 	if out.Decl == "" && out.Doc == "" {
@@ -100,17 +101,4 @@ func splitHover(md string) (sig, doc string) {
 		}
 	}
 	return sig, strings.Join(paras, "\n\n")
-}
-
-// firstSentence returns the first sentence of doc, on one line.
-func firstSentence(doc string) string {
-	doc = strings.TrimSpace(doc)
-	if i := strings.Index(doc, "\n\n"); i >= 0 {
-		doc = doc[:i]
-	}
-	doc = strings.Join(strings.Fields(doc), " ")
-	if i := strings.Index(doc, ". "); i >= 0 {
-		doc = doc[:i+1]
-	}
-	return doc
 }

@@ -470,7 +470,7 @@ func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map
 		for _, d := range diags {
 			for i := range out.items {
 				x := &out.items[i]
-				if x.file == file && x.line == int(d.Range.Start.Line) && x.char == int(d.Range.Start.Character) && x.message == oneLine(d.Message) {
+				if x.file == file && x.line == int(d.Range.Start.Line) && x.char == int(d.Range.Start.Character) && x.message == render.OneLine(d.Message) {
 					byFile[uri] = append(byFile[uri], listed{i, d})
 					break
 				}
@@ -576,10 +576,10 @@ func (b *Bridge) shapeDiagnostics(byURI map[string][]protocol.Diagnostic, limit 
 				file:     file,
 				line:     int(d.Range.Start.Line),
 				char:     int(d.Range.Start.Character),
-				severity: severityName(d.Severity),
+				severity: render.Severity(d.Severity),
 				source:   d.Source,
 				// One line: a diagnostic is a line of the answer.
-				message: oneLine(d.Message),
+				message: render.OneLine(d.Message),
 			}
 			if missing {
 				// A missing module is not the code's fault: say so, and
@@ -614,29 +614,6 @@ func (b *Bridge) shapeDiagnostics(byURI map[string][]protocol.Diagnostic, limit 
 		out.items = all[:limit]
 	}
 	return out
-}
-
-// oneLine joins the lines of a message with "; ".
-func oneLine(msg string) string {
-	lines := strings.Split(strings.TrimSpace(msg), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimSpace(l)
-	}
-	return strings.Join(lines, "; ")
-}
-
-func severityName(s protocol.DiagnosticSeverity) string {
-	switch s {
-	case protocol.DiagnosticSeverityError:
-		return "error"
-	case protocol.DiagnosticSeverityWarning:
-		return "warning"
-	case protocol.DiagnosticSeverityInformation:
-		return "info"
-	case protocol.DiagnosticSeverityHint:
-		return "hint"
-	}
-	return "error"
 }
 
 // anyGoFile returns a Go file inside the root, which names the workspace

@@ -33,7 +33,8 @@
 //     the shared gopls; imports memo, render, place and lspclient.
 //   - internal/gocmd: the go command, the installed Go's version and
 //     directories, the build context, the modules on disk and the import
-//     path of a directory; imports place.
+//     path of a directory, import path arguments checked; imports render
+//     and place.
 //   - internal/symbol: symbol names (Name, pkg.Name, Type.Method,
 //     pkg.Type.Method, (*Type).Method) split and read, and their
 //     declarations found in parsed files, promoted members included;
@@ -45,6 +46,13 @@
 //     an At names, found from a position, a name or a symbol (Resolver,
 //     Target), and gopls's errors as tool errors (GoplsError); imports
 //     memo, render, place, buffer, gocmd, symbol and lspclient.
+//   - internal/hierarchy: gopls's call and type hierarchies, prepared at
+//     a target, walked to a depth and rendered as indented trees (Walker);
+//     imports render, place, buffer, target and lspclient.
+//   - internal/graph: the workspace's packages and their import graph as
+//     gopls sees them (Graph: a package's directory, a file's package, its
+//     imports, its importers level by level); imports memo, render,
+//     place, buffer, gocmd, target and lspclient.
 //   - internal/edit: text edits made on a text, edit sets built from
 //     gopls's workspace edits, unified diffs, the only write path and
 //     the proposal of a set as a tool's answer (Proposer); imports

@@ -6,6 +6,7 @@ import (
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 )
 
@@ -21,6 +22,10 @@ func SetAfterCompute(b *Bridge, f func()) { b.afterCompute = f }
 
 // quote is render.Quote, under the name paths_test.go knew it by.
 func quote(s string) string { return render.Quote(s) }
+
+// importPathArg is gocmd.ImportPathArg, under the name paths_test.go
+// knew it by.
+func importPathArg(arg string) (string, error) { return gocmd.ImportPathArg(arg) }
 
 // The front of addressing moved to place.Resolver; these are the names
 // paths_test.go knew it by.

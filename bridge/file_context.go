@@ -140,7 +140,7 @@ func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileCo
 	}
 	decls := b.contextDecls(at, paths, filepath.Dir(src.Path), in.Detailed)
 	slices.SortFunc(decls, func(a, b pkgDecl) int {
-		return cmp.Or(cmp.Compare(boolRank(a.pkg != own), boolRank(b.pkg != own)), cmp.Compare(a.pkg, b.pkg),
+		return cmp.Or(render.FalseFirst(a.pkg != own, b.pkg != own), cmp.Compare(a.pkg, b.pkg),
 			cmp.Compare(a.d.file, b.d.file), cmp.Compare(a.d.line, b.d.line), cmp.Compare(a.d.character, b.d.character))
 	})
 
@@ -249,13 +249,6 @@ func (b *Bridge) contextDecls(at []declAt, paths *gocmd.ImportPaths, dir string,
 		decls = append(decls, pkgDecl{pkg, d})
 	}
 	return decls
-}
-
-func boolRank(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // usesOf finds, by syntax, the names f refers to that may be declared

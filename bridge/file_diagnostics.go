@@ -10,6 +10,7 @@ import (
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
 )
@@ -89,7 +90,7 @@ func (b *Bridge) fileDiagnostics(ctx context.Context, in *FileDiagnosticsInput) 
 	}
 	for i, d := range diags {
 		var at strings.Builder
-		fmt.Fprintf(&at, "%d:%d-%d:%d: %s: %s", d.Range.Start.Line, d.Range.Start.Character, d.Range.End.Line, d.Range.End.Character, severityName(d.Severity), d.Message)
+		fmt.Fprintf(&at, "%d:%d-%d:%d: %s: %s", d.Range.Start.Line, d.Range.Start.Character, d.Range.End.Line, d.Range.End.Character, render.Severity(d.Severity), d.Message)
 		if d.Source != "" && d.Source != "compiler" {
 			fmt.Fprintf(&at, " (%s)", d.Source)
 		}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
-	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
 
@@ -52,69 +51,13 @@ func (b *Bridge) fileMetadata(ctx context.Context, in *FileMetadataInput) (*File
 		return nil, err
 	}
 	defer src.Release()
-	pkg, err := b.filePackage(ctx, src.Path)
+	pkg, err := b.graph.FilePackage(ctx, src.Path)
 	if err != nil {
 		return nil, err
 	}
-	out := &FileMetadataOutput{Package: pkg.path, Name: pkg.name, Files: []string{}}
-	for _, f := range pkg.files {
+	out := &FileMetadataOutput{Package: pkg.Path, Name: pkg.Name, Files: []string{}}
+	for _, f := range pkg.Files {
 		out.Files = append(out.Files, b.displayPath(f))
-	}
-	return out, nil
-}
-
-// filePkg is the package gopls builds a file in.
-type filePkg struct {
-	path, name string
-	files      []string // absolute, in gopls's order
-}
-
-// filePackage asks gopls for the package of the file at path: the
-// narrowest one that has it, as gopls mcp's tools take it (the test
-// variant for a test file).
-func (b *Bridge) filePackage(ctx context.Context, path string) (*filePkg, error) {
-	uri := lspclient.FileURI(path)
-	var syms struct {
-		PackageName string
-		Files       []string
-	}
-	if err := b.client.ExecuteCommand(ctx, "gopls.package_symbols", map[string]any{"URI": uri}, &syms); err != nil {
-		return nil, goplsError(err)
-	}
-	var pkgs struct {
-		Packages []struct {
-			Path    string
-			ForTest string
-		}
-	}
-	if err := b.client.ExecuteCommand(ctx, "gopls.packages", map[string]any{"Files": []string{uri}}, &pkgs); err != nil {
-		return nil, goplsError(err)
-	}
-	out := &filePkg{name: syms.PackageName}
-	test := strings.HasSuffix(path, "_test.go")
-	xtest := strings.HasSuffix(syms.PackageName, "_test")
-	for _, p := range pkgs.Packages {
-		var fits bool
-		switch {
-		case !test:
-			fits = p.ForTest == ""
-		case xtest:
-			fits = p.ForTest != "" && strings.HasSuffix(p.Path, "_test")
-		default:
-			fits = p.ForTest != "" && p.Path == p.ForTest
-		}
-		if fits {
-			out.path = p.Path
-			break
-		}
-	}
-	if out.path == "" {
-		return nil, fmt.Errorf("gopls builds %s in no package of the workspace; check its build constraints and package clause with go_diagnostics", b.displayPath(path))
-	}
-	for _, f := range syms.Files {
-		if p, err := lspclient.URIPath(f); err == nil {
-			out.files = append(out.files, p)
-		}
 	}
 	return out, nil
 }

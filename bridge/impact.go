@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -187,7 +188,7 @@ func (b *Bridge) impact(before, after map[string][]protocol.Diagnostic) *Diagnos
 		for uri, diags := range byURI {
 			file := b.displayURI(uri)
 			for _, d := range diags {
-				k := impactKey{file, severityName(d.Severity), d.Source, oneLine(d.Message)}
+				k := impactKey{file, render.Severity(d.Severity), d.Source, render.OneLine(d.Message)}
 				m[k] = append(m[k], entry{k, int(d.Range.Start.Line), int(d.Range.Start.Character)})
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/goplsmcp/goplsmcp/bridge/internal/decl"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -116,7 +117,7 @@ func (b *Bridge) implementations(ctx context.Context, in *ImplementationsInput) 
 	b.sortLocations(locs)
 	out := &ImplementationsOutput{
 		Note:     t.Note,
-		Symbol:   identAt(t.Src.Line(t.Line), t.Character),
+		Symbol:   symbol.IdentAt(t.Src.Line(t.Line), t.Character),
 		relation: b.relation(defs, defErr),
 		found:    len(locs),
 	}

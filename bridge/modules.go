@@ -14,6 +14,7 @@ import (
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
@@ -263,7 +264,7 @@ func (b *Bridge) missingImportAt(src *buffer.Source, line, char int) string {
 		return ""
 	}
 	text := src.Line(line)
-	ident := identAt(text, char)
+	ident := symbol.IdentAt(text, char)
 	// What precedes the identifier, for a selection name.X.
 	start := min(len(text), iplace.ByteOffset(text, char))
 	for start > 0 && isIdentByte(text[start-1]) {

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/decl"
@@ -167,7 +166,7 @@ func (b *Bridge) packageAPI(ctx context.Context, in *PackageAPIInput) (*PackageA
 	gen := b.client.Generation()
 	described := map[apiKey]apiEntry{}
 	for _, arg := range in.PackagePaths {
-		path, err := importPathArg(arg)
+		path, err := gocmd.ImportPathArg(arg)
 		if err != nil {
 			return nil, err
 		}
@@ -177,11 +176,11 @@ func (b *Bridge) packageAPI(ctx context.Context, in *PackageAPIInput) (*PackageA
 		}
 		var p PackageAPI
 		if workspace == nil {
-			if workspace, err = b.workspacePackages(ctx); err != nil {
+			if workspace, err = b.graph.Workspace(ctx, b.caller(ctx)); err != nil {
 				return nil, err
 			}
 		}
-		dir, err := b.packageDir(ctx, path, workspace)
+		dir, err := b.graph.PackageDir(ctx, path, workspace)
 		if err == nil && iplace.Within(b.root, dir) && !b.reads.Confined(dir) {
 			err = errors.New("its directory leads outside the workspace root through a symbolic link")
 		}
@@ -237,119 +236,6 @@ func declCount(decls *Places) int {
 	n := 0
 	decls.All(func(_ string, d []string) { n += len(d) })
 	return n
-}
-
-// importPathArg checks an import path argument; like gopls mcp, it
-// accepts one in Go quotes. An import path is never a file system path:
-// it is made of the characters the go command allows in one (ASCII
-// letters and digits, - . _ ~ +) in non-empty elements separated by /,
-// none starting with a dot, so it cannot climb out of a directory, name
-// an absolute path or a pattern (...), or carry an encoding.
-func importPathArg(arg string) (string, error) {
-	p := strings.TrimSpace(arg)
-	if u, err := strconv.Unquote(p); err == nil {
-		p = u
-	}
-	bad := func(why string) error {
-		return fmt.Errorf("%s is not an import path (%s); pass one such as \"net/http\" or \"example.com/m/store\"", render.Quote(arg), why)
-	}
-	switch {
-	case p == "":
-		return "", bad("it is empty")
-	case len(p) > 512:
-		return "", bad("it is too long")
-	case strings.HasPrefix(p, "-"):
-		return "", bad("it starts with a dash")
-	}
-	for _, r := range p {
-		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-._~+/", r)
-		if !ok {
-			return "", bad("only ASCII letters, digits and - . _ ~ + / may appear in one")
-		}
-	}
-	for _, elem := range strings.Split(p, "/") {
-		switch {
-		case elem == "":
-			return "", bad("it has an empty element")
-		case strings.HasPrefix(elem, "."):
-			return "", bad("an element starts with a dot")
-		}
-	}
-	return p, nil
-}
-
-// workspacePackages maps the import paths of the workspace's packages to
-// their directories, from gopls's view of the workspace.
-func (b *Bridge) workspacePackages(ctx context.Context) (map[string]string, error) {
-	if err := b.client.WaitLoaded(ctx); err != nil {
-		return nil, goplsError(err)
-	}
-	var res struct {
-		Packages []struct {
-			Path       string
-			ModulePath string
-			ForTest    string
-		}
-		Module map[string]struct {
-			GoMod string
-		}
-	}
-	args := map[string]any{"Files": []string{lspclient.FileURI(b.root)}, "Recursive": true}
-	if err := b.client.ExecuteCommand(ctx, "gopls.packages", args, &res); err != nil {
-		return nil, goplsError(err)
-	}
-	dirs := map[string]string{}
-	for _, p := range res.Packages {
-		mod, ok := res.Module[p.ModulePath]
-		if p.ForTest != "" || !ok || b.buffers.ForeignPackage(b.caller(ctx), p.Path) {
-			continue
-		}
-		gomod, err := lspclient.URIPath(mod.GoMod)
-		if err != nil {
-			continue
-		}
-		rel, ok := strings.CutPrefix(p.Path, p.ModulePath)
-		if !ok {
-			continue
-		}
-		dirs[p.Path] = filepath.Join(filepath.Dir(gomod), filepath.FromSlash(rel))
-	}
-	return dirs, nil
-}
-
-// packageDir finds the directory of the package at path: a workspace
-// package from gopls, a standard one in GOROOT, and otherwise where the go
-// command finds it (offline: it looks, never downloads).
-func (b *Bridge) packageDir(ctx context.Context, path string, workspace map[string]string) (string, error) {
-	if dir, ok := workspace[path]; ok {
-		return dir, nil
-	}
-	first, _, _ := strings.Cut(path, "/")
-	if !strings.Contains(first, ".") {
-		if dir := filepath.Join(b.env.GOROOT(), "src", filepath.FromSlash(path)); b.env.GOROOT() != "" && isDir(dir) {
-			return dir, nil
-		}
-	}
-	listCtx, cancel := context.WithTimeout(ctx, gocmd.Timeout)
-	defer cancel()
-	// As gopls's go command looks (--env GOMODCACHE=... included, vendor/
-	// where it is consistent), and never downloading.
-	outb, err := gocmd.Run(listCtx, b.root, b.client.OfflineGoEnv(),
-		"list", "-find", "-e", "-f", "{{.Dir}}", "--", path)
-	if err == nil {
-		if dir := strings.TrimSpace(string(outb)); dir != "" && isDir(dir) {
-			return dir, nil
-		}
-	}
-	if ctx.Err() == nil && listCtx.Err() != nil {
-		return "", fmt.Errorf("the go command did not say within %s where the package is; retry, or name a workspace package", gocmd.Timeout)
-	}
-	return "", errors.New("no such package in the workspace, the standard library or the module's dependencies")
-}
-
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
 }
 
 // describePackage fills p with the exported declarations of the package in
@@ -413,7 +299,7 @@ func (b *Bridge) describePackage(ctx context.Context, files *decl.Files, dir str
 			line, char := g.Where(at)
 			doc := strings.TrimSpace(info.Doc)
 			if !detailed {
-				doc = firstSentence(doc)
+				doc = render.FirstSentence(doc)
 			}
 			*list = append(*list, apiDecl{name: info.Name, sig: info.Sig, doc: doc, file: file, line: line, char: char})
 		}
@@ -463,7 +349,7 @@ func (b *Bridge) describePackage(ctx context.Context, files *decl.Files, dir str
 	}
 	p.Doc = strings.TrimSpace(p.Doc)
 	if !detailed {
-		p.Doc = firstSentence(p.Doc)
+		p.Doc = render.FirstSentence(p.Doc)
 	}
 	byName := func(a, b apiDecl) int { return cmp.Compare(a.name, b.name) }
 	slices.SortStableFunc(funcs, byName)

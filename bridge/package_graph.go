@@ -4,20 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"go/parser"
-	"go/token"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
-	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/graph"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
-	"go.lsp.dev/protocol"
 )
 
 // defaultGraphLimit bounds each list of go_package_graph's answer.
@@ -75,7 +68,7 @@ func (o *PackageGraphOutput) Render() string {
 			b.WriteString("importers: none in the workspace\n")
 		}
 		for d, paths := range p.Importers {
-			list(importersName(d), paths)
+			list(graph.ImportersName(d), paths)
 		}
 	}
 	o.Errors.All(func(path, why string) {
@@ -85,14 +78,6 @@ func (o *PackageGraphOutput) Render() string {
 		fmt.Fprintf(&b, "%s: %s\n", path, why)
 	})
 	return strings.TrimSuffix(b.String(), "\n")
-}
-
-// importersName names the list of importers at depth d (0-based).
-func importersName(d int) string {
-	if d == 0 {
-		return "importers"
-	}
-	return fmt.Sprintf("importers at depth %d", d+1)
 }
 
 func (b *Bridge) addPackageGraph(s *mcp.Server) error {
@@ -124,20 +109,17 @@ func (b *Bridge) packageGraph(ctx context.Context, in *PackageGraphInput) (*Pack
 	}
 	var paths []string
 	for _, arg := range in.PackagePaths {
-		p, err := importPathArg(arg)
+		p, err := gocmd.ImportPathArg(arg)
 		if err != nil {
 			return nil, err
 		}
 		paths = append(paths, p)
 	}
-	workspace, err := b.workspacePackages(ctx)
+	workspace, err := b.graph.Workspace(ctx, b.caller(ctx))
 	if err != nil {
 		return nil, err
 	}
-	g := &graphWalk{b: b, ctx: ctx, workspace: workspace, byDir: map[string]string{}, limit: limit}
-	for path, dir := range workspace {
-		g.byDir[dir] = path
-	}
+	g := &graphWalk{b: b, ctx: ctx, walk: b.graph.Walk(ctx, workspace), workspace: workspace, limit: limit}
 	out := &PackageGraphOutput{}
 	for _, path := range paths {
 		p, err := g.place(path, depth)
@@ -158,12 +140,13 @@ func (b *Bridge) packageGraph(ctx context.Context, in *PackageGraphInput) (*Pack
 	return out, nil
 }
 
-// graphWalk places packages in the import graph for one call.
+// graphWalk places packages in the import graph for one go_package_graph
+// call, its lists bounded to limit.
 type graphWalk struct {
 	b         *Bridge
 	ctx       context.Context
+	walk      *graph.Walk
 	workspace map[string]string // import path → directory
-	byDir     map[string]string // directory → import path
 	limit     int
 }
 
@@ -171,11 +154,11 @@ type graphWalk struct {
 // path.
 func (g *graphWalk) place(path string, depth int) (PackageGraph, error) {
 	p := PackageGraph{Importers: [][]string{}}
-	dir, err := g.b.packageDir(g.ctx, path, g.workspace)
+	dir, err := g.b.graph.PackageDir(g.ctx, path, g.workspace)
 	if err != nil {
 		return p, err
 	}
-	file, imports, err := g.imports(dir)
+	file, imports, err := g.walk.Imports(dir)
 	if err != nil {
 		return p, err
 	}
@@ -185,7 +168,7 @@ func (g *graphWalk) place(path string, depth int) (PackageGraph, error) {
 		switch _, inWorkspace := g.workspace[imp]; {
 		case inWorkspace:
 			group = "workspace"
-		case isStdPath(imp):
+		case gocmd.IsStdPath(imp):
 			group = "std"
 		}
 		groups[group] = append(groups[group], imp)
@@ -201,44 +184,11 @@ func (g *graphWalk) place(path string, depth int) (PackageGraph, error) {
 	// workspace's packages as the references to its package clause.
 	seen := map[string]bool{path: true}
 	level := []string{file}
-	levels, err := g.importerLevels(seen, level, depth)
+	levels, err := g.walk.ImporterLevels(seen, level, depth)
 	for d, names := range levels {
-		p.Importers = append(p.Importers, g.cut(&p, importersName(d), names))
+		p.Importers = append(p.Importers, g.cut(&p, graph.ImportersName(d), names))
 	}
 	return p, err
-}
-
-// importerLevels walks the workspace packages importing those of level
-// (one file of each), breadth first, depth levels at most: each level
-// sorted, packages in seen (which it extends) left out. A package's own
-// tests are named only when the package itself does not import it.
-func (g *graphWalk) importerLevels(seen map[string]bool, level []string, depth int) ([][]string, error) {
-	var levels [][]string
-	for d := 0; d < depth && len(level) > 0; d++ {
-		found, err := g.importers(level)
-		if err != nil {
-			return levels, err
-		}
-		var names []string
-		level = nil
-		slices.SortStableFunc(found, func(x, y importer) int { return boolRank(x.test) - boolRank(y.test) })
-		for _, imp := range found {
-			if seen[imp.name] || imp.test && seen[strings.TrimSuffix(imp.name, " (test)")] {
-				continue
-			}
-			seen[imp.name] = true
-			names = append(names, imp.name)
-			if !imp.test {
-				level = append(level, imp.file)
-			}
-		}
-		if len(names) == 0 {
-			break
-		}
-		slices.Sort(names)
-		levels = append(levels, names)
-	}
-	return levels, nil
 }
 
 // cut bounds list to the limit, counting the rest in p.More under name.
@@ -248,169 +198,4 @@ func (g *graphWalk) cut(p *PackageGraph, name string, list []string) []string {
 	}
 	p.More.Set(name, len(list)-g.limit)
 	return list[:g.limit]
-}
-
-// imports returns a file of the package in dir, as gopls knows it, and
-// the package's direct imports.
-func (g *graphWalk) imports(dir string) (string, []string, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return "", nil, fmt.Errorf("cannot read its directory: %v", iplace.PathErrText(err))
-	}
-	var lastErr error
-	tried := 0
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		if !g.b.build.Includes(dir, name) {
-			continue
-		}
-		file := filepath.Join(dir, name)
-		var res struct {
-			PackageImports []struct{ Path string }
-		}
-		err := g.b.client.ExecuteCommand(g.ctx, "gopls.list_imports", map[string]any{"URI": lspclient.FileURI(file)}, &res)
-		if err == nil {
-			var paths []string
-			for _, imp := range res.PackageImports {
-				paths = append(paths, imp.Path)
-			}
-			return file, paths, nil
-		}
-		if g.ctx.Err() != nil {
-			return "", nil, g.ctx.Err()
-		}
-		// A file gopls builds in no package (excluded by build flags
-		// the default context does not know): try the next.
-		lastErr = err
-		if tried++; tried == 3 {
-			break
-		}
-	}
-	if lastErr != nil {
-		return "", nil, goplsError(lastErr)
-	}
-	return "", nil, errors.New("its directory has no Go files for this platform")
-}
-
-// importer is a package importing another, and a file of it that does.
-type importer struct {
-	name string // import path; path_test, or path (test), for tests
-	file string
-	test bool
-}
-
-// importers asks gopls, for each file, which workspace packages import
-// the file's package.
-func (g *graphWalk) importers(files []string) ([]importer, error) {
-	var (
-		mu       sync.Mutex
-		found    []importer
-		firstErr error
-	)
-	render.ForEach(g.ctx, len(files), func(i int) {
-		got, err := g.importersOf(files[i])
-		mu.Lock()
-		defer mu.Unlock()
-		if err != nil {
-			if firstErr == nil {
-				firstErr = err
-			}
-			return
-		}
-		found = append(found, got...)
-	})
-	if err := g.ctx.Err(); err != nil {
-		return nil, err
-	}
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	return found, nil
-}
-
-// importersOf lists the packages importing the package of file.
-func (g *graphWalk) importersOf(file string) ([]importer, error) {
-	text, ok := g.b.buffers.CurrentText(file)
-	if !ok {
-		return nil, fmt.Errorf("cannot read %s", g.b.displayPath(file))
-	}
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, file, text, parser.PackageClauseOnly)
-	if err != nil {
-		return nil, fmt.Errorf("cannot parse the package clause of %s", g.b.displayPath(file))
-	}
-	at := fset.Position(f.Name.Pos())
-	l, c := at.Line-1, 0
-	if lines := g.b.lines.Lines(file, text); l < len(lines) {
-		c = iplace.UTF16Col(lines[l], at.Column-1)
-	}
-	var locs []protocol.Location
-	params := map[string]any{
-		"textDocument": map[string]any{"uri": lspclient.FileURI(file)},
-		"position":     map[string]any{"line": l, "character": c},
-		"context":      map[string]any{"includeDeclaration": false},
-	}
-	if err := g.b.client.Call(g.ctx, "textDocument/references", params, &locs); err != nil {
-		return nil, goplsError(err)
-	}
-	scratch := g.b.buffers.ScratchRoot()
-	lc := g.b.buffers.LineCache()
-	var out []importer
-	seen := map[string]bool{}
-	for _, loc := range locs {
-		p, err := lspclient.URIPath(string(loc.URI))
-		if err != nil || iplace.Within(scratch, p) {
-			continue
-		}
-		// The package's own files' clauses are among the references.
-		if strings.HasPrefix(lc.Line(string(loc.URI), int(loc.Range.Start.Line)), "package ") {
-			continue
-		}
-		imp := importer{file: p, name: g.pathOf(filepath.Dir(p))}
-		if imp.name == "" || seen[p] {
-			continue
-		}
-		seen[p] = true
-		if strings.HasSuffix(p, "_test.go") {
-			imp.test = true
-			if pkg := packageName(g.b, p); strings.HasSuffix(pkg, "_test") {
-				imp.name += "_test"
-			} else {
-				imp.name += " (test)"
-			}
-		}
-		out = append(out, imp)
-	}
-	return out, nil
-}
-
-// pathOf is the import path of the workspace package in dir.
-func (g *graphWalk) pathOf(dir string) string {
-	if p, ok := g.byDir[dir]; ok {
-		return p
-	}
-	return gocmd.ImportPath(&g.b.env, g.b.reads, dir)
-}
-
-// packageName is the package clause's name in the file at path, or "".
-func packageName(b *Bridge, path string) string {
-	text, ok := b.buffers.CurrentText(path)
-	if !ok {
-		return ""
-	}
-	f, err := parser.ParseFile(token.NewFileSet(), path, text, parser.PackageClauseOnly)
-	if err != nil {
-		return ""
-	}
-	return f.Name.Name
-}
-
-// isStdPath reports whether an import path is of the standard library:
-// its first element has no dot.
-func isStdPath(path string) bool {
-	first, _, _ := strings.Cut(path, "/")
-	return !strings.Contains(first, ".")
 }

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -125,7 +125,7 @@ func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*Referenc
 			cmp.Compare(a.Range.Start.Line, b.Range.Start.Line),
 			cmp.Compare(a.Range.Start.Character, b.Range.Start.Character))
 	})
-	out := &ReferencesOutput{URI: t.Buffer, Note: t.Note, Symbol: identAt(t.Src.Line(t.Line), t.Character), found: len(locs)}
+	out := &ReferencesOutput{URI: t.Buffer, Note: t.Note, Symbol: symbol.IdentAt(t.Src.Line(t.Line), t.Character), found: len(locs)}
 	lines := b.buffers.LineCache()
 	list := render.NewPlaceList(limit)
 	for _, l := range locs {
@@ -145,20 +145,4 @@ func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*Referenc
 		}
 	}
 	return out, nil
-}
-
-// identAt returns the identifier that covers UTF-16 column char of line.
-func identAt(line string, char int) string {
-	off := iplace.ByteOffset(line, char)
-	isWord := func(c byte) bool {
-		return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
-	}
-	start, end := off, off
-	for start > 0 && isWord(line[start-1]) {
-		start--
-	}
-	for end < len(line) && isWord(line[end]) {
-		end++
-	}
-	return line[start:end]
 }

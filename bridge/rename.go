@@ -69,7 +69,7 @@ func (b *Bridge) rename(ctx context.Context, in *RenameInput) (*RenameOutput, er
 	}
 	defer t.Release()
 	if t.Src.Kind == buffer.AsContext {
-		return nil, fmt.Errorf("%s is declared outside the workspace root, in %s; only code inside the root can be renamed", render.Quote(identAt(t.Src.Line(t.Line), t.Character)), b.displayPath(t.Src.Path))
+		return nil, fmt.Errorf("%s is declared outside the workspace root, in %s; only code inside the root can be renamed", render.Quote(symbol.IdentAt(t.Src.Line(t.Line), t.Character)), b.displayPath(t.Src.Path))
 	}
 	var prep *struct {
 		Range       protocol.Range `json:"range"`
@@ -83,7 +83,7 @@ func (b *Bridge) rename(ctx context.Context, in *RenameInput) (*RenameOutput, er
 	}
 	old := prep.Placeholder
 	if old == "" {
-		old = identAt(t.Src.Line(t.Line), t.Character)
+		old = symbol.IdentAt(t.Src.Line(t.Line), t.Character)
 	}
 	if old == in.NewName {
 		return nil, errors.New("new_name is the current name; pass a different one")

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf16"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
 
@@ -91,9 +92,9 @@ func (b *Bridge) signature(ctx context.Context, in *SignatureInput) (*SignatureO
 	if p := active; p != nil && *p >= 0 && *p < len(sig.Parameters) {
 		out.At = fmt.Sprintf("%d: %s", *p, parameterLabel(sig.Label, sig.Parameters[*p].Label))
 	}
-	out.Doc = strings.TrimSpace(markupText(sig.Documentation))
+	out.Doc = strings.TrimSpace(render.MarkupText(sig.Documentation))
 	if !in.Detailed {
-		out.Doc = firstSentence(out.Doc)
+		out.Doc = render.FirstSentence(out.Doc)
 	}
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/hierarchy"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -26,8 +27,8 @@ type TypeHierarchyOutput struct {
 	Supertypes *TypeRelations `json:"supertypes,omitempty" jsonschema:"interfaces the type implements (when asked)"`
 	Subtypes   *TypeRelations `json:"subtypes,omitempty" jsonschema:"types that implement it (when asked)"`
 
-	depth int           // levels followed
-	root  hierarchyNode // what Root says
+	depth int            // levels followed
+	root  hierarchy.Node // what Root says
 }
 
 // TypeRelations are the types found in one direction.
@@ -43,7 +44,7 @@ func (o *TypeHierarchyOutput) Render() string {
 	if o.Note != "" {
 		b.WriteString(o.Note + "\n")
 	}
-	fmt.Fprintf(&b, "%s %s (%s)\n", o.root.kind, o.root.name, o.root.loc())
+	fmt.Fprintf(&b, "%s %s (%s)\n", o.root.Kind, o.root.Name, o.root.Loc())
 	for _, r := range []struct {
 		name string
 		rel  *TypeRelations
@@ -96,7 +97,11 @@ func (b *Bridge) typeHierarchy(ctx context.Context, in *TypeHierarchyInput) (*Ty
 	default:
 		return nil, errors.New(`direction must be "supertypes", "subtypes" or "both"`)
 	}
-	depth, limit, err := hierarchyArgs(in.Depth, in.Limit)
+	depth, err := hierarchy.Depth(in.Depth)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := render.LimitOr(in.Limit, hierarchy.DefaultLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -105,31 +110,20 @@ func (b *Bridge) typeHierarchy(ctx context.Context, in *TypeHierarchyInput) (*Ty
 		return nil, err
 	}
 	defer t.Release()
-	root, err := b.prepareHierarchy(ctx, t, "textDocument/prepareTypeHierarchy", "named type")
+	root, err := b.hierarchies.Prepare(ctx, t, "textDocument/prepareTypeHierarchy", "named type")
 	if err != nil {
 		return nil, err
 	}
-	rn := b.hierarchyNode(b.buffers.LineCache(), root)
-	out := &TypeHierarchyOutput{Note: t.Note, depth: depth, Root: rn.kind + " " + rn.name + " " + rn.loc(), root: rn}
+	rn := b.hierarchies.Node(root)
+	out := &TypeHierarchyOutput{Note: t.Note, depth: depth, Root: rn.Kind + " " + rn.Name + " " + rn.Loc(), root: rn}
 	for _, dir := range dirs {
-		method := "typeHierarchy/" + dir
-		tree, err := b.expandHierarchy(ctx, root, depth, limit, func(ctx context.Context, it hierItem) ([]hierEdge, error) {
-			var items []hierItem
-			if err := b.client.Call(ctx, method, map[string]any{"item": it.raw}, &items); err != nil {
-				return nil, err
-			}
-			edges := make([]hierEdge, len(items))
-			for i, item := range items {
-				edges[i] = hierEdge{item: item}
-			}
-			return edges, nil
-		})
+		tree, err := b.hierarchies.Expand(ctx, b.caller(ctx), root, depth, limit, b.hierarchies.Types(dir))
 		if err != nil {
 			return nil, err
 		}
-		rel := &TypeRelations{Truncated: tree.truncated, Types: treeLines(tree.nodes, false)}
+		rel := &TypeRelations{Truncated: tree.Truncated, Types: hierarchy.Lines(tree.Nodes, false)}
 		if rel.Truncated {
-			rel.Total = tree.total
+			rel.Total = tree.Total
 		}
 		if dir == "supertypes" {
 			out.Supertypes = rel

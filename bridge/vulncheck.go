@@ -306,7 +306,7 @@ func (b *Bridge) shapeVulns(out *VulncheckOutput, r *vulnResult, mods map[string
 			sink := fd.Trace[0]
 			v = &vuln{id: fd.OSV, f: VulnFinding{Module: moduleAt(sink.Module, sink.Version), Fixed: fd.Fixed, Status: "required"}}
 			e := r.Entries[fd.OSV]
-			v.f.Summary = cmp.Or(strings.TrimSpace(e.Summary), firstSentence(strings.Join(strings.Fields(e.Details), " ")))
+			v.f.Summary = cmp.Or(strings.TrimSpace(e.Summary), render.FirstSentence(strings.Join(strings.Fields(e.Details), " ")))
 			byID[fd.OSV] = v
 			list = append(list, v)
 		}

@@ -5,7 +5,8 @@
 // (File.At) and rendered one line each, without body or comments, with
 // their doc comment beside (Info, from File.Func, File.Type and
 // File.Value). go_file_context and go_package_api list declarations this
-// way; go_source finds the span of one in a File.
+// way; go_source finds the span of one in a File, from its doc comment
+// (DocStart) to its line comment (LineEnd).
 //
 // It imports the standard library, bridge/internal/memo (the lines of a
 // text), bridge/internal/place (UTF-16 columns) and

@@ -4,10 +4,13 @@
 // GOMODCACHE, learnt once), the build context gopls type-checks with as
 // far as choosing a package's files goes (Build), the modules under the
 // root as their go.mod and vendor/modules.txt say (Finder), the import
-// path of the package in a directory (ImportPath, ImportPaths), and which
+// path of the package in a directory (ImportPath, ImportPaths), an import
+// path argument checked as text (ImportPathArg), whether an import path
+// is the standard library's (IsStdPath), and which
 // directories the go command walks (BreadthFirst, SkipDir).
 //
-// It imports the standard library, golang.org/x/mod and
+// It imports the standard library, golang.org/x/mod,
+// bridge/internal/render (clipped echoes of an argument in messages) and
 // bridge/internal/place (to read go.mod files through the read gate and
 // resolve the links of the directories the go command names); it never
 // imports bridge.

@@ -121,3 +121,10 @@ func unescapeModulePath(p string) string {
 	}
 	return b.String()
 }
+
+// IsStdPath reports whether an import path is of the standard library:
+// its first element has no dot.
+func IsStdPath(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".")
+}

@@ -59,3 +59,18 @@ func TestImportPath(t *testing.T) {
 		t.Errorf("ImportPath after go.mod changed = %q, want example.com/renamed", got)
 	}
 }
+
+func TestIsStdPath(t *testing.T) {
+	for path, want := range map[string]bool{
+		"fmt":                      true,
+		"net/http":                 true,
+		"golang.org/x/tools/gopls": false,
+		"example.com":              false,
+		"example.com/m/sub":        false,
+		"m/sub":                    true, // no dot: read as standard, as the go command does for a module path without one
+	} {
+		if got := IsStdPath(path); got != want {
+			t.Errorf("IsStdPath(%q) = %v, want %v", path, got, want)
+		}
+	}
+}

@@ -5,7 +5,8 @@
 // Readings); the declarations of a reading in a package's parsed files
 // (Package.Decls, MatchDecl), with 0-based lines and UTF-16 columns; and
 // methods and fields promoted through embedded fields, searched level by
-// level as Go's selector rule has it (Promoted). Which packages to parse
+// level as Go's selector rule has it (Promoted); and the identifier at a
+// column of a source line (IdentAt). Which packages to parse
 // and where an import leads are gopls's to say: bridge asks it and hands
 // the answers in (the resolve function of Promoted).
 //
