@@ -15,6 +15,7 @@ import (
 	"github.com/goplsmcp/goplsmcp/bridge/internal/graph"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/hierarchy"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/memo"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/modules"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/target"
@@ -118,20 +119,14 @@ type Bridge struct {
 	build gocmd.Build
 	// rootBuild says which files gopls knows without having them open.
 	rootBuild gocmd.RootBuild
-	// modules are the modules under the root, at a disk epoch (see
-	// diskModules).
-	modules memo.Gen[string, []gocmd.Module]
-	// wsFiles name every build for the workspace's diagnostics, at a
-	// disk epoch, by the documents open (see workspaceFiles).
-	wsFiles memo.Gen[string, []string]
+	// mods are the workspace's modules, as on disk and as gopls builds
+	// them, and the hints for those the module cache lacks.
+	mods *modules.Modules
 	// sessions are the MCP sessions' buffers, by session id; gate decides
 	// whose overlays gopls holds (see sessions.go).
 	sessionsMu sync.Mutex
 	sessions   map[string]*buffer.Session
 	gate       gate
-
-	goFileMu sync.Mutex
-	goFile   string // a Go file in the workspace, found on first need
 }
 
 // New returns a bridge for cfg.
@@ -154,7 +149,6 @@ func New(cfg Config) (*Bridge, error) {
 	b.initReads()
 	b.diags.files.Max, b.diags.fixes.Max = maxCachedDiagFiles, maxCachedFixes
 	b.apis.Max = maxCachedPackages
-	b.modules.Max, b.wsFiles.Max = 1, 1
 	// A few queries: an agent repeats its searches within a task.
 	b.searches.Max = 16
 	return b, nil
@@ -265,6 +259,8 @@ func (b *Bridge) initReads() {
 	b.targets = &target.Resolver{Buffers: b.buffers, Client: b.client, Reads: b.reads, Build: &b.build, Trees: &b.parsed}
 	b.graph = &graph.Graph{Root: b.root, Client: b.client, Buffers: b.buffers, Reads: b.reads, Lines: &b.lines, Env: &b.env, Build: &b.build, Each: render.ForEach}
 	b.hierarchies = &hierarchy.Walker{Client: b.client, Buffers: b.buffers, Reads: b.reads, Each: render.ForEach}
+	b.mods = modules.New(modules.Config{Client: b.client, Reads: b.reads, Env: &b.env, Buffers: b.buffers,
+		GoVersion: b.goVersion, GoplsError: goplsError, Log: b.log})
 }
 
 // displayPath shows path relative to the root when inside it, and as

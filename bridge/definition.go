@@ -69,7 +69,7 @@ func (b *Bridge) definition(ctx context.Context, in *DefinitionInput) (*Definiti
 	if err := b.client.Call(ctx, method, t.Position(), &locs); err != nil {
 		return nil, goplsError(err)
 	}
-	if hint := b.missingImportAt(t.Src, t.Line, t.Character); hint != "" {
+	if hint := b.mods.HintAt(t.Src, t.Line, t.Character); hint != "" {
 		if len(locs) == 0 {
 			return nil, fmt.Errorf("no definition found at %s:%d:%d, since gopls cannot load the package: %s", b.displayPath(t.Src.Path), t.Line, t.Character, hint)
 		}

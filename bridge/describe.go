@@ -74,7 +74,7 @@ func (b *Bridge) describe(ctx context.Context, in *DescribeInput) (*DescribeOutp
 		}
 	}
 	if out.Decl == "" && out.Doc == "" {
-		if hint := b.missingImportAt(t.Src, t.Line, t.Character); hint != "" {
+		if hint := b.mods.HintAt(t.Src, t.Line, t.Character); hint != "" {
 			return nil, fmt.Errorf("nothing to describe at %s:%d:%d, since gopls cannot load the package: %s", b.displayPath(t.Src.Path), t.Line, t.Character, hint)
 		}
 		out.Nothing = Loc{File: b.displayPath(t.Src.Path), Line: t.Line, Character: t.Character,

@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -14,7 +12,6 @@ import (
 	"sync"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
-	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/memo"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
@@ -349,11 +346,11 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 }
 
 // workspaceErrors returns the parse and type errors gopls finds in every
-// build of the workspace (see workspaceFiles), by URI: analyzers' findings
+// build of the workspace (see modules.Modules.WorkspaceFiles), by URI: analyzers' findings
 // are for the files a call names. It returns when gopls has published
 // them.
 func (b *Bridge) workspaceErrors(ctx context.Context) (map[string][]protocol.Diagnostic, error) {
-	files, err := b.workspaceFiles(ctx)
+	files, err := b.mods.WorkspaceFiles(ctx, b.caller(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -556,7 +553,7 @@ func (b *Bridge) shapeDiagnostics(byURI map[string][]protocol.Diagnostic, limit 
 	lines := b.buffers.LineCache()
 	rank := map[string]int{}
 	var all []diagnostic
-	missing := len(b.missingModules()) > 0
+	missing := len(b.mods.Missing()) > 0
 	noCC := ""
 	for _, diags := range byURI {
 		for _, d := range diags {
@@ -584,7 +581,7 @@ func (b *Bridge) shapeDiagnostics(byURI map[string][]protocol.Diagnostic, limit 
 			if missing {
 				// A missing module is not the code's fault: say so, and
 				// how to get it.
-				x.hint = b.missingFor(d.Message)
+				x.hint = b.mods.HintFor(d.Message)
 			}
 			if noCC != "" && (noCompiler.MatchString(d.Message) || strings.HasPrefix(d.Message, "undefined: C.")) {
 				x.hint = noCC
@@ -592,7 +589,7 @@ func (b *Bridge) shapeDiagnostics(byURI map[string][]protocol.Diagnostic, limit 
 			if strings.Contains(d.Message, "Inconsistent vendoring") || strings.Contains(d.Message, "requires go >=") {
 				// gopls names `go mod vendor` even in a go.work, and
 				// the go command's words do not say what to do.
-				x.hint = b.loadFix()
+				x.hint = b.mods.LoadFix()
 			}
 			if detailed {
 				x.endLine, x.endChar = int(d.Range.End.Line), int(d.Range.End.Character)
@@ -614,31 +611,4 @@ func (b *Bridge) shapeDiagnostics(byURI map[string][]protocol.Diagnostic, limit 
 		out.items = all[:limit]
 	}
 	return out
-}
-
-// anyGoFile returns a Go file inside the root, which names the workspace
-// to gopls's diagnose command. It searches the tree breadth first and
-// stops at the first one.
-func (b *Bridge) anyGoFile() (string, error) {
-	b.goFileMu.Lock()
-	defer b.goFileMu.Unlock()
-	if b.goFile != "" {
-		if _, err := os.Stat(b.goFile); err == nil {
-			return b.goFile, nil
-		}
-	}
-	b.goFile = ""
-	gocmd.BreadthFirst(b.root, func(dir string, entries []os.DirEntry) gocmd.WalkStep {
-		for _, e := range entries {
-			if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".go") {
-				b.goFile = filepath.Join(dir, e.Name())
-				return gocmd.StopWalk
-			}
-		}
-		return gocmd.Descend
-	})
-	if b.goFile != "" {
-		return b.goFile, nil
-	}
-	return "", fmt.Errorf("no Go file under the workspace root %s: %w", b.root, fs.ErrNotExist)
 }

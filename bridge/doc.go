@@ -11,7 +11,9 @@
 // sets, and their proposal as a tool's answer and writing when allowed
 // to and asked, are internal/edit's (Proposer); gopls's code actions and
 // quick fixes are internal/action's; bridge aliases the types of theirs
-// that its tools' schemas hold (edits.go).
+// that its tools' schemas hold (edits.go). What the workspace's modules
+// are, and the hints for missing ones, is internal/modules'; modules.go
+// only registers the middleware that adds those hints to tool errors.
 // It uses package mcp to register tools and package lspclient to reach
 // gopls, and may import nothing else of this module but its internal
 // packages, each of which owns one vocabulary and says so in its doc.go. In import order
@@ -53,6 +55,11 @@
 //     gopls sees them (Graph: a package's directory, a file's package, its
 //     imports, its importers level by level); imports memo, render,
 //     place, buffer, gocmd, target and lspclient.
+//   - internal/modules: the workspace's modules as on disk and as gopls
+//     builds them, a build for each nested module the workspace's
+//     diagnostics must cover, and the hints for a module the module
+//     cache lacks or the go command loads nothing of; imports memo,
+//     place, buffer, gocmd, symbol and lspclient.
 //   - internal/edit: text edits made on a text, edit sets built from
 //     gopls's workspace edits, unified diffs, the only write path and
 //     the proposal of a set as a tool's answer (Proposer); imports

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/modules"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
@@ -122,24 +123,6 @@ func (b *Bridge) addWorkspace(s *mcp.Server) error {
 	})
 }
 
-// view is what gopls.views says of one view.
-type view struct {
-	Type string `json:"Type"`
-	Root string `json:"Root"`
-}
-
-// packagesResult is the part of gopls.packages's answer used here.
-type packagesResult struct {
-	Packages []struct {
-		Path    string `json:"Path"`
-		ForTest string `json:"ForTest"`
-	} `json:"Packages"`
-	Module map[string]struct {
-		Path  string `json:"Path"`
-		GoMod string `json:"GoMod"`
-	} `json:"Module"`
-}
-
 func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 	// Packages that just appeared on disk are counted too.
 	ctx = lspclient.WorkspaceWide(ctx)
@@ -160,11 +143,11 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 	out.Loading = !b.client.Loaded()
 	// Nested modules that build with another of the tree get a build of
 	// their own first, as for the workspace's diagnostics.
-	if _, err := b.workspaceFiles(ctx); err != nil {
+	if _, err := b.mods.WorkspaceFiles(ctx, b.caller(ctx)); err != nil {
 		return nil, err
 	}
 
-	var found []view
+	var found []modules.View
 	if err := b.client.ExecuteCommand(ctx, "gopls.views", nil, &found); err != nil {
 		return nil, fmt.Errorf("listing gopls's views: %w", goplsError(err))
 	}
@@ -190,7 +173,7 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 			}
 		}
 
-		var res packagesResult
+		var res modules.Packages
 		err = b.client.ExecuteCommand(ctx, "gopls.packages", map[string]any{
 			"Files": []string{v.Root}, "Recursive": true,
 		}, &res)
@@ -225,10 +208,10 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 		}
 	}
 	// Every go.mod under the root, whether gopls builds it yet or not.
-	for _, m := range b.diskModules() {
+	for _, m := range b.mods.OnDisk() {
 		wm := WorkspaceModule{GoMod: b.displayPath(m.GoMod), Go: m.GoVersion, NotLoaded: !known[m.GoMod] && views[m.Dir] == ""}
 		if len(m.Missing) > 0 {
-			wm.Missing, wm.Fix = m.Missing, b.missingHint(b.displayPath(m.Dir))
+			wm.Missing, wm.Fix = m.Missing, b.mods.Hint(b.displayPath(m.Dir))
 		}
 		wm.Problem = m.LoadFix
 		if _, dup := out.Modules.Get(m.Path); !dup {
