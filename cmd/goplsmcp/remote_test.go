@@ -64,6 +64,31 @@ func waitSessions(t *testing.T, remote string, env []string, want int) {
 	}
 }
 
+// oneDaemon waits until a single gopls daemon listens under dir, and
+// returns it. On a loaded machine gopls's -remote=auto dialer can give up
+// on the daemon it started before that daemon has bound its socket; the
+// forwarder then fails, goplsmcp starts it again, and it starts a second
+// daemon. The first serves no client and ends after its idle timeout
+// (gopls's -remote.listen.timeout, a minute), which is what this waits
+// for.
+func oneDaemon(t *testing.T, dir string) []int {
+	t.Helper()
+	deadline := time.After(90 * time.Second)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		now := daemonsIn(dir)
+		if len(now) == 1 {
+			return now
+		}
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatalf("daemons under the test's runtime directory: %v, want one within 90s", now)
+		}
+	}
+}
+
 // cmdline returns the arguments of process pid.
 func cmdline(pid int) []string {
 	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
@@ -197,10 +222,7 @@ func TestRemoteAuto(t *testing.T) {
 	}
 	a, aForwarder := start()
 	definition(a, 2, "first goplsmcp")
-	daemons := daemonsIn(runtimeDir)
-	if len(daemons) != 1 {
-		t.Fatalf("daemons under the test's runtime directory: %v, want one", daemons)
-	}
+	daemons := oneDaemon(t, runtimeDir)
 	if sockets, _ := filepath.Glob(filepath.Join(runtimeDir, "gopls-*-daemon.*")); len(sockets) != 1 {
 		t.Errorf("daemon sockets: %v", sockets)
 	}
@@ -227,7 +249,7 @@ func TestRemoteAuto(t *testing.T) {
 	}
 	forwarder(t, a, "auto")
 	definition(a, 3, "after the daemon died")
-	if now := daemonsIn(runtimeDir); len(now) != 1 || now[0] == daemons[0] {
+	if now := oneDaemon(t, runtimeDir); now[0] == daemons[0] {
 		t.Errorf("daemons after the first died: %v (the dead one was %d)", now, daemons[0])
 	}
 	waitSessions(t, "auto", env, 1)
