@@ -29,8 +29,8 @@ type document struct {
 	// holders counts the leases on this text (see [Client.Hold]).
 	holders int
 	// sent is set once gopls has the document open. A file held as read
-	// from disk is not opened (see [Client.HoldDisk]): it is forgotten
-	// when its last holder lets go.
+	// from disk is opened only when its last holder lets go (see
+	// [Client.HoldDisk]).
 	sent bool
 	// stale is set when the file changed on disk while the document was
 	// held; it is closed, so that gopls reads the disk, when the last

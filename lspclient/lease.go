@@ -35,15 +35,18 @@ func (c *Client) Hold(ctx context.Context, uri, text string, overlay bool) (*Lea
 }
 
 // HoldDisk is [Client.Hold] for text just read from the file on disk,
-// which it does not open in gopls unless it is open already: gopls reads
-// the file itself, as it does every file no editor has open. An open
-// document is what gopls runs its analyzers on, for its package and every
-// package that package imports, which on a workspace gopls has not cached
-// yet competes with the call for the machine; the call that wants the
-// analyzers' diagnostics opens the file with [Lease.Open].
+// which it does not open in gopls while the call runs, unless it is open
+// already: gopls reads the file itself, as it does every file no editor
+// has open. An open document is what gopls runs its analyzers on, for its
+// package and every package that package imports, which on a workspace
+// gopls has not cached yet competes with the call for the machine. When
+// the last holder lets go the document is opened, as Hold opens it
+// before: gopls then keeps the package type-checked for later calls, and
+// the analysis runs after the answer, not before it. A call that wants
+// the analyzers' diagnostics opens the file at once with [Lease.Open].
 //
-// The lease still keeps the text the call read: if the file changes on
-// disk while the call holds it, gopls is given the text held, as an open
+// The lease keeps the text the call read: if the file changes on disk
+// while the call holds it, gopls is given the text held, as an open
 // document, before it hears of the change, and reads the disk again once
 // the last holder lets go.
 func (c *Client) HoldDisk(ctx context.Context, uri, text string) (*Lease, error) {
@@ -99,10 +102,9 @@ func (c *Client) hold(ctx context.Context, uri, text string, overlay, open bool)
 	}
 }
 
-// Open makes gopls hold the lease's text as an open document, if it does
-// not already (see [Client.HoldDisk]): gopls then runs its analyzers on
-// the file's package, and keeps the document open after the lease is
-// released, as it keeps those [Client.Hold] opens.
+// Open makes gopls hold the lease's text as an open document now, if it
+// does not already (see [Client.HoldDisk]), so that gopls runs its
+// analyzers on the file's package before the call asks for them.
 func (l *Lease) Open() {
 	c := l.c
 	c.docs.mu.Lock()
@@ -144,8 +146,10 @@ func (l *Lease) Release() {
 			// It changed on disk meanwhile: let gopls read the disk.
 			c.forgetLocked(l.URI, doc)
 		case !doc.sent:
-			// gopls reads this one from disk: nothing is left to hold.
-			c.forgetLocked(l.URI, doc)
+			// The call has its answer: open the document now, as Hold
+			// does before, so that later calls find its package
+			// type-checked and kept by gopls (see HoldDisk).
+			c.openLocked(l.URI, doc)
 		}
 		c.docs.wake()
 	})

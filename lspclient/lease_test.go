@@ -75,9 +75,10 @@ func TestHoldSerialisesChanges(t *testing.T) {
 }
 
 // TestHoldDiskPins checks that a file held as read from disk is not opened
-// in gopls, which answers from the disk; that a change on disk while it is
-// held gives gopls the text the call read, until the call lets go; and
-// that Open opens it for good.
+// in gopls while the call runs, gopls answering from the disk; that a
+// change on disk while it is held gives gopls the text the call read,
+// until the call lets go; and that the file is opened when the call is
+// done with it, or at once by Open.
 func TestHoldDiskPins(t *testing.T) {
 	root := exampleRoot(t)
 	c := startClient(t, root)
@@ -143,7 +144,8 @@ func TestHoldDiskPins(t *testing.T) {
 		t.Errorf("after release, gopls puts Summary on line %d, want %d, as on disk", got, before+2)
 	}
 
-	// Open: the document stays open after release, as Hold's do.
+	// A call that is done with a file it read opens it, so that later
+	// calls find its package kept by gopls; Open opens it at once.
 	now, err := os.ReadFile(report)
 	if err != nil {
 		t.Fatal(err)
@@ -152,10 +154,24 @@ func TestHoldDiskPins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, _, open := c.Document(uri); open {
+		t.Error("HoldDisk opened the document in gopls before its call was done")
+	}
 	l.Open()
+	if text, _, open := c.Document(uri); !open || text != string(now) {
+		t.Errorf("after Open: open %v, text as on disk %v; want both", open, text == string(now))
+	}
+	l.Release()
+	if _, err := c.CloseDocument(ctx, uri); err != nil {
+		t.Fatal(err)
+	}
+	l, err = c.HoldDisk(ctx, uri, string(now))
+	if err != nil {
+		t.Fatal(err)
+	}
 	l.Release()
 	if text, _, open := c.Document(uri); !open || text != string(now) {
-		t.Errorf("after Open and release: open %v, text as on disk %v; want both", open, text == string(now))
+		t.Errorf("after release: open %v, text as on disk %v; want both", open, text == string(now))
 	}
 	if !c.known(uri) || len(c.OpenDocuments()) != 1 {
 		t.Errorf("open documents = %v, want the one opened", c.OpenDocuments())

@@ -6,9 +6,9 @@
 // earlier call), the files a call reaches on its own, and snippets; each
 // is held in gopls, with the text positions refer to, until the call
 // releases it. A file as on disk that gopls knows from its first build
-// (SetConfig.InBuild) is held without being opened in gopls, which reads
-// it itself; OpenInGopls opens it for the calls that need gopls's
-// analyzers. Bytes are read only through place's read gate, and paths
+// (SetConfig.InBuild) is opened in gopls only when the call releases it,
+// gopls reading it from disk meanwhile; OpenInGopls opens it at once for
+// the calls that need gopls's analyzers. Bytes are read only through place's read gate, and paths
 // resolved only through place.Resolver. The Set also keeps other
 // sessions' snippets out of what a session sees (Foreign, DropForeign,
 // ForeignPackage), shows the lines of files as gopls holds them

@@ -56,7 +56,7 @@ type SetConfig struct {
 	Log *slog.Logger
 	// InBuild, if set, reports whether gopls knows the file at path
 	// without having it open (see gocmd.RootBuild): such a file, read
-	// from disk, is held without being opened in gopls (see
+	// from disk, is opened in gopls only when the call lets go of it (see
 	// lspclient.Client.HoldDisk).
 	InBuild func(path string) bool
 }

@@ -44,9 +44,9 @@ func (s *Source) Release() {
 	}
 }
 
-// OpenInGopls opens the source's file in gopls if gopls only reads it from
-// disk: gopls keeps its analyzers' diagnostics, and their fixes, only for
-// open files.
+// OpenInGopls opens the source's file in gopls now if gopls reads it from
+// disk until the call ends: gopls keeps its analyzers' diagnostics, and
+// their fixes, only for open files.
 func (s *Source) OpenInGopls() {
 	if s != nil && s.lease != nil {
 		s.lease.Open()
