@@ -117,8 +117,6 @@ type Bridge struct {
 	searches memo.Gen[string, []symbolInfo]
 	// build is how gopls chooses a package's files.
 	build gocmd.Build
-	// rootBuild says which files gopls knows without having them open.
-	rootBuild gocmd.RootBuild
 	// mods are the workspace's modules, as on disk and as gopls builds
 	// them, and the hints for those the module cache lacks.
 	mods *modules.Modules
@@ -247,13 +245,14 @@ func (b *Bridge) initReads() {
 	if b.client != nil { // tests of paths alone have none
 		env = b.client.GoVar
 	}
-	b.rootBuild = gocmd.RootBuild{Gate: b.reads, Build: &b.build, Env: env}
+	// Which files gopls knows without having them open.
+	rootBuild := &gocmd.RootBuild{Gate: b.reads, Build: &b.build, Env: env}
 	b.edits = &edit.Proposer{Gate: b.reads, AllowWrite: b.allowWrite, ResultBytes: b.limits.withDefaults().ResultBytes,
 		Foreign:  func(ctx context.Context, uri string) bool { return b.buffers.Foreign(b.caller(ctx), uri) },
 		Document: func(uri string) (string, int32, bool) { return b.client.Document(uri) },
 		Written:  func(written map[string]bool) { b.client.Written(written) }}
 	b.actions = &action.Asker{Client: b.client, Proposer: b.edits, GoplsError: goplsError, Log: b.log}
-	b.buffers = buffer.NewSet(buffer.SetConfig{Client: b.client, Reads: b.reads, Addr: b.addr, Lines: &b.lines, InBuild: b.rootBuild.Has,
+	b.buffers = buffer.NewSet(buffer.SetConfig{Client: b.client, Reads: b.reads, Addr: b.addr, Lines: &b.lines, InBuild: rootBuild.Has,
 		Gate: b.gate.Gate, GoplsError: goplsError, Fault: mcp.InternalError, Log: b.log,
 		TextChars: b.limits.withDefaults().TextChars, Timeout: b.limits.withDefaults().Timeout})
 	b.targets = &target.Resolver{Buffers: b.buffers, Client: b.client, Reads: b.reads, Build: &b.build, Trees: &b.parsed}

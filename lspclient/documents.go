@@ -74,8 +74,7 @@ func (c *Client) CloseDocument(ctx context.Context, uri string) (closed bool, er
 	for {
 		c.docs.mu.Lock()
 		doc, ok := c.docs.open[uri]
-		if !ok || !doc.sent {
-			// gopls reads the file from disk already.
+		if !ok {
 			c.docs.mu.Unlock()
 			return false, nil
 		}
@@ -98,17 +97,6 @@ func (c *Client) CloseDocument(ctx context.Context, uri string) (closed bool, er
 func (c *Client) openLocked(uri string, doc *document) {
 	doc.sent = true
 	c.sendDocument("textDocument/didOpen", doc.openParams(uri))
-}
-
-// forgetLocked lets go of a document no call holds: one open in gopls is
-// closed, so that gopls reads the disk; one it never had is dropped.
-// c.docs.mu is held.
-func (c *Client) forgetLocked(uri string, doc *document) {
-	if doc.sent {
-		c.closeLocked(uri)
-		return
-	}
-	delete(c.docs.open, uri)
 }
 
 // closeLocked forgets uri and tells gopls. c.docs.mu is held.

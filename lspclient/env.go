@@ -34,13 +34,22 @@ func childEnv(base, extra []string, allowNetwork bool) []string {
 	return env
 }
 
-// userGoflags returns the GOFLAGS the go command would run with in env:
-// env's own, else the one `go env -w` wrote to the go env file.
-func userGoflags(env []string) string {
-	if v := lookupEnv(env, "GOFLAGS"); v != "" {
+// userGoflags returns the GOFLAGS the go command would run with in env.
+func userGoflags(env []string) string { return goVar(env, "GOFLAGS") }
+
+// goVar returns the value of key the go command would see in env: env's
+// own, else the one `go env -w` wrote to the go env file.
+func goVar(env []string, key string) string {
+	if v := lookupEnv(env, key); v != "" {
 		return v
 	}
-	return goEnvFileValue(env, "GOFLAGS")
+	return goEnvFileValue(env, key)
+}
+
+// givenEnv is the environment goplsmcp was given for the go command:
+// its own, --env's, and the env setting's, the last winning.
+func (c *Client) givenEnv() []string {
+	return append(append(os.Environ(), c.opts.Env...), c.GoEnv()...)
 }
 
 // goEnvFileValue reads key from the go env file (GOENV, else
@@ -217,8 +226,7 @@ func (c *Client) BuildFlags() []string {
 // gopls's go command has (vendor/ where it is consistent).
 func (c *Client) OfflineGoEnv() []string {
 	env := append(c.GoEnv(), offlineEnv...)
-	given := append(append(os.Environ(), c.opts.Env...), c.GoEnv()...)
-	if goflags, ok := offlineGoflags(userGoflags(given)); ok {
+	if goflags, ok := offlineGoflags(userGoflags(c.givenEnv())); ok {
 		env = append(env, "GOFLAGS="+goflags)
 	}
 	return env
@@ -228,9 +236,5 @@ func (c *Client) OfflineGoEnv() []string {
 // its environment's (goplsmcp's own, --env's, the env setting's), else
 // the go env file's; "" when unset.
 func (c *Client) GoVar(key string) string {
-	given := append(append(os.Environ(), c.opts.Env...), c.GoEnv()...)
-	if v := lookupEnv(given, key); v != "" {
-		return v
-	}
-	return goEnvFileValue(given, key)
+	return goVar(c.givenEnv(), key)
 }

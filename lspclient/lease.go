@@ -144,7 +144,7 @@ func (l *Lease) Release() {
 		switch {
 		case doc.stale:
 			// It changed on disk meanwhile: let gopls read the disk.
-			c.forgetLocked(l.URI, doc)
+			c.closeLocked(l.URI)
 		case !doc.sent:
 			// The call has its answer: open the document now, as Hold
 			// does before, so that later calls find its package

@@ -748,7 +748,7 @@ func (c *Client) Written(paths map[string]bool) {
 		case doc.holders > 0:
 			c.pinLocked(uri, doc)
 		default:
-			c.forgetLocked(uri, doc)
+			c.closeLocked(uri)
 		}
 	}
 	// Queued under the document lock, after the closes.

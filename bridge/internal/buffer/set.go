@@ -156,7 +156,7 @@ func (s *Set) hold(ctx context.Context, c Caller, path, text string, kind Kind) 
 	}
 	var l *lspclient.Lease
 	var err error
-	if kind == FromDisk && s.c.InBuild != nil && s.c.InBuild(path) {
+	if kind == FromDisk && s.c.InBuild != nil && !s.inGopls(src.URI) && s.c.InBuild(path) {
 		l, err = s.c.Client.HoldDisk(ctx, src.URI, text)
 	} else {
 		l, err = s.c.Client.Hold(ctx, src.URI, text, kind != FromDisk)
@@ -176,6 +176,14 @@ func (s *Set) hold(ctx context.Context, c Caller, path, text string, kind Kind) 
 		}
 	}
 	return src, nil
+}
+
+// inGopls reports whether gopls has uri open, in which case Hold and
+// HoldDisk do the same and InBuild, which reads the file's header and
+// looks for go.mod and go.work, need not be asked.
+func (s *Set) inGopls(uri string) bool {
+	_, _, ok := s.c.Client.Document(uri)
+	return ok
 }
 
 // OpenCurrent is for files a call reaches on its own, such as the file
