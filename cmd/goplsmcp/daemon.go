@@ -72,6 +72,7 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // the last has been gone for --idle, SIGTERM, or a gopls that cannot be
 // kept alive.
 func serveDaemon(ctx context.Context, args []string, stderr io.Writer) error {
+	outliveShell()
 	cfg := &config{}
 	fs := newFlagSet(cfg)
 	var dir, key string

@@ -101,6 +101,13 @@ func startBinary(t *testing.T, args ...string) *proc {
 // its own, with pipes for its standard streams.
 func startCmd(t *testing.T, cmd *exec.Cmd) *proc {
 	t.Helper()
+	return startCmdWith(t, cmd, (*exec.Cmd).Start)
+}
+
+// startCmdWith is startCmd with the call that starts the process, which
+// may run it from another thread.
+func startCmdWith(t *testing.T, cmd *exec.Cmd, start func(*exec.Cmd) error) *proc {
+	t.Helper()
 	// The race detector waits a second at exit by default, which would
 	// hide how long goplsmcp itself takes to stop.
 	if cmd.Env == nil {
@@ -119,7 +126,7 @@ func startCmd(t *testing.T, cmd *exec.Cmd) *proc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	if err := start(cmd); err != nil {
 		t.Fatal(err)
 	}
 	p := &proc{t: t, cmd: cmd, stdin: stdin, lines: make(chan string, 100), stderr: make(chan string, 1000), exited: make(chan struct{})}

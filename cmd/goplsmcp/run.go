@@ -137,6 +137,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// use fails at once; and the token is settled.
 	var web *httpServing
 	if cfg.http != "" {
+		outliveShell()
 		var err error
 		if web, err = listenHTTP(cfg, stderr); err != nil {
 			return err
