@@ -105,7 +105,11 @@ test-concurrency:
 # reports the server connected as goplsmcp config claude registers it;
 # clients.mjs installs the repository's Claude Code plugin (as a local
 # marketplace) and links its Gemini CLI extension, and both clients report
-# goplsmcp connected;
+# goplsmcp connected; codex.mjs runs codex exec with goplsmcp registered
+# as goplsmcp config codex prints it, against a scripted model on loopback
+# that calls go_workspace, pauses 20 s, then calls go_implementations: both
+# must come back answered (Codex starts its servers from a thread that
+# ends when idle, which a server asking for PR_SET_PDEATHSIG dies with);
 # config-http.mjs connects the TypeScript SDK client as each client's
 # HTTP snippet (goplsmcp config CLIENT --url) says, token included. All
 # offline but for npm. They run on Node.js 22.19 or later: on linux-x64 the
@@ -125,7 +129,7 @@ interop: build .interop/node_modules/.package-lock.json
 	@own=""; if [ -z "$$GOPLSMCP_RUNTIME_DIR" ]; then own="$$(mktemp -d /tmp/goplsmcp-interop.XXXXXX)"; export GOPLSMCP_RUNTIME_DIR="$$own"; \
 		before_daemons="$$($(call DAEMONS,$$own) | awk '{print $$1}' | tr '\n' ' ')"; fi; \
 	status=0; \
-	for script in interop config-http inspector conformance claude clients; do \
+	for script in interop config-http inspector conformance claude clients codex; do \
 		echo "$(NODE) .interop/$$script.mjs $(INTEROP_ARGS)"; \
 		$(NODE) .interop/$$script.mjs $(INTEROP_ARGS) || { status=1; break; }; \
 	done; \
