@@ -62,11 +62,15 @@ FIXTURES = { git status --porcelain --untracked-files=all --ignored=matching -- 
 # daemon the run starts lives under a runtime directory of its own
 # (GOPLSMCP_RUNTIME_DIR: the tests make theirs inside it), and the run
 # fails if one of them is still running at the end.
+# Every package's tests run under an explicit bound, far above what a
+# quiet machine needs (the slowest package takes a few minutes), so that a
+# busy machine makes the suite slower, not red.
+TEST_TIMEOUT ?= 30m
 test: build vet hygiene cross
 	@rt="$$(mktemp -d /tmp/goplsmcp-test.XXXXXX)"; export GOPLSMCP_RUNTIME_DIR="$$rt"; \
 	before_daemons="$$($(call DAEMONS,$$rt) | awk '{print $$1}' | tr '\n' ' ')"; export before_daemons; \
 	before="$$($(FIXTURES))"; status=0; \
-	$(GO) test -race ./... || status=1; \
+	$(GO) test -race -timeout $(TEST_TIMEOUT) ./... || status=1; \
 	[ $$status = 1 ] || $(MAKE) --no-print-directory test-concurrency || status=1; \
 	if [ $$status = 0 ] && [ "$$before" != "$$($(FIXTURES))" ]; then \
 		echo "FAIL: the tests changed testdata/; tests must copy fixtures before use, and no tool may write:"; \
@@ -91,8 +95,8 @@ NO_DAEMONS = left="$$($(call DAEMONS,$(1)) | while read pid rest; do case " $$be
 # queued, unsaved text sent with escaped keys, cancellation by id value.
 # The bridge's share one gopls across their runs: well under a minute.
 test-concurrency:
-	$(GO) test -race -count=20 -run '^(TestNewPackagesLoadApart|TestCancelQueuedNeverRuns|TestEscapedOverlay)$$' ./bridge/
-	$(GO) test -race -count=20 -run '^(TestCancelWhileWaitingForAPlace|TestCancelByValue)$$' ./mcp/
+	$(GO) test -race -timeout $(TEST_TIMEOUT) -count=20 -run '^(TestNewPackagesLoadApart|TestCancelQueuedNeverRuns|TestEscapedOverlay)$$' ./bridge/
+	$(GO) test -race -timeout $(TEST_TIMEOUT) -count=20 -run '^(TestCancelWhileWaitingForAPlace|TestCancelByValue)$$' ./mcp/
 
 # Real third-party clients in CI, pinned in .interop/package-lock.json and
 # installed there with the machine's npm (npm ci, only when the lock file

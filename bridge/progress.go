@@ -2,8 +2,10 @@ package bridge
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -40,14 +42,22 @@ func (b *Bridge) relayProgress(ctx context.Context, tool string, next func(conte
 	})
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
+	began := time.Now()
 	wg.Go(func() {
+		// A call that waits long is heard from between gopls's reports
+		// too: clients that reset their timeout on progress keep waiting.
+		quiet := time.NewTimer(progressHeartbeat)
+		defer quiet.Stop()
 		for {
 			select {
 			case msg := <-reports:
 				mcp.ReportProgress(ctx, msg)
+			case <-quiet.C:
+				mcp.ReportProgress(ctx, fmt.Sprintf("%s: gopls is still working (%s)", tool, time.Since(began).Round(time.Second)))
 			case <-stop:
 				return
 			}
+			quiet.Reset(progressHeartbeat)
 		}
 	})
 	if !b.client.Loaded() {
@@ -59,6 +69,11 @@ func (b *Bridge) relayProgress(ctx context.Context, tool string, next func(conte
 	wg.Wait()
 	return res, err
 }
+
+// progressHeartbeat is the longest a call with a progress token goes
+// without a progress notification: under the 10 s that clients which
+// reset their timeout on progress are promised.
+const progressHeartbeat = 8 * time.Second
 
 // progressText renders one gopls report as a progress message.
 func progressText(p lspclient.Progress) string {

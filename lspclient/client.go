@@ -15,7 +15,9 @@ import (
 
 // Sentinel errors that callers branch on.
 var (
-	// ErrTimeout means gopls did not answer within the request timeout.
+	// ErrTimeout means gopls stopped working on a request (a
+	// [*StuckError]) or did not take a request in time: it was not
+	// running, or did not read what was sent before it.
 	ErrTimeout = errors.New("gopls did not answer in time")
 	// ErrLoadTimeout means gopls did not finish loading the workspace
 	// within the load timeout.
@@ -29,7 +31,7 @@ var (
 	ErrCrashLoop = errors.New("gopls keeps crashing")
 )
 
-// DefaultTimeout bounds each request to gopls when Options.Timeout is zero.
+// DefaultTimeout is the stall window when Options.Timeout is zero.
 const DefaultTimeout = 30 * time.Second
 
 // DefaultLoadTimeout bounds the wait for gopls's workspace load when
@@ -77,12 +79,14 @@ type Options struct {
 	Settings map[string]any
 	// Logger receives the client's log and gopls's stderr; nil discards.
 	Logger *slog.Logger
-	// Timeout bounds each request (default 30 s), and each write to gopls,
-	// once the workspace is loaded.
+	// Timeout (default 30 s) is the stall window: a request fails when
+	// gopls shows no sign of work on it for that long (stall.go), never
+	// because it is slow. It also bounds each write to gopls and the wait
+	// for a gopls being restarted.
 	Timeout time.Duration
 	// LoadTimeout bounds the wait for gopls's workspace load (default
-	// 10 min), which requests made during it wait for before Timeout
-	// starts to count.
+	// 10 min), whatever gopls does meanwhile: requests made during the
+	// load wait for it, and initialize, within it.
 	LoadTimeout time.Duration
 	// CrashLimit and CrashWindow set the crash-loop policy (defaults 5 and
 	// one minute): after CrashLimit unexpected ends of gopls within
@@ -149,6 +153,7 @@ type Client struct {
 	stopLife context.CancelFunc
 	done     chan struct{}  // closed when the supervisor has ended
 	bg       sync.WaitGroup // the notes' writer
+	flights  flights        // requests others may join (join.go)
 
 	closeOnce sync.Once
 }
@@ -248,13 +253,14 @@ func (c *Client) Health() Health {
 }
 
 // Call sends a request to gopls and decodes its result into result, which
-// may be nil. The request is bounded by the client's timeout, counted from
-// the end of the workspace load when it is sent during one (the load
-// itself bounded by the load timeout; see callContext); when ctx is
-// cancelled or the time is up, gopls is told to stop with $/cancelRequest.
-// While gopls is being restarted the request waits for it, within the same
-// bound. If gopls dies while the request is pending, the request is sent
-// once more to the gopls that replaces it, with a bound of its own.
+// may be nil. The request waits as long as gopls works on it: it fails
+// with a [*StuckError] only when gopls shows no sign of work for the stall
+// window (Options.Timeout; see stall.go), and, when sent during the
+// workspace load, when the load outlasts the load timeout. When ctx is
+// cancelled or the request fails, gopls is told to stop with
+// $/cancelRequest. While gopls is being restarted the request waits for
+// it, within the request timeout. If gopls dies while the request is
+// pending, the request is sent once more to the gopls that replaces it.
 //
 // Before it is sent, gopls is told of the files changed on disk and of
 // every change to the open documents made before the call. A request
@@ -300,58 +306,87 @@ func (c *Client) traced(ctx context.Context, name, method string, params, result
 		}
 	}
 	began := time.Now()
-	err := c.call(ctx, method, params, result)
+	err := c.joined(ctx, c.mods.Load(), method, params, result)
 	record(ctx, name, began, err)
 	if errors.Is(err, ErrExited) && ctx.Err() == nil {
 		c.log.Info("gopls ended during a request; retrying it once", "method", method)
 		began = time.Now()
-		err = c.call(ctx, method, params, result)
+		err = c.joined(ctx, c.mods.Load(), method, params, result)
 		record(ctx, name, began, err)
 	}
 	return err
 }
 
 func (c *Client) call(ctx context.Context, method string, params, result any) error {
-	callCtx, cancel := c.callContext(ctx)
+	waitCtx, cancel := c.callContext(ctx)
 	defer cancel()
-	p, err := c.ready(callCtx)
+	p, err := c.ready(waitCtx)
 	if err != nil {
 		return c.requestError(ctx, method, err, "gopls is restarting and did not come back")
 	}
 	// The changes made before the request reach gopls first.
-	if err := c.flush(callCtx); err != nil {
+	if err := c.flush(waitCtx); err != nil {
 		if errors.Is(err, ErrTimeout) && ctx.Err() == nil {
 			c.suspect(p)
 		}
 		return c.requestError(ctx, method, err, "gopls did not read the changes sent before the request")
 	}
-	err = p.call(callCtx, method, params, result)
-	if (errors.Is(err, ErrTimeout) || errors.Is(err, ErrLoadTimeout)) && ctx.Err() == nil {
+	reqCtx, cancelReq := c.requestContext(ctx)
+	defer cancelReq()
+	err = c.watched(reqCtx, p, method, params, func(ctx context.Context) error {
+		return p.call(ctx, method, params, result)
+	})
+	var stuck *StuckError
+	if errors.As(err, &stuck) {
+		return err
+	}
+	if errors.Is(err, ErrLoadTimeout) && ctx.Err() == nil {
 		c.suspect(p)
 	}
 	return c.requestError(ctx, method, err, "")
 }
 
-// callContext bounds one request. gopls answers nothing until its
-// workspace load is over, which takes as long as the workspace is big: a
-// request sent during the load waits in gopls's queue (where a
-// cancellation still reaches it) for up to the load timeout, and the
-// request timeout counts from the end of the load. The context's cause is
+// callContext bounds what a request waits for before it is sent: a gopls
+// being restarted, and the changes queued before it being written. Those
+// waits are not gopls's work on the request, so they have fixed bounds:
+// the request timeout, or the load timeout while gopls loads the
+// workspace (it reads nothing else meanwhile). The context's cause is
 // ErrTimeout, or a *LoadTimeoutError when the load was not over.
 func (c *Client) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return c.loadBounded(ctx, true)
+}
+
+// requestContext bounds a request once sent. gopls answers nothing until
+// its workspace load is over, which takes as long as the workspace is
+// big: a request sent during the load waits in gopls's queue (where a
+// cancellation still reaches it) for up to the load timeout. After the
+// load it has no fixed bound: it waits as long as gopls works on it, and
+// the stall watch (stall.go) ends it when gopls stops working.
+func (c *Client) requestContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return c.loadBounded(ctx, false)
+}
+
+// loadBounded is ctx bounded by the load timeout while the workspace
+// loads, then, if afterLoad, by the request timeout.
+func (c *Client) loadBounded(ctx context.Context, afterLoad bool) (context.Context, context.CancelFunc) {
 	c.prog.mu.Lock()
 	loaded := c.prog.loaded
 	c.prog.mu.Unlock()
 	select {
 	case <-loaded:
-		return context.WithTimeoutCause(ctx, c.opts.Timeout, ErrTimeout)
+		if afterLoad {
+			return context.WithTimeoutCause(ctx, c.opts.Timeout, ErrTimeout)
+		}
+		return context.WithCancel(ctx)
 	default:
 	}
 	callCtx, cancel := context.WithCancelCause(ctx)
 	timer := time.AfterFunc(c.opts.LoadTimeout, func() {
 		select {
 		case <-loaded:
-			cancel(ErrTimeout)
+			if afterLoad {
+				cancel(ErrTimeout)
+			}
 		default:
 			cancel(&LoadTimeoutError{Bound: c.opts.LoadTimeout})
 		}
@@ -360,7 +395,7 @@ func (c *Client) callContext(ctx context.Context) (context.Context, context.Canc
 		select {
 		case <-loaded:
 			// Stopped before it fired: the load is over in time.
-			if timer.Stop() {
+			if timer.Stop() && afterLoad {
 				timer.Reset(c.opts.Timeout)
 			}
 		case <-callCtx.Done():
@@ -441,6 +476,7 @@ func (c *Client) Close() error {
 		c.stopLife()
 		<-c.done
 		c.bg.Wait()
+		c.flights.wg.Wait()
 	})
 	return nil
 }
@@ -511,7 +547,10 @@ func (c *Client) broadcastLocked() {
 // initialize runs the LSP handshake with a new process. It returns once
 // gopls has answered initialize and been sent initialized.
 func (c *Client) initialize(ctx context.Context, p *process) error {
-	ctx, cancel := context.WithTimeoutCause(ctx, c.opts.Timeout, ErrTimeout)
+	// gopls answers initialize before it loads anything, but a busy
+	// machine may be slow to run it: bounded by the stall watch, and by
+	// the load timeout whatever gopls does.
+	ctx, cancel := context.WithTimeoutCause(ctx, c.opts.LoadTimeout, &LoadTimeoutError{Bound: c.opts.LoadTimeout})
 	defer cancel()
 	var res struct {
 		ServerInfo struct {
@@ -520,7 +559,10 @@ func (c *Client) initialize(ctx context.Context, p *process) error {
 		} `json:"serverInfo"`
 		Capabilities json.RawMessage `json:"capabilities"`
 	}
-	if err := p.call(ctx, "initialize", c.initializeParams(), &res); err != nil {
+	err := c.watched(ctx, p, "initialize", nil, func(ctx context.Context) error {
+		return p.call(ctx, "initialize", c.initializeParams(), &res)
+	})
+	if err != nil {
 		return fmt.Errorf("initializing gopls: %w", err)
 	}
 	c.mu.Lock()

@@ -10,6 +10,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/segmentio/encoding/json"
 	"go.lsp.dev/jsonrpc2"
@@ -32,8 +33,11 @@ const maxHeaderLine = 4096
 // caller's type (see resultTable); jsonrpc2's connection gets the
 // response without its result.
 type lspStream struct {
-	conn    io.ReadWriteCloser
-	in      *bufio.Reader
+	conn io.ReadWriteCloser
+	in   *bufio.Reader
+	// heard counts the messages read from gopls: one sign that it works
+	// (see stall.go).
+	heard   atomic.Uint64
 	out     []byte // the message being written; jsonrpc2 serialises writes
 	results resultTable
 }
@@ -81,6 +85,7 @@ func (s *lspStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 	if err != nil {
 		return nil, total, fmt.Errorf("reading a message from gopls: %w", err)
 	}
+	s.heard.Add(1)
 	msg, err := s.decode(data)
 	return msg, total, err
 }

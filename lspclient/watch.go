@@ -541,8 +541,10 @@ func (w *watcher) load(b *loadBatch, uris []string) {
 		w.c.modified()
 		close(b.done)
 	}()
-	ctx, cancel := context.WithTimeout(w.ctx, w.c.opts.Timeout)
-	defer cancel()
+	// As long as gopls works on them (the stall watch bounds each): a
+	// workspace-wide call waits for them, and on a busy machine a fixed
+	// bound would have it answer without the packages it waited for.
+	ctx := w.ctx
 	began := time.Now()
 	for _, uri := range uris {
 		params := map[string]any{"textDocument": map[string]any{"uri": uri}}
@@ -557,7 +559,7 @@ func (w *watcher) load(b *loadBatch, uris []string) {
 }
 
 // awaitLoads waits until the loads of new packages started so far have
-// ended (each batch is bounded by the client's timeout), or ctx ends.
+// ended (each load of a batch is bounded by the stall watch), or ctx ends.
 func (w *watcher) awaitLoads(ctx context.Context) error {
 	if w == nil {
 		return nil

@@ -3,6 +3,7 @@ package target
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
@@ -17,6 +18,7 @@ const MessageChars = 300
 func GoplsError(err error) error {
 	var re *lspclient.ResponseError
 	var lt *lspclient.LoadTimeoutError
+	var stuck *lspclient.StuckError
 	switch {
 	case errors.As(err, &re):
 		// gopls's messages may span lines; a tool error is one line.
@@ -27,6 +29,8 @@ func GoplsError(err error) error {
 	case errors.As(err, &lt):
 		// The load goes on: a later call may find it done.
 		return fmt.Errorf("gopls did not finish loading the workspace within %s; retry later, or restart goplsmcp with a longer --load-timeout or a narrower --root", lt.Bound)
+	case errors.As(err, &stuck):
+		return stuckError(stuck)
 	case errors.Is(err, lspclient.ErrTimeout):
 		return fmt.Errorf("gopls did not answer in time; retry, or narrow the call")
 	case errors.Is(err, lspclient.ErrExited):
@@ -35,6 +39,21 @@ func GoplsError(err error) error {
 		return ErrRestarted
 	}
 	return err
+}
+
+// stuckError words a request gopls stopped working on. A slow gopls never
+// gets here (it shows work: CPU time, messages); one that does nothing for
+// a whole window is blocked, and the file the call was about is the
+// likeliest reason.
+func stuckError(e *lspclient.StuckError) error {
+	on := ""
+	if e.File != "" {
+		on = " on " + render.ClipN(filepath.Base(e.File), 80)
+	}
+	if e.Restarted {
+		return fmt.Errorf("gopls stopped answering while working%s (no CPU time and no message for %s) and was restarted; send the call again", on, e.Idle)
+	}
+	return fmt.Errorf("gopls stopped working on this call%s (no CPU time and no message for %s, though it still answers): something it reads blocks it, such as a link to a pipe or a device; remove that, or ask about other files", on, e.Idle)
 }
 
 // ErrRestarted is the one error a call gets because gopls was restarted

@@ -77,6 +77,10 @@ func TestGoplsError(t *testing.T) {
 		{fmt.Errorf("asking: %w", &lspclient.LoadTimeoutError{Bound: time.Minute}), "gopls did not finish loading the workspace within 1m0s; retry later, or restart goplsmcp with a longer --load-timeout or a narrower --root"},
 		{fmt.Errorf("asking: %w", lspclient.ErrTimeout), "gopls did not answer in time; retry, or narrow the call"},
 		{fmt.Errorf("asking: %w", lspclient.ErrExited), ErrRestarted.Error()},
+		{fmt.Errorf("asking: %w", &lspclient.StuckError{Method: "textDocument/hover", File: "/w/p/x.go", Idle: 30 * time.Second, Restarted: true}),
+			"gopls stopped answering while working on x.go (no CPU time and no message for 30s) and was restarted; send the call again"},
+		{&lspclient.StuckError{Method: "textDocument/references", Idle: 30 * time.Second},
+			"gopls stopped working on this call (no CPU time and no message for 30s, though it still answers): something it reads blocks it, such as a link to a pipe or a device; remove that, or ask about other files"},
 		{other, "other"},
 	} {
 		if got := GoplsError(c.err).Error(); got != c.want {
