@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -128,6 +129,32 @@ func TestApplyKilled(t *testing.T) {
 			}
 		})
 	}
+	t.Run("call through the daemon after 1", func(t *testing.T) {
+		// goplsmcp call uses the session's daemon, which dies during the
+		// apply: the call is not run again by goplsmcp call itself.
+		root, before := killFixture(t)
+		sh := newShared(t)
+		sh.env = append(sh.env, "GOPLSMCP_TEST_KILL_AFTER_RENAMES=1")
+		args := []string{"--root", root, "--gopls", goplsPath(t), "--allow-write"}
+		p := sh.session(args...)
+		cmd := exec.Command(binary, append(append([]string{"call"}, args...), "go_rename_symbol", killRename)...)
+		cmd.Env = sh.env
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		want := bridge.Unrepeatable("go_rename_symbol", json.RawMessage(killRename))
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || stdout.Len() > 0 || !strings.Contains(stderr.String(), want) {
+			t.Errorf("goplsmcp call whose daemon was killed: %v\nstdout:\n%s\nstderr:\n%s", err, &stdout, &stderr)
+		}
+		p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+		if m := p.recv(); m["result"] == nil {
+			t.Fatalf("tools/list from the new daemon: %v", m)
+		}
+		if got := killedState(t, root, before); got != "as before" {
+			t.Errorf("the 401 files after the new daemon started: %s; want as before", got)
+		}
+		noJournal(t, root)
+	})
 	t.Run("call after 200", func(t *testing.T) {
 		root, before := killFixture(t)
 		cmd := []string{"call", "--root", root, "--gopls", goplsPath(t), "--allow-write", "go_rename_symbol", killRename}
