@@ -66,10 +66,10 @@ func (w *Writer) replaced(n int) {
 		return
 	}
 	if v, ok := os.LookupEnv(killAfterRenamesEnv); ok && v == strconv.Itoa(n) {
-		if p, err := os.FindProcess(os.Getpid()); err == nil {
-			_ = p.Kill()
+		if p, err := os.FindProcess(os.Getpid()); err == nil && p.Kill() == nil {
+			select {} // the kill is on its way
 		}
-		select {} // the kill is on its way
+		os.Exit(137) // as near a kill as is left
 	}
 }
 
@@ -150,17 +150,10 @@ func (w *Writer) Write(files []File) (written map[string]bool, err error) {
 		ps = append(ps, p)
 	}
 	if w.Journal != "" {
-		// Named temporary files not made yet: a crash leaves none the
-		// journal does not name.
-		tmps := make([]string, len(ps))
-		for i, p := range ps {
-			tmps[i], p.tmp = p.tmp, ""
-		}
+		// The temporary files are named, not made yet: a crash leaves
+		// none the journal does not name.
 		if j, err = openJournal(w.Journal, w.Gate.Root(), ps); err != nil {
 			return nil, fmt.Errorf("recording the write in its journal failed (%v); nothing was written", unwrap(err))
-		}
-		for i, p := range ps {
-			p.tmp = tmps[i]
 		}
 	}
 	for _, p := range ps {
