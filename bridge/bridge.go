@@ -41,6 +41,10 @@ type Config struct {
 	// BuildContext says how much of the build context was set at launch,
 	// for go_workspace and goplsmcp://limits to report.
 	BuildContext BuildContext
+	// JournalDir is where applies keep their journal (see JournalDir),
+	// so that one a crash cuts short is rolled back at the next start.
+	// Empty: applies keep none (tests).
+	JournalDir string
 	// Tools are the tools --tools names, if it was given: those of
 	// OptionalTools among them are registered too. Other names are for
 	// mcp.Server.KeepTools to check.
@@ -78,6 +82,8 @@ type Bridge struct {
 	limits Limits
 	// allowWrite lets the edit tools write (see Config.AllowWrite).
 	allowWrite bool
+	// journal is where applies keep their journal (Config.JournalDir).
+	journal string
 	// tools are the tools --tools names (see Config.Tools).
 	tools    []string
 	buildCtx BuildContext
@@ -137,7 +143,7 @@ func New(cfg Config) (*Bridge, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	b := &Bridge{root: cfg.Root, client: cfg.Client, log: log, limits: cfg.Limits,
-		allowWrite: cfg.AllowWrite, buildCtx: cfg.BuildContext, sessions: map[string]*buffer.Session{}, tools: cfg.Tools}
+		allowWrite: cfg.AllowWrite, journal: cfg.JournalDir, buildCtx: cfg.BuildContext, sessions: map[string]*buffer.Session{}, tools: cfg.Tools}
 	b.env.Extra, b.env.Log = cfg.Client.GoEnv(), log
 	b.build.From = func() ([]string, string, []string) {
 		return cfg.Client.GoEnv(), lspclient.LookupEnv(cfg.Client.OfflineGoEnv(), "GOFLAGS"), cfg.Client.BuildFlags()
@@ -247,7 +253,7 @@ func (b *Bridge) initReads() {
 	}
 	// Which files gopls knows without having them open.
 	rootBuild := &gocmd.RootBuild{Gate: b.reads, Build: &b.build, Env: env}
-	b.edits = &edit.Proposer{Gate: b.reads, AllowWrite: b.allowWrite, ResultBytes: b.limits.withDefaults().ResultBytes,
+	b.edits = &edit.Proposer{Gate: b.reads, AllowWrite: b.allowWrite, Journal: b.journal, ResultBytes: b.limits.withDefaults().ResultBytes,
 		Foreign:  func(ctx context.Context, uri string) bool { return b.buffers.Foreign(b.caller(ctx), uri) },
 		Document: func(uri string) (string, int32, bool) { return b.client.Document(uri) },
 		Written:  func(written map[string]bool) { b.client.Written(written) }}

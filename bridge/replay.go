@@ -33,3 +33,23 @@ func ReplayState(tool string, args json.RawMessage) (key string, replay json.Raw
 	}
 	return key, replay, false
 }
+
+// lostApply answers a call with apply: true whose daemon stopped while
+// it ran (see Unrepeatable).
+const lostApply = "the shared goplsmcp daemon stopped during this apply, so the call was not sent again; once goplsmcp starts again on this root (the next call starts it) every file of the apply is either as it was or as the edit made it, so check git diff before applying again"
+
+// Unrepeatable says which tool calls a session proxy must never send
+// again to a new daemon (see mcp.ProxyOptions): a call with apply: true,
+// which may have written files before its daemon stopped, and which the
+// new daemon would compute afresh from the files as it finds them. The
+// answer is the tool error the client gets instead; "" for any other
+// call.
+func Unrepeatable(tool string, args json.RawMessage) (answer string) {
+	var in struct {
+		Apply bool `json:"apply"`
+	}
+	if json.Unmarshal(args, &in) != nil || !in.Apply {
+		return ""
+	}
+	return lostApply
+}

@@ -30,3 +30,22 @@ func TestReplayState(t *testing.T) {
 		}
 	}
 }
+
+// TestUnrepeatable: only a call that says apply: true is never sent
+// again, whatever the tool.
+func TestUnrepeatable(t *testing.T) {
+	for _, tc := range []struct {
+		tool, args string
+		want       bool
+	}{
+		{"go_rename_symbol", `{"file":"a.go","symbol":"X","new_name":"Y","apply":true}`, true},
+		{"go_format", `{"file":"a.go","apply":true}`, true},
+		{"go_rename_symbol", `{"file":"a.go","symbol":"X","new_name":"Y"}`, false},
+		{"go_rename_symbol", `{"file":"a.go","symbol":"X","new_name":"Y","apply":false}`, false},
+		{"go_workspace", `{}`, false},
+	} {
+		if got := Unrepeatable(tc.tool, json.RawMessage(tc.args)); (got != "") != tc.want {
+			t.Errorf("Unrepeatable(%s, %s) = %q, want an answer: %v", tc.tool, tc.args, got, tc.want)
+		}
+	}
+}

@@ -25,5 +25,7 @@
 // [Proxy] is the other end: it serves a session on stdin and stdout by
 // relaying it to such a server, and when the connection is lost it dials
 // again and gives the new session what the old one was given (initialize,
-// the log level, and the calls a [ProxyOptions.Remember] names).
+// the log level, and the calls a [ProxyOptions.Remember] names), and sends
+// again the requests in flight, but for the calls a
+// [ProxyOptions.Unrepeatable] names, which it answers itself.
 package mcp

@@ -25,6 +25,14 @@ type ProxyOptions struct {
 	// drops it. replay is the arguments to send the tool then (nil: the
 	// call's own). An empty key is nothing to remember.
 	Remember func(tool string, args json.RawMessage) (key string, replay json.RawMessage, forget bool)
+	// Unrepeatable, if set, is asked about every tools/call the client
+	// makes: whether the call must never run twice (it changes something
+	// a second run would find changed). Such a call in flight when the
+	// connection is lost is not sent again: the proxy answers it itself
+	// with a tool error whose text is the answer returned, which should
+	// say what the client can rely on and what to check. "" means the
+	// call may be sent again.
+	Unrepeatable func(tool string, args json.RawMessage) (answer string)
 	// Logger receives the proxy's log; nil discards it.
 	Logger *slog.Logger
 	// MaxMessageBytes caps one message from the client (default 2 MiB),
@@ -92,6 +100,13 @@ type proxiedCall struct {
 	line []byte
 	// lost counts the connections that ended before answering it.
 	lost int
+	// unrepeatable is the answer to give the call if the connection is
+	// lost while it runs (see ProxyOptions.Unrepeatable); "" if it may
+	// be sent again.
+	unrepeatable string
+	// refused says a draining server answered that it did not take the
+	// call, which may then be sent again whatever it is.
+	refused bool
 }
 
 type rememberedCall struct {
@@ -199,7 +214,8 @@ func (p *proxy) fromClient(ctx context.Context, line []byte) error {
 		if _, dup := p.inflight[key]; !dup {
 			p.order = append(p.order, key)
 		}
-		p.inflight[key] = &proxiedCall{line: line}
+		c := &proxiedCall{line: line}
+		p.inflight[key] = c
 		switch method {
 		case "initialize":
 			p.initID = key
@@ -208,6 +224,7 @@ func (p *proxy) fromClient(ctx context.Context, line []byte) error {
 			p.levelParams = msg.Params
 		case "tools/call":
 			p.remember(msg.Params)
+			c.unrepeatable = p.unrepeatable(msg.Params)
 		}
 	case len(msg.ID) == 0 && method == "notifications/initialized":
 		p.initialized = true
@@ -259,13 +276,29 @@ func (p *proxy) remember(params json.RawMessage) {
 	p.remembered = append(p.remembered, r)
 }
 
+// unrepeatable asks ProxyOptions.Unrepeatable about a tools/call.
+func (p *proxy) unrepeatable(params json.RawMessage) string {
+	if p.opts.Unrepeatable == nil {
+		return ""
+	}
+	var call struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if json.Unmarshal(params, &call) != nil || call.Name == "" {
+		return ""
+	}
+	return p.opts.Unrepeatable(call.Name, call.Arguments)
+}
+
 // fromServer relays a server message, noting the answers.
 func (p *proxy) fromServer(line []byte) error {
 	if id, ok := responseID(line); ok {
 		key := idKey(id)
-		if _, waiting := p.inflight[key]; waiting && shuttingDown(line) {
+		if c, waiting := p.inflight[key]; waiting && shuttingDown(line) {
 			// The server is draining before it stops: the request goes
 			// to the next one, once this connection has ended.
+			c.refused = true
 			return nil
 		}
 		if key == p.initID {
@@ -315,13 +348,23 @@ func (p *proxy) send(ctx context.Context, line []byte) error {
 }
 
 // lost handles the end of the connection to the server. The requests in
-// flight are sent again on a new connection, once each; with none in
-// flight, the next message from the client connects again.
+// flight are sent again on a new connection, once each, but for the
+// unrepeatable calls the server may have started, which are answered
+// here; with none in flight, the next message from the client connects
+// again.
 func (p *proxy) lost(ctx context.Context, cause error, reconnect bool) error {
 	p.log.Info("lost the connection to the server", "error", cause, "in_flight", len(p.inflight))
 	p.disconnect()
 	for _, key := range slices.Clone(p.order) {
 		c := p.inflight[key]
+		if c.unrepeatable != "" && !c.refused {
+			p.log.Warn("not sending again a call that must not run twice", "id", key)
+			if err := p.writeToolErrorFor(key, c, c.unrepeatable); err != nil {
+				return err
+			}
+			continue
+		}
+		c.refused = false
 		c.lost++
 		if c.lost > 1 || !reconnect {
 			if err := p.writeErrorFor(key, c, "the shared server stopped twice during this call; call again"); err != nil {
@@ -356,6 +399,20 @@ func (p *proxy) writeErrorFor(key string, c *proxiedCall, msg string) error {
 	_ = json.Unmarshal(c.line, &m)
 	p.forget(key)
 	return p.writeError(m.ID, CodeInternalError, msg)
+}
+
+// writeToolErrorFor answers a tools/call in flight with a tool error
+// result, as a server answers a tool that failed (see errorResult), and
+// forgets it.
+func (p *proxy) writeToolErrorFor(key string, c *proxiedCall, msg string) error {
+	var m wireMessage
+	_ = json.Unmarshal(c.line, &m)
+	p.forget(key)
+	data, err := json.Marshal(response{JSONRPC: "2.0", ID: m.ID, Result: errorResult(msg, nil)})
+	if err != nil {
+		return err
+	}
+	return p.out.write(data)
 }
 
 func (p *proxy) writeError(id json.RawMessage, code int, msg string) error {

@@ -257,3 +257,106 @@ func TestResponseID(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyNeverRepeatsUnrepeatable: the server dies with two calls in
+// flight, one of which must not run twice. That one is answered by the
+// proxy, with the tool error the Unrepeatable option gave; the other is
+// sent again to the new server, which never sees the first.
+func TestProxyNeverRepeatsUnrepeatable(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "2.sock")
+	second := startLocal(t, sock)
+	const answer = "the server stopped during this call, so it was not sent again."
+	var mu sync.Mutex
+	dials := 0
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	go func() {
+		Proxy(context.Background(), inR, outW, &ProxyOptions{
+			Dial: func(ctx context.Context) (io.ReadWriteCloser, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				dials++
+				if dials > 1 {
+					return net.Dial("unix", sock)
+				}
+				// The first server takes initialize and two calls, then
+				// dies without answering them.
+				client, server := net.Pipe()
+				go func() {
+					defer server.Close()
+					sc := bufio.NewScanner(server)
+					calls := 0
+					for sc.Scan() {
+						var m struct {
+							ID     json.RawMessage `json:"id"`
+							Method string          `json:"method"`
+						}
+						json.Unmarshal(sc.Bytes(), &m)
+						switch m.Method {
+						case "initialize":
+							fmt.Fprintf(server, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"first","version":"0"}}}`+"\n", m.ID)
+						case "tools/call":
+							if calls++; calls == 2 {
+								return
+							}
+						}
+					}
+				}()
+				return client, nil
+			},
+			Unrepeatable: func(tool string, args json.RawMessage) string {
+				var in setIn
+				if tool == "set" && json.Unmarshal(args, &in) == nil && in.Value == "once" {
+					return answer
+				}
+				return ""
+			},
+		})
+		outW.Close()
+	}()
+	t.Cleanup(func() { inW.Close() })
+	send := func(line string) {
+		t.Helper()
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc := bufio.NewScanner(outR)
+	recv := func() map[string]any {
+		t.Helper()
+		if !sc.Scan() {
+			t.Fatal("the proxy's output ended")
+		}
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("not JSON: %q", sc.Text())
+		}
+		return m
+	}
+	send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
+	if m := recv(); m["result"] == nil {
+		t.Fatalf("initialize: %v", m)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"set","arguments":{"key":"k","value":"once"}}}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"set","arguments":{"key":"j","value":"again"}}}`)
+	got := map[float64]any{}
+	for range 2 {
+		m := recv()
+		got[m["id"].(float64)] = m["result"]
+	}
+	want := map[float64]any{
+		1: map[string]any{"content": []any{map[string]any{"type": "text", "text": answer}}, "isError": true},
+		2: map[string]any{"content": []any{map[string]any{"type": "text", "text": "again"}}, "structuredContent": map[string]any{"value": "again"}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answers after the server died (-want +got):\n%s", diff)
+	}
+	second.mu.Lock()
+	defer second.mu.Unlock()
+	for id, values := range second.values {
+		if _, ok := values["k"]; ok {
+			t.Errorf("the new server's session %s was given the unrepeatable call: %v", id, values)
+		}
+	}
+}

@@ -47,6 +47,9 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv(envShare, "off")
 	os.Setenv(envRuntimeDir, runtimeRoot)
+	// The journals of applies (docs/safety.md) go to this run's own
+	// state directory, not the user's.
+	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
 	code := m.Run()
 	if left := stopTestDaemons(runtimeRoot); left != "" {
 		fmt.Fprintln(os.Stderr, "FAIL: daemons survived the tests:", left)

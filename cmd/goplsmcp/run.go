@@ -246,6 +246,15 @@ func startStack(ctx context.Context, cfg *config, stderr io.Writer, oneShot bool
 	}
 	st.log = slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
 
+	// Every way of serving a root starts here: an apply a crash cut short
+	// is rolled back before gopls reads the files (docs/safety.md).
+	journal, err := bridge.JournalDir(root)
+	if err != nil {
+		st.log.Warn("applies keep no journal, so a crash during one may leave it half done", "error", err)
+	} else if err := bridge.RecoverWrites(journal, root, st.log.With("component", "journal")); err != nil {
+		st.log.Error("an apply a crash cut short could not be fully rolled back; it is tried again at the next start", "error", err)
+	}
+
 	limits := bridge.Limits{
 		MessageBytes: cfg.maxMessageBytes,
 		ResultBytes:  cfg.maxResultBytes,
@@ -290,7 +299,7 @@ func startStack(ctx context.Context, cfg *config, stderr io.Writer, oneShot bool
 
 	br, err := bridge.New(bridge.Config{
 		Root: root, Client: st.client, Logger: st.log.With("component", "bridge"), Limits: limits,
-		AllowWrite: cfg.allowWrite, BuildContext: cfg.buildContext(), Tools: cfg.tools,
+		AllowWrite: cfg.allowWrite, JournalDir: journal, BuildContext: cfg.buildContext(), Tools: cfg.tools,
 	})
 	if err != nil {
 		return nil, err

@@ -283,6 +283,7 @@ func serveShared(ctx context.Context, cfg *config, stdin io.Reader, stdout, stde
 			return connectDaemon(ctx, ws, log)
 		},
 		Remember:        bridge.ReplayState,
+		Unrepeatable:    bridge.Unrepeatable,
 		Logger:          log,
 		MaxMessageBytes: cfg.maxMessageBytes,
 	})
@@ -420,6 +421,14 @@ func callShared(ctx context.Context, cfg *config, tool string, args json.RawMess
 		return nil, false
 	}
 	res, err := client.CallTool(ctx, tool, args)
+	var rpcErr *mcp.Error
+	if err != nil && !errors.As(err, &rpcErr) {
+		// The daemon went during the call: an apply may have written
+		// files, and is never run again here (see bridge.Unrepeatable).
+		if answer := bridge.Unrepeatable(tool, args); answer != "" {
+			return &mcp.ToolResultJSON{Content: []mcp.Content{{Type: "text", Text: answer}}, IsError: true}, true
+		}
+	}
 	if err != nil {
 		return nil, false
 	}

@@ -11,7 +11,10 @@
 // written. A file is replaced by renaming a temporary file over it, with
 // its mode, owner and group; a hard-linked file, or one whose owner cannot
 // be kept, is written in place under the same checks. No temporary file
-// outlives a call.
+// outlives a call. The write is recorded in a journal outside the root
+// before its first file is replaced, and removed after its last: a write
+// that fails part-way puts back what it wrote, and one a crash cut short
+// is rolled back at the next start on the root (Recover).
 //
 // It also owns how the edit tools answer with a set (Proposer): the
 // changes as a count and a unified diff (Changes, with the Position,

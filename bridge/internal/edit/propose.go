@@ -125,6 +125,9 @@ type Proposer struct {
 	// ResultBytes bounds the JSON of one tool result, which the diff of
 	// changes written must fit in.
 	ResultBytes int
+	// Journal is the directory of the root's journals (see
+	// Writer.Journal).
+	Journal string
 	// BeforeWrite, if set, runs after the edits to write are prepared
 	// and before the files are checked; tests change a file there.
 	BeforeWrite func()
@@ -217,7 +220,7 @@ func (p *Proposer) applyIf(w Write, es *Set, ch *Changes) error {
 	ch.fit(p.ResultBytes)
 	// The one write path: all or nothing, each file re-checked under its
 	// lock right before it is replaced.
-	if err := es.Write(&Writer{Gate: p.Gate, BeforeWrite: p.BeforeWrite}, p.Written); err != nil {
+	if err := es.Write(&Writer{Gate: p.Gate, Journal: p.Journal, BeforeWrite: p.BeforeWrite}, p.Written); err != nil {
 		return err
 	}
 	*ch.Applied = true

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -41,6 +42,35 @@ type Writer struct {
 	// and before the first is replaced: tests change a file there to race
 	// the last check each file gets right before its replacement.
 	AfterCheck func()
+	// Journal is the directory of the root's journals (see JournalDir):
+	// every write is recorded there before it replaces a file, so that
+	// a crash part-way is rolled back at the next start. Empty: no
+	// journal (tests of other things).
+	Journal string
+	// Replaced, if set, runs with the number of targets replaced so far:
+	// right before the first is replaced (0), then after each. Tests stop
+	// the process there, as a crash would (see killAfterRenames).
+	Replaced func(n int)
+}
+
+// killAfterRenamesEnv names the environment variable, for tests only,
+// that makes a write kill its own process (SIGKILL) once that many of its
+// targets were replaced: the crash that tests of the journal's recovery
+// through the real binary need, which gopls cannot be made to cause.
+const killAfterRenamesEnv = "GOPLSMCP_TEST_KILL_AFTER_RENAMES"
+
+// replaced runs the Replaced hook, or the kill of killAfterRenamesEnv.
+func (w *Writer) replaced(n int) {
+	if w.Replaced != nil {
+		w.Replaced(n)
+		return
+	}
+	if v, ok := os.LookupEnv(killAfterRenamesEnv); ok && v == strconv.Itoa(n) {
+		if p, err := os.FindProcess(os.Getpid()); err == nil && p.Kill() == nil {
+			select {} // the kill is on its way
+		}
+		os.Exit(137) // as near a kill as is left
+	}
 }
 
 // locks are the per-file write locks of the process, by real path: two
@@ -57,30 +87,41 @@ func lockFile(path string) func() {
 
 // pending is one file prepared to be written.
 type pending struct {
-	f       *File
-	target  string // the real path written
-	tmp     string // the new content beside it; "" when written in place
+	f      *File
+	target string // the real path written
+	// tmp is the new content beside it; "" when written in place, and
+	// once renamed or linked.
+	tmp     string
 	inPlace bool
-	// before are the bytes the check found (and the edits apply to),
-	// kept to restore the file if a later one of the change fails its
-	// last check.
+	// before are the bytes the edits apply to, which the journal keeps
+	// and an undo gives back.
 	before []byte
+	// entry is the file in the journal.
+	entry journalEntry
 }
 
-// Write writes files, each atomically where it can. Right before the
-// first file is replaced every target is checked again, under its lock:
-// it must still resolve to where it did inside the root and hold the
-// bytes its edits were computed from (or, for a new file, still not
-// exist). If any fails nothing is written and the error names the file.
-// written holds the paths written (as named and as resolved), with
-// whether each was created, also when a later write failed.
+// Write writes files, each atomically where it can, and all or nothing.
+// Before the first file is replaced the write is recorded in a journal
+// in w.Journal (see Recover); right before, every target is checked
+// again, under its lock: it must still resolve to where it did inside
+// the root and hold the bytes its edits were computed from (or, for a
+// new file, still not exist). If any fails nothing is written and the
+// error names the file. If a replacement fails part-way, the files
+// already replaced are put back. written holds the paths left written
+// (as named and as resolved), with whether each was created: empty
+// unless a file could not be put back, which the error then names.
 func (w *Writer) Write(files []File) (written map[string]bool, err error) {
 	var ps []*pending
+	var j *journal
+	keep := false
 	defer func() {
 		for _, p := range ps {
 			if p.tmp != "" {
 				_ = os.Remove(p.tmp)
 			}
+		}
+		if j != nil {
+			j.finish(keep)
 		}
 	}()
 	for i := range files {
@@ -90,23 +131,53 @@ func (w *Writer) Write(files []File) (written map[string]bool, err error) {
 			return nil, err
 		}
 		p := &pending{f: f, target: t.path}
-		switch {
-		case f.Created:
-			p.tmp, err = writeTemp(t.path, f.After, 0o644, nil)
-		case t.links > 1:
-			// Renaming over a hard-linked file would leave the other
-			// names holding the old content.
-			p.inPlace = true
-		default:
-			p.tmp, err = writeTemp(t.path, f.After, t.mode, t.owner)
+		if !f.Created {
+			// Read now for the journal; checked again under the lock.
+			if p.before, err = w.Gate.ReadFile(t.path); err != nil || sha256.Sum256(p.before) != f.Sum {
+				return nil, changedError(f)
+			}
+		}
+		// Renaming over a hard-linked file would leave the other names
+		// holding the old content.
+		p.inPlace = !f.Created && t.links > 1
+		if !p.inPlace {
+			p.tmp = tempName(t.path)
+		}
+		p.entry = journalEntry{Target: t.path, Tmp: p.tmp, Created: f.Created, InPlace: p.inPlace, After: hexSum([]byte(f.After))}
+		if !f.Created {
+			p.entry.Before = hexSum(p.before)
+		}
+		ps = append(ps, p)
+	}
+	if w.Journal != "" {
+		// The temporary files are named, not made yet: a crash leaves
+		// none the journal does not name.
+		if j, err = openJournal(w.Journal, w.Gate.Root(), ps); err != nil {
+			return nil, fmt.Errorf("recording the write in its journal failed (%v); nothing was written", unwrap(err))
+		}
+	}
+	for _, p := range ps {
+		if p.tmp == "" {
+			continue
+		}
+		var err error
+		if p.f.Created {
+			err = writeTemp(p.tmp, p.f.After, 0o644, nil)
+		} else {
+			t, terr := w.target(p.f)
+			if err = terr; err == nil {
+				err = writeTemp(p.tmp, p.f.After, t.mode, t.owner)
+			}
 			if errors.Is(err, errOwner) {
 				p.inPlace, err = true, nil
 			}
 		}
-		if err != nil {
-			return nil, fmt.Errorf("preparing the write of %s: %v; nothing was written", f.Name, err)
+		if err != nil || p.inPlace {
+			p.tmp = "" // removed by writeTemp, or never made
 		}
-		ps = append(ps, p)
+		if err != nil {
+			return nil, fmt.Errorf("preparing the write of %s: %v; nothing was written", p.f.Name, err)
+		}
 	}
 	if w.BeforeWrite != nil {
 		w.BeforeWrite()
@@ -129,12 +200,14 @@ func (w *Writer) Write(files []File) (written map[string]bool, err error) {
 	}
 	written = map[string]bool{}
 	for i, p := range ps {
+		w.replaced(i)
 		// Checked again right before its own replacement: the check of
 		// every file above came before the others were written, and an
 		// editor that saved meanwhile would lose its save. A file that
 		// fails now undoes the files written before it.
 		if err := w.checkUnchanged(p); err != nil {
-			return restore(ps[:i], written, err)
+			written, keep, err = restore(ps[:i], written, err)
+			return written, err
 		}
 		var err error
 		switch {
@@ -149,17 +222,36 @@ func (w *Writer) Write(files []File) (written map[string]bool, err error) {
 		}
 		p.tmp = ""
 		if err != nil {
-			var done []string
-			for _, q := range ps[:i] {
-				done = append(done, q.f.Name)
+			// An in-place write may have been cut short: it is undone
+			// too if it holds the new bytes, else left and named.
+			done := ps[:i]
+			if p.inPlace {
+				done = ps[:i+1]
 			}
-			return written, fmt.Errorf("writing %s failed (%v) after %d of %d files were written (%s); check them with git diff",
-				p.f.Name, unwrap(err), i, len(ps), strings.Join(done, ", "))
+			cause := fmt.Errorf("writing %s failed (%v) after %d of %d files were written", p.f.Name, unwrap(err), i, len(ps))
+			written, keep, err = restore(done, written, cause)
+			if err == cause {
+				err = fmt.Errorf("%v; they were put back, so nothing was written", cause)
+			}
+			return written, err
 		}
 		written[p.f.Path] = p.f.Created
 		written[p.target] = p.f.Created
 	}
+	w.replaced(len(ps))
 	return written, nil
+}
+
+// tempName is the name of a new temporary file beside target. It starts
+// with a dot, so that neither the go command nor the watcher takes it
+// for a source file.
+func tempName(target string) string {
+	return filepath.Join(filepath.Dir(target), "."+filepath.Base(target)+".goplsmcp-"+randomName())
+}
+
+// changedError says f does not hold the bytes its edits apply to.
+func changedError(f *File) error {
+	return fmt.Errorf("%s on disk is not the text the edits were computed for: it changed since, or the call gave unsaved text for it; nothing was written; call again (without text) to compute the edits afresh", f.Name)
 }
 
 func unwrap(err error) error {
@@ -225,9 +317,8 @@ func (w *Writer) checkUnchanged(p *pending) error {
 	}
 	data, err := w.Gate.ReadFile(t.path)
 	if err != nil || sha256.Sum256(data) != p.f.Sum {
-		return fmt.Errorf("%s on disk is not the text the edits were computed for: it changed since, or the call gave unsaved text for it; nothing was written; call again (without text) to compute the edits afresh", p.f.Name)
+		return changedError(p.f)
 	}
-	p.before = data
 	return nil
 }
 
@@ -235,14 +326,13 @@ func (w *Writer) checkUnchanged(p *pending) error {
 // it would replace.
 var errOwner = errors.New("cannot keep the file's owner")
 
-// writeTemp writes content to a new temporary file beside target, with
-// the given mode and owner, and returns its path. Its name starts with a
-// dot, so that neither the go command nor the watcher takes it for a
-// source file. On any failure it is removed.
-func writeTemp(target, content string, mode fs.FileMode, o *owner) (string, error) {
-	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".goplsmcp-*")
+// writeTemp writes content to the new temporary file name (see
+// tempName), with the given mode and owner. On any failure it is
+// removed.
+func writeTemp(name, content string, mode fs.FileMode, o *owner) error {
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return "", err
+		return err
 	}
 	_, err = f.WriteString(content)
 	// The owner first: changing it clears the setuid and setgid bits.
@@ -259,10 +349,10 @@ func writeTemp(target, content string, mode fs.FileMode, o *owner) (string, erro
 		err = cerr
 	}
 	if err != nil {
-		_ = os.Remove(f.Name())
-		return "", err
+		_ = os.Remove(name)
+		return err
 	}
-	return f.Name(), nil
+	return nil
 }
 
 // writeInPlace replaces the content of the file at path, keeping its
@@ -284,29 +374,21 @@ func writeInPlace(path, content string) error {
 }
 
 // restore undoes the files of done, written by this change before one
-// of its files failed its last check (cause): each gets back the bytes
-// its check found, a created file is removed. Nothing of the change is
-// then left on disk, as the error says; if a file cannot be restored,
-// the error names what stays written.
-func restore(done []*pending, written map[string]bool, cause error) (map[string]bool, error) {
+// of its files failed (cause), with the undo recovery uses: each that
+// holds what the change wrote gets back its bytes before, a created file
+// is removed. Nothing of the change is then left on disk, as the error
+// says; if a file cannot be put back, or was changed by someone else
+// meanwhile, the error names what stays, and keep says the journal is
+// kept so that the next start tries again.
+func restore(done []*pending, written map[string]bool, cause error) (_ map[string]bool, keep bool, _ error) {
 	var stuck []string
 	for i := len(done) - 1; i >= 0; i-- {
 		p := done[i]
-		var err error
-		switch {
-		case p.f.Created:
-			err = os.Remove(p.target)
-		case p.inPlace:
-			err = writeInPlace(p.target, string(p.before))
-		default:
-			var tmp string
-			if tmp, err = writeTempLike(p.target, string(p.before)); err == nil {
-				if err = os.Rename(tmp, p.target); err != nil {
-					_ = os.Remove(tmp)
-				}
-			}
-		}
+		out, err := undo(&p.entry, p.before)
 		if err != nil {
+			keep = true
+		}
+		if err != nil || out == foreign {
 			stuck = append(stuck, p.f.Name)
 			continue
 		}
@@ -315,22 +397,21 @@ func restore(done []*pending, written map[string]bool, cause error) (map[string]
 	}
 	if len(stuck) > 0 {
 		slices.Reverse(stuck)
-		return written, fmt.Errorf("%v; the files written before it could not all be restored: %s holds the new text; check them with git diff", cause, strings.Join(stuck, ", "))
+		return written, keep, fmt.Errorf("%v; the files written before it could not all be put back (%s, which hold the new text or were changed since); check them with git diff",
+			cause, strings.Join(stuck, ", "))
 	}
-	return nil, cause
+	return nil, false, cause
 }
 
-// writeTempLike writes content to a temporary file beside target with
-// target's current mode and owner (those the change wrote it with).
+// writeTempLike writes content to a new temporary file beside target
+// with target's current mode and owner (those the change wrote it with),
+// or errOwner.
 func writeTempLike(target, content string) (string, error) {
 	fi, err := os.Lstat(target)
 	if err != nil {
 		return "", err
 	}
 	o, _ := ownerOf(fi)
-	tmp, err := writeTemp(target, content, fi.Mode()&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky), o)
-	if errors.Is(err, errOwner) {
-		tmp, err = writeTemp(target, content, fi.Mode()&fs.ModePerm, nil)
-	}
-	return tmp, err
+	tmp := tempName(target)
+	return tmp, writeTemp(tmp, content, fi.Mode()&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky), o)
 }
