@@ -24,6 +24,7 @@ type CompleteOutput struct {
 	Total     int      `json:"total,omitempty" jsonschema:"number of candidates gopls gave, when fewer are listed"`
 	Truncated bool     `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
 	Items     []string `json:"items" jsonschema:"candidates, best first, as label (kind) type-or-signature => text to insert; kind and docs when detailed"`
+	Withheld  string   `json:"withheld,omitempty" jsonschema:"candidates not shown, and why: they are declared outside the workspace root"`
 
 	found int // what Total says, listed or not
 }
@@ -35,8 +36,15 @@ func (o *CompleteOutput) Render() string {
 		b.WriteString(o.Note + "\n")
 	}
 	if o.found == 0 {
-		b.WriteString("no completions here")
+		if o.Withheld != "" {
+			b.WriteString(o.Withheld)
+		} else {
+			b.WriteString("no completions here")
+		}
 		return b.String()
+	}
+	if o.Withheld != "" {
+		b.WriteString(o.Withheld + "\n")
 	}
 	b.WriteString(render.Plural(o.found, "completion"))
 	if o.Truncated {
@@ -95,7 +103,39 @@ func (b *Bridge) complete(ctx context.Context, in *CompleteInput) (*CompleteOutp
 		return nil, goplsError(err)
 	}
 	out := &CompleteOutput{Note: t.Note, found: len(list.Items), Items: []string{}}
+	if len(list.Items) > 0 {
+		outside, err := b.selectorOutside(ctx, t.Src.URI, t.Src.Line(t.Line), t.Line, t.Character)
+		if err != nil {
+			return nil, err
+		}
+		if outside {
+			out.found, out.Withheld = 0, "the candidates are members of a declaration outside the workspace root (reached through a directory link, a replace or a go.work use), so they are withheld"
+			return out, nil
+		}
+	}
+	// Deep candidates ("v.Field", "pkg.Func") are reached through a name
+	// in scope, which may lead outside the root.
+	var through []string
 	for _, it := range list.Items {
+		if first, _, ok := strings.Cut(it.Label, "."); ok {
+			through = append(through, first)
+		}
+	}
+	outsideNames, err := b.namesOutside(ctx, t.Src.URI, t.Src.Lines, t.Line, through)
+	if err != nil {
+		return nil, err
+	}
+	items := list.Items[:0]
+	for _, it := range list.Items {
+		if first, _, ok := strings.Cut(it.Label, "."); !ok || !outsideNames[first] {
+			items = append(items, it)
+		}
+	}
+	if n := len(list.Items) - len(items); n > 0 {
+		out.found = len(items)
+		out.Withheld = render.Plural(n, "candidate") + " withheld: reached through a declaration outside the workspace root (a directory link, a replace or a go.work use)"
+	}
+	for _, it := range items {
 		if len(out.Items) == limit {
 			out.Truncated, out.Total = true, out.found
 			break

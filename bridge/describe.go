@@ -18,11 +18,12 @@ type DescribeInput struct {
 
 // DescribeOutput is the result of go_describe.
 type DescribeOutput struct {
-	URI     string `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer the call named, for later calls"`
-	Note    string `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
-	Decl    string `json:"decl,omitempty" jsonschema:"the declaration: type, signature or value"`
-	Doc     string `json:"doc,omitempty" jsonschema:"documentation: its first sentence, or all of it when detailed"`
-	Nothing string `json:"nothing,omitempty" jsonschema:"when there is nothing to describe: the position asked about, as path:line:character: source line"`
+	URI      string `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer the call named, for later calls"`
+	Note     string `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
+	Decl     string `json:"decl,omitempty" jsonschema:"the declaration: type, signature or value"`
+	Doc      string `json:"doc,omitempty" jsonschema:"documentation: its first sentence, or all of it when detailed"`
+	Nothing  string `json:"nothing,omitempty" jsonschema:"when there is nothing to describe: the position asked about, as path:line:character: source line"`
+	Withheld string `json:"withheld,omitempty" jsonschema:"why the declaration's text is not shown: it lies outside the workspace root"`
 }
 
 // Render implements mcp.Renderer.
@@ -36,6 +37,9 @@ func (o *DescribeOutput) Render() string {
 	}
 	if o.Nothing != "" {
 		parts = append(parts, "nothing to describe at "+o.Nothing)
+	}
+	if o.Withheld != "" {
+		parts = append(parts, o.Withheld)
 	}
 	if o.Decl != "" {
 		parts = append(parts, o.Decl)
@@ -67,6 +71,16 @@ func (b *Bridge) describe(ctx context.Context, in *DescribeInput) (*DescribeOutp
 		return nil, goplsError(err)
 	}
 	out := &DescribeOutput{URI: t.Buffer, Note: t.Note}
+	if hover != nil && hover.Contents.Value != "" {
+		outside, err := b.declaredOutside(ctx, t.Position(), false)
+		if err != nil {
+			return nil, err
+		}
+		if outside {
+			out.Withheld = withheldNote
+			return out, nil
+		}
+	}
 	if hover != nil {
 		out.Decl, out.Doc = splitHover(hover.Contents.Value)
 		if !in.Detailed {

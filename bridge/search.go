@@ -32,6 +32,7 @@ type SearchOutput struct {
 	Truncated bool   `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
 	Outside   int    `json:"outside,omitempty" jsonschema:"symbols in dependencies and the standard library that scope all would add"`
 	Capped    bool   `json:"capped,omitempty" jsonschema:"set when gopls stopped at its 100 matches: a more specific query may find more"`
+	Withheld  int    `json:"withheld,omitempty" jsonschema:"symbols not listed because they are declared outside the workspace root (a directory link, a replace or a go.work use)"`
 	Symbols   Places `json:"symbols" jsonschema:"by file, as line:character: kind name; the workspace's best matches first, then those of dependencies"`
 	More      Counts `json:"more,omitzero" jsonschema:"by file, how many are beyond the limit, not listed"`
 
@@ -63,6 +64,9 @@ func (o *SearchOutput) Render() string {
 	}
 	if o.Capped {
 		notes = append(notes, "gopls stops at 100 matches, so a more specific query may find more")
+	}
+	if o.Withheld > 0 {
+		notes = append(notes, fmt.Sprintf("%d withheld: declared outside the workspace root, through a directory link, a replace or a go.work use", o.Withheld))
 	}
 	if len(notes) > 0 {
 		b.WriteString(" (" + strings.Join(notes, "; ") + ")")
@@ -123,10 +127,14 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 	// is applied here, and what the other scope would add is counted
 	// exactly from the same answer.
 	syms := make([]symbolInfo, 0, len(found))
-	outside := 0
+	outside, withheld := 0, 0
 	for _, s := range found {
 		uri := string(s.Location.URI)
 		if b.buffers.Foreign(b.caller(ctx), uri) {
+			continue
+		}
+		if p, err := lspclient.URIPath(uri); err != nil || !b.reads.Shows(p) {
+			withheld++
 			continue
 		}
 		if !all {
@@ -137,7 +145,7 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 		}
 		syms = append(syms, s)
 	}
-	out := &SearchOutput{found: len(syms), Outside: outside, Capped: len(found) >= maxWorkspaceSymbols, all: all}
+	out := &SearchOutput{found: len(syms), Outside: outside, Withheld: withheld, Capped: len(found) >= maxWorkspaceSymbols, all: all}
 	lines := b.buffers.LineCache()
 	list := render.NewPlaceList(limit)
 	for _, s := range syms {

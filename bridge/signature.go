@@ -23,6 +23,7 @@ type SignatureOutput struct {
 	Signature string `json:"signature,omitempty" jsonschema:"the called function's signature; left out when the position is not inside a call's parentheses"`
 	At        string `json:"at,omitempty" jsonschema:"the parameter the position is at, as index: name type (0-based)"`
 	Doc       string `json:"doc,omitempty" jsonschema:"documentation: its first sentence, or all of it when detailed"`
+	Withheld  string `json:"withheld,omitempty" jsonschema:"why the signature is not shown: the function is declared outside the workspace root"`
 }
 
 // Render implements mcp.Renderer.
@@ -30,6 +31,9 @@ func (o *SignatureOutput) Render() string {
 	var parts []string
 	if o.Note != "" {
 		parts = append(parts, o.Note)
+	}
+	if o.Withheld != "" {
+		return strings.Join(append(parts, o.Withheld), "\n")
 	}
 	if o.Signature == "" {
 		return strings.Join(append(parts, "not inside the arguments of a call"), "\n")
@@ -84,6 +88,14 @@ func (b *Bridge) signature(ctx context.Context, in *SignatureInput) (*SignatureO
 		i = 0
 	}
 	sig := help.Signatures[i]
+	outside, err := b.calleeOutside(ctx, t.Src.URI, t.Src.Line, t.Line, t.Character, sig.Label)
+	if err != nil {
+		return nil, err
+	}
+	if outside {
+		out.Withheld = withheldNote
+		return out, nil
+	}
 	out.Signature = sig.Label
 	active := help.ActiveParameter
 	if sig.ActiveParameter != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -52,6 +53,33 @@ func (g *Gate) Readable(path string) (string, error) {
 		return real, nil
 	}
 	return "", fmt.Errorf("%s: %w", path, ErrOutside)
+}
+
+// Shows reports whether what gopls says about a declaration in the file
+// at path — its signature, value, doc comment, members, its very name in a
+// listing — may be shown: the file passes the gate, or it is not on disk
+// (a snippet, unsaved text of a new file) and the part of its directory
+// that exists lies inside the root. A declaration outside the gate is
+// withheld as its bytes are: gopls reads such files (through a committed
+// directory link, a replace or go.work use of a directory outside), and
+// its text would carry theirs.
+func (g *Gate) Shows(path string) bool {
+	_, err := g.Readable(path)
+	if err == nil {
+		return true
+	}
+	if !errors.Is(err, fs.ErrNotExist) || !filepath.IsAbs(path) || !Within(g.root, filepath.Clean(path)) {
+		return false
+	}
+	for dir := filepath.Dir(filepath.Clean(path)); ; dir = filepath.Dir(dir) {
+		real, err := filepath.EvalSymlinks(dir)
+		if err == nil {
+			return Within(g.root, real)
+		}
+		if !errors.Is(err, fs.ErrNotExist) || dir == filepath.Dir(dir) {
+			return false
+		}
+	}
 }
 
 // admits reports whether real, a path with no symbolic link, passes.
