@@ -151,6 +151,9 @@ func (l *Lease) Release() {
 			// type-checked and kept by gopls (see HoldDisk).
 			c.openLocked(l.URI, doc)
 		}
+		if doc.sent && !doc.stale && !doc.overlay {
+			c.keepLocked(doc)
+		}
 		c.docs.wake()
 	})
 }

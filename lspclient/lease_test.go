@@ -3,10 +3,14 @@ package lspclient
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestHoldSerialisesChanges checks that a call wanting another text of a
@@ -175,5 +179,46 @@ func TestHoldDiskPins(t *testing.T) {
 	}
 	if !c.known(uri) || len(c.OpenDocuments()) != 1 {
 		t.Errorf("open documents = %v, want the one opened", c.OpenDocuments())
+	}
+}
+
+// TestKeptOpenIsBounded reads more files than gopls keeps open: the most
+// recently released stay open, the others are closed, and an unsaved
+// buffer is never closed behind its holder's back.
+func TestKeptOpenIsBounded(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/kept\n\ngo 1.22\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const n = maxKept + 8
+	var uris []string
+	for i := range n {
+		path := filepath.Join(root, fmt.Sprintf("f%02d.go", i))
+		text := fmt.Sprintf("package kept\n\nfunc F%d() {}\n", i)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		uris = append(uris, FileURI(path))
+	}
+	c := startWith(t, Options{Root: root})
+	ctx := context.Background()
+	unsaved, err := c.Hold(ctx, FileURI(filepath.Join(root, "unsaved.go")), "package kept\n\nfunc Unsaved() {}\n", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unsaved.Release()
+	for i, uri := range uris {
+		l, err := c.HoldDisk(ctx, uri, fmt.Sprintf("package kept\n\nfunc F%d() {}\n", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Release()
+	}
+	open := c.OpenDocuments()
+	slices.Sort(open)
+	want := append([]string{unsaved.URI}, uris[n-maxKept:]...)
+	slices.Sort(want)
+	if diff := cmp.Diff(want, open); diff != "" {
+		t.Errorf("open documents after reading %d files (-want +got):\n%s", n, diff)
 	}
 }
