@@ -18,6 +18,11 @@ type documents struct {
 	// idle is closed, and replaced, whenever a document loses its last
 	// holder, waking the calls that wait to change one.
 	idle chan struct{}
+	// shields are the URIs of the workspace's special files, and overlay
+	// the go command's overlay file that deletes them ("" until one is
+	// found at a start of gopls; see special.go).
+	shields map[string]bool
+	overlay string
 }
 
 type document struct {
