@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -477,6 +478,11 @@ func (c *Client) Close() error {
 		<-c.done
 		c.bg.Wait()
 		c.flights.wg.Wait()
+		c.docs.mu.Lock()
+		if c.docs.overlay != "" {
+			_ = os.Remove(c.docs.overlay)
+		}
+		c.docs.mu.Unlock()
 	})
 	return nil
 }

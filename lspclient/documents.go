@@ -21,6 +21,11 @@ type documents struct {
 	idle chan struct{}
 	// releases counts the last-holder releases, to order kept documents.
 	releases uint64
+	// shields are the URIs of the workspace's special files, and overlay
+	// the go command's overlay file that deletes them ("" until one is
+	// found at a start of gopls; see special.go).
+	shields map[string]bool
+	overlay string
 }
 
 type document struct {

@@ -67,7 +67,7 @@ func goEnvFileValue(env []string, key string) string {
 		}
 		file = filepath.Join(dir, "go", "env")
 	}
-	data, err := os.ReadFile(file)
+	data, err := ReadRegular(file, 1<<20)
 	if err != nil {
 		return ""
 	}

@@ -25,6 +25,12 @@ func (c *Client) settings() map[string]any {
 	if !c.opts.AllowNetwork {
 		s = offlineSettings(s, userGoflags(append(os.Environ(), c.opts.Env...)))
 	}
+	c.docs.mu.Lock()
+	overlay := c.docs.overlay
+	c.docs.mu.Unlock()
+	if overlay != "" {
+		s = overlaySettings(s, userGoflags(append(os.Environ(), c.opts.Env...)), overlay, c.log)
+	}
 	return s
 }
 

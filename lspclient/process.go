@@ -94,7 +94,7 @@ func (p *pipeRWC) Close() error {
 // finish in time means gopls no longer runs; and a message cut short leaves
 // the stream unusable. Either way the process has failed.
 type deadlineWriter struct {
-	f       *os.File
+	f       writeDeadliner
 	timeout time.Duration
 	failed  func(error)
 	written *atomic.Int64
@@ -110,24 +110,39 @@ func (w *deadlineWriter) Write(b []byte) (int, error) {
 	return n, err
 }
 
-// spawn starts gopls with pipes for its standard streams and connects to
-// it. Its stderr is logged line by line.
-func spawn(opts Options, log *slog.Logger, handler jsonrpc2.Handler) (*process, error) {
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		return nil, fmt.Errorf("starting gopls: %w", err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		closeAll(inR, inW)
-		return nil, fmt.Errorf("starting gopls: %w", err)
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		closeAll(inR, inW, outR, outW)
-		return nil, fmt.Errorf("starting gopls: %w", err)
-	}
+// A stdio is gopls's standard streams: the child's ends, which it gets at
+// its start, and ours (see newStdio).
+type stdio struct {
+	childIn, childOut, childErr *os.File
+	// out reads gopls's stdout; in writes its stdin.
+	out io.Reader
+	in  writeDeadliner
+	// closeIn ends gopls's input, which asks it to exit.
+	closeIn func() error
+	// closers are our ends of stdin and stdout, closed with the connection.
+	closers []io.Closer
+	// errR reads gopls's stderr.
+	errR io.ReadCloser
+}
 
+// writeDeadliner is our end of gopls's input.
+type writeDeadliner interface {
+	io.Writer
+	SetWriteDeadline(time.Time) error
+}
+
+// closerFunc is a func as an io.Closer.
+type closerFunc func() error
+
+func (f closerFunc) Close() error { return f() }
+
+// spawn starts gopls with its standard streams of newStdio and connects
+// to it. Its stderr is logged line by line.
+func spawn(opts Options, log *slog.Logger, handler jsonrpc2.Handler) (*process, error) {
+	sio, err := newStdio()
+	if err != nil {
+		return nil, fmt.Errorf("starting gopls: %w", err)
+	}
 	var args []string
 	if opts.Remote != "" {
 		// A forwarder; the daemon it starts for "auto" runs in a session
@@ -138,13 +153,14 @@ func spawn(opts Options, log *slog.Logger, handler jsonrpc2.Handler) (*process, 
 	cmd := exec.Command(opts.Gopls, args...)
 	cmd.Dir = opts.Root
 	cmd.Env = childEnv(os.Environ(), opts.Env, opts.AllowNetwork)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = sio.childIn, sio.childOut, sio.childErr
 	cmd.SysProcAttr = sysProcAttr()
 	err = cmd.Start()
 	// The child has its own copies now.
-	closeAll(inR, outW, errW)
+	closeAll(sio.childIn, sio.childOut, sio.childErr)
 	if err != nil {
-		closeAll(inW, outR, errR)
+		closeAll(sio.closers...)
+		closeAll(sio.errR)
 		return nil, fmt.Errorf("starting gopls: %w", err)
 	}
 
@@ -155,8 +171,8 @@ func spawn(opts Options, log *slog.Logger, handler jsonrpc2.Handler) (*process, 
 	ctx, fail := context.WithCancelCause(context.Background())
 	p := &process{tree: tree,
 		cmd: cmd, pid: cmd.Process.Pid, ctx: ctx, fail: fail,
-		exited: make(chan struct{}), stdin: inW, started: time.Now(),
-		stderrR: errR, stderrDone: make(chan struct{}),
+		exited: make(chan struct{}), stdin: closerFunc(sio.closeIn), started: time.Now(),
+		stderrR: sio.errR, stderrDone: make(chan struct{}),
 	}
 	p.bg.Go(func() {
 		p.waitErr = cmd.Wait()
@@ -165,7 +181,7 @@ func spawn(opts Options, log *slog.Logger, handler jsonrpc2.Handler) (*process, 
 	})
 	p.bg.Go(func() {
 		defer close(p.stderrDone)
-		sc := bufio.NewScanner(errR)
+		sc := bufio.NewScanner(sio.errR)
 		sc.Buffer(make([]byte, 64*1024), 1<<20)
 		for sc.Scan() {
 			line := sc.Text()
@@ -179,8 +195,8 @@ func spawn(opts Options, log *slog.Logger, handler jsonrpc2.Handler) (*process, 
 		}
 	})
 
-	w := &deadlineWriter{f: inW, timeout: opts.Timeout, failed: func(err error) { fail(err) }, written: &p.written}
-	rwc := &pipeRWC{Reader: outR, Writer: w, closers: []io.Closer{inW, outR}}
+	w := &deadlineWriter{f: sio.in, timeout: opts.Timeout, failed: func(err error) { fail(err) }, written: &p.written}
+	rwc := &pipeRWC{Reader: sio.out, Writer: w, closers: sio.closers}
 	p.stream = newLSPStream(rwc)
 	p.conn = jsonrpc2.NewConn(p.stream)
 	// The connection reads until its stream is closed, not until ctx ends:

@@ -58,6 +58,14 @@ func (c *Client) supervise(startCtx context.Context, started chan<- error) {
 // launch starts a gopls, initializes it, sends it every open document and
 // makes it the one requests go to.
 func (c *Client) launch(ctx context.Context) (*process, error) {
+	// Found before gopls starts: its first load must not read them.
+	special := findSpecial(c.opts.Root)
+	c.docs.mu.Lock()
+	for _, path := range special {
+		c.recordShieldLocked(path)
+	}
+	c.writeOverlayLocked()
+	c.docs.mu.Unlock()
 	p, err := spawn(c.opts, c.log, c.handle)
 	if err != nil {
 		return nil, err

@@ -445,6 +445,14 @@ func (w *watcher) barrier() {
 	if len(dirsGone) > 0 {
 		w.c.files.changed(nil, dirsGone, false)
 	}
+	// Before gopls hears of them, or loads their packages.
+	var appeared []string
+	for path, kind := range changes {
+		if kind != fileDeleted {
+			appeared = append(appeared, path)
+		}
+	}
+	w.c.shieldNew(appeared)
 	for _, path := range w.c.refreshDocuments(changes, dirsGone) {
 		// gopls has the new text as the document's: the document, not
 		// the disk, is what it reads while it is open, and it reads the
@@ -675,12 +683,8 @@ const maxDocumentBytes = 8 << 20
 
 // readDocument reads a regular file of at most maxDocumentBytes.
 func readDocument(path string) (string, bool) {
-	fi, err := os.Stat(path)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxDocumentBytes {
-		return "", false
-	}
-	data, err := os.ReadFile(path)
-	if err != nil || len(data) > maxDocumentBytes {
+	data, err := ReadRegular(path, maxDocumentBytes)
+	if err != nil {
 		return "", false
 	}
 	return string(data), true

@@ -335,17 +335,20 @@ func stampFile(path string, now time.Time) (fileStamp, bool) {
 		return fileStamp{}, false
 	}
 	s := fileStamp{size: fi.Size(), mtime: fi.ModTime(), mode: fi.Mode()}
-	if now.Sub(s.mtime) < pollRacy {
+	// Only a regular file is read: a link to a FIFO or a device is
+	// stamped, so that it is reported, but reading it could block the
+	// scan or never end (see OpenRegular).
+	if now.Sub(s.mtime) < pollRacy && fi.Mode().IsRegular() {
 		s.hash = hashFile(path)
 	}
 	return s, true
 }
 
-// hashFile returns the hash of a file's content, or an empty (non-nil)
-// one if it cannot be read.
+// hashFile returns the hash of a regular file's content, or an empty
+// (non-nil) one if it cannot be read or is not a regular file.
 func hashFile(path string) []byte {
-	data, err := os.ReadFile(path)
-	if err != nil || len(data) > maxDocumentBytes {
+	data, err := ReadRegular(path, maxDocumentBytes)
+	if err != nil {
 		return []byte{}
 	}
 	sum := sha256.Sum256(data)

@@ -102,8 +102,8 @@ func IsGoSource(path string) bool {
 
 // ReadFile reads the file at path if the gate admits it: a regular file
 // of at most MaxFileBytes, opened by its real path. Anything else (a
-// pipe, a device) is refused before it is opened, since reading it could
-// block or never end.
+// pipe, a device, a socket) is refused unread, since reading it could
+// block or never end (see lspclient.OpenRegular).
 func (g *Gate) ReadFile(path string) ([]byte, error) {
 	data, _, err := g.ReadFileInfo(path)
 	return data, err
@@ -117,7 +117,6 @@ func (g *Gate) ReadFileInfo(path string) ([]byte, os.FileInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	// Measured before it is opened: opening a pipe could block.
 	fi, err := os.Stat(real)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading %s: %w", path, err)
@@ -125,14 +124,16 @@ func (g *Gate) ReadFileInfo(path string) ([]byte, os.FileInfo, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, nil, fmt.Errorf("%s is not a regular file", path)
 	}
-	f, err := os.Open(real)
+	// Opened without blocking, and checked again on what was opened: a
+	// FIFO swapped in since the stat neither blocks the open nor is read,
+	// and a link swapped in on the way since it was resolved would open
+	// another file than the one checked.
+	f, ofi, err := lspclient.OpenRegular(real)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	defer f.Close()
-	// A link swapped in on the way since it was resolved would open
-	// another file than the one checked.
-	if ofi, err := f.Stat(); err != nil || !os.SameFile(fi, ofi) {
+	if !os.SameFile(fi, ofi) {
 		return nil, nil, fmt.Errorf("%s changed while it was opened: %w", path, ErrOutside)
 	}
 	if fi.Size() > MaxFileBytes {
