@@ -1,9 +1,11 @@
 package bridge
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
@@ -145,6 +147,7 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 		}
 		syms = append(syms, s)
 	}
+	sortSymbols(b.root, query, syms)
 	out := &SearchOutput{found: len(syms), Outside: outside, Withheld: withheld, Capped: len(found) >= maxWorkspaceSymbols, all: all}
 	lines := b.buffers.LineCache()
 	list := render.NewPlaceList(limit)
@@ -166,4 +169,59 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 		out.Total = out.found
 	}
 	return out, nil
+}
+
+// sortSymbols orders symbols best first, the same way for the same
+// answer: gopls ranks its matches by a fuzzy score but breaks ties as its
+// parallel search happens to finish, so two identical calls listed them
+// (and cut them at the limit) differently. The workspace's own symbols
+// come first, then by how the name matches the query — exactly, ignoring
+// case, as a prefix, as a substring, fuzzily — then shorter names, then
+// by name, file and position.
+func sortSymbols(root, query string, syms []symbolInfo) {
+	type ranked struct {
+		sym     symbolInfo
+		outside bool
+		class   int
+		last    string
+	}
+	lq := strings.ToLower(query)
+	rs := make([]ranked, len(syms))
+	for i, s := range syms {
+		last := s.Name[strings.LastIndexByte(s.Name, '.')+1:]
+		ll := strings.ToLower(last)
+		class := 5
+		switch {
+		case last == query || s.Name == query:
+			class = 0
+		case ll == lq || strings.EqualFold(s.Name, query):
+			class = 1
+		case strings.HasPrefix(last, query):
+			class = 2
+		case strings.HasPrefix(ll, lq):
+			class = 3
+		case strings.Contains(strings.ToLower(s.Name), lq):
+			class = 4
+		}
+		p, err := lspclient.URIPath(string(s.Location.URI))
+		rs[i] = ranked{sym: s, outside: err != nil || !iplace.Within(root, p), class: class, last: last}
+	}
+	slices.SortFunc(rs, func(a, b ranked) int {
+		if a.outside != b.outside {
+			if a.outside {
+				return 1
+			}
+			return -1
+		}
+		if c := cmp.Or(cmp.Compare(a.class, b.class), cmp.Compare(len(a.last), len(b.last)),
+			strings.Compare(a.sym.Name, b.sym.Name), strings.Compare(string(a.sym.Location.URI), string(b.sym.Location.URI)),
+			cmp.Compare(a.sym.Location.Range.Start.Line, b.sym.Location.Range.Start.Line),
+			cmp.Compare(a.sym.Location.Range.Start.Character, b.sym.Location.Range.Start.Character)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.sym.Kind, b.sym.Kind)
+	})
+	for i := range rs {
+		syms[i] = rs[i].sym
+	}
 }
