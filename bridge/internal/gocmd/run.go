@@ -10,7 +10,11 @@ import (
 )
 
 // Timeout bounds each go command run with a context that has no deadline.
-const Timeout = 10 * time.Second
+// The commands run here (go env, go version, go list -find) take well
+// under a second on a quiet machine; the bound is for one that is stuck,
+// and leaves a busy machine (a CPU hog on every core, a cold disk) the
+// time it needs.
+const Timeout = time.Minute
 
 // Run runs the go command with args in dir, with env added to the
 // environment, and returns its standard output. ctx bounds it (Timeout
