@@ -192,6 +192,7 @@ func (b *Bridge) Register(s *mcp.Server) error {
 		b.addMissingHints,
 		b.addProgressRelay,
 		b.addDebugTrace,
+		b.addVisible, // last: the outermost middleware
 	} {
 		if err := add(s); err != nil {
 			return fmt.Errorf("registering tools: %w", err)

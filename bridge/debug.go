@@ -16,7 +16,7 @@ func (b *Bridge) addDebugTrace(s *mcp.Server) error {
 			reqs := trace.Requests()
 			out := make([]mcp.TraceEntry, len(reqs))
 			for i, r := range reqs {
-				out[i] = mcp.TraceEntry{Method: r.Method, Ms: mcp.Milliseconds(r.Duration), OK: r.Error == "", Error: r.Error}
+				out[i] = mcp.TraceEntry{Method: r.Method, Ms: mcp.Milliseconds(r.Duration), OK: r.Error == "", Error: mcp.Printable(r.Error)}
 			}
 			return out
 		}

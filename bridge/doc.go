@@ -21,6 +21,10 @@
 //
 //   - internal/memo: answers kept at a gopls generation, and the lines
 //     and syntax trees of a text; standard library only.
+//   - internal/visible: every answer's text, structured strings, errors,
+//     resources and prompts shown without a repository's control
+//     characters, as they leave for mcp (the tool middleware Tools,
+//     Resource, Prompt); imports mcp only.
 //   - internal/render: the lean text shapes tools share (places by
 //     file and their source lines, symbol kinds, counts, clipped echoes
 //     of client strings); imports memo, mcp and lspclient.

@@ -285,7 +285,7 @@ func TestQuote(t *testing.T) {
 	for _, tt := range []struct{ in, want string }{
 		{"main.go", `"main.go"`},
 		{strings.Repeat("é", 100), `"` + strings.Repeat("é", 80) + `…"`},
-		{"a\x00b\nc\x1bd\u0085e\x7f", `"a?b?c?d?e?"`},
+		{"a\x00b\nc\x1bd\u0085e\x7f", `"a␀b␊c␛d\\u0085e␡"`},
 		{"\u202eevil", `"\u202eevil"`},
 	} {
 		if diff := cmp.Diff(tt.want, quote(tt.in)); diff != "" {

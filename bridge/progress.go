@@ -51,7 +51,7 @@ func (b *Bridge) relayProgress(ctx context.Context, tool string, next func(conte
 		for {
 			select {
 			case msg := <-reports:
-				mcp.ReportProgress(ctx, msg)
+				mcp.ReportProgress(ctx, mcp.Printable(msg))
 			case <-quiet.C:
 				mcp.ReportProgress(ctx, fmt.Sprintf("%s: gopls is still working (%s)", tool, time.Since(began).Round(time.Second)))
 			case <-stop:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/visible"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
 
@@ -74,7 +75,7 @@ func (b *Bridge) addPrompts(s *mcp.Server) error {
 	}
 	for _, p := range prompts {
 		p.def.Arguments = promptArgs
-		err := mcp.AddPrompt(s, p.def, func(ctx context.Context, args map[string]string) (*mcp.PromptResult, error) {
+		err := mcp.AddPrompt(s, p.def, visible.Prompt(func(ctx context.Context, args map[string]string) (*mcp.PromptResult, error) {
 			real, err := b.addr.File(args["file"])
 			if err != nil {
 				return nil, mcp.InvalidParams(err.Error())
@@ -99,7 +100,7 @@ func (b *Bridge) addPrompts(s *mcp.Server) error {
 				Description: p.def.Description,
 				Messages:    []mcp.PromptMessage{mcp.UserText(text.String())},
 			}, nil
-		}, b.completePromptArg)
+		}), b.completePromptArg)
 		if err != nil {
 			return err
 		}
@@ -129,6 +130,11 @@ func (b *Bridge) completePromptArg(ctx context.Context, arg, prefix string, _ ma
 	}
 	var out []string
 	add := func(p string) bool {
+		if render.HasControl(p) {
+			// A name no file argument may hold (it would be refused), and
+			// one a terminal would act on.
+			return true
+		}
 		out = append(out, p)
 		return len(out) <= maxFileCompletions
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/visible"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
@@ -87,7 +88,7 @@ func (b *Bridge) addResources(s *mcp.Server) error {
 			}},
 	} {
 		r.res.MIMEType = "application/json"
-		if err := mcp.AddResource(s, r.res, r.h); err != nil {
+		if err := mcp.AddResource(s, r.res, visible.Resource(r.h)); err != nil {
 			return err
 		}
 	}

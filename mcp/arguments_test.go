@@ -46,7 +46,7 @@ func TestArgumentProblems(t *testing.T) {
 		{`{"zzz":1,"yyy":2}`, `invalid arguments: unknown arguments ["yyy" "zzz"]; the tool takes file, files, flag, line`},
 		{`{"a":1,"b":1,"c":1,"d":1,"e":1}`, `invalid arguments: unknown arguments ["a" "b" "c" and 2 more]; the tool takes file, files, flag, line`},
 		{`{"` + long + `":1}`, `invalid arguments: unknown arguments ["` + strings.Repeat("x", 40) + `…"]; the tool takes file, files, flag, line`},
-		{`{"a\u0000\n\u001b[31m":1}`, `invalid arguments: unknown arguments ["a???[31m"]; the tool takes file, files, flag, line`},
+		{`{"a\u0000\n\u001b[31m":1}`, `invalid arguments: unknown arguments ["a␀␊␛[31m"]; the tool takes file, files, flag, line`},
 	}
 	for _, tt := range tests {
 		err := tool.validate(json.RawMessage(tt.args))

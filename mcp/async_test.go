@@ -299,12 +299,12 @@ func TestLogFanOut(t *testing.T) {
 	want := func(level, data string) map[string]any {
 		return map[string]any{"jsonrpc": "2.0", "method": "notifications/message", "params": map[string]any{"level": level, "logger": "gopls", "data": data}}
 	}
-	for _, w := range []map[string]any{want("info", "loading\tpackages\n"), want("error", "?[31mbroken?[0m")} {
+	for _, w := range []map[string]any{want("info", "loading\tpackages\n"), want("error", "␛[31mbroken␛[0m")} {
 		if diff := cmp.Diff(w, verbose.recv()); diff != "" {
 			t.Errorf("debug-level session (-want +got):\n%s", diff)
 		}
 	}
-	if diff := cmp.Diff(want("error", "?[31mbroken?[0m"), quiet.recv()); diff != "" {
+	if diff := cmp.Diff(want("error", "␛[31mbroken␛[0m"), quiet.recv()); diff != "" {
 		t.Errorf("default (warning) session: the info message must not come first (-want +got):\n%s", diff)
 	}
 	early.noMessage()

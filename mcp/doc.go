@@ -5,7 +5,9 @@
 // negotiation, the tool registry with JSON Schema generation and argument
 // validation, resources, prompts with argument completion, pagination,
 // progress, logging to clients, cancellation, bounded concurrency, and the
-// protocol's error rules.
+// protocol's error rules. It also chooses how a control character is shown
+// ([StandIn], [Printable]): in what it echoes and logs to clients, and for
+// its callers' answers.
 //
 // It owns the protocol and nothing else: it knows nothing of Go, gopls or
 // LSP, and it may not import any other package of this module. Tools,

@@ -436,7 +436,8 @@ func errorResult(msg string, dbg *DebugInfo) *ToolResult {
 }
 
 // shorten cuts s to at most n runes, marking the cut, and replaces control
-// characters so that echoed client text cannot break a log or a message.
+// characters by their [StandIn] so that echoed client text cannot break a
+// log or a message.
 func shorten(s string, n int) string { return cut(s, n, false) }
 
 // shortenKeepLines cuts s to at most n runes like shorten, but keeps line
@@ -453,10 +454,11 @@ func cut(s string, n int, keepLines bool) string {
 			break
 		}
 		kept := keepLines && (r == '\n' || r == '\t')
-		if !kept && (r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0)) {
-			r = '?'
+		if sub, ok := StandIn(r); ok && !kept {
+			b.WriteString(sub)
+		} else {
+			b.WriteRune(r)
 		}
-		b.WriteRune(r)
 		i++
 	}
 	return b.String()

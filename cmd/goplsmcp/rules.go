@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -125,6 +127,12 @@ func withBlock(old []byte, exists bool, head, body string) ([]byte, error) {
 	return []byte(s + block), nil
 }
 
+// ruleFile is one file goplsmcp rules writes: its slash path under the
+// root, the head of a new file, and its block's body.
+type ruleFile struct {
+	rel, head, body string
+}
+
 // runRules prints or writes the steering files: goplsmcp rules [--write]
 // [--root DIR] [CLIENT...]. With no CLIENT, every client's stub.
 func runRules(args []string, stdout, stderr io.Writer) error {
@@ -158,12 +166,9 @@ func runRules(args []string, stdout, stderr io.Writer) error {
 			clients = append(clients, c)
 		}
 	}
-	type file struct {
-		rel, head, body string
-	}
-	files := []file{{rel: rulesFile, body: rulesBody()}}
+	files := []ruleFile{{rel: rulesFile, body: rulesBody()}}
 	for _, c := range clients {
-		files = append(files, file{rel: c.file, head: c.head, body: stubBody(c)})
+		files = append(files, ruleFile{rel: c.file, head: c.head, body: stubBody(c)})
 	}
 	if !*write {
 		for i, f := range files {
@@ -185,17 +190,20 @@ func runRules(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("rules: opening the root: %w", err)
 	}
 	defer r.Close()
-	var done []fs.FileInfo
-	var doneNames []string
+	// A file goplsmcp writes is never reached through a link. The one link
+	// it tolerates is the common CLAUDE.md -> AGENTS.md: a link to another
+	// file of this run, itself a plain file, which gets the block under its
+	// own name.
+	plain := map[string]fs.FileInfo{}
 	for _, f := range files {
-		// One file under two names (CLAUDE.md a link to AGENTS.md, say)
-		// gets the first name's block only: two blocks would replace each
-		// other on every run.
-		if info, err := r.Stat(filepath.FromSlash(f.rel)); err == nil {
-			if i := slices.IndexFunc(done, func(d fs.FileInfo) bool { return os.SameFile(d, info) }); i >= 0 {
-				fmt.Fprintf(stdout, "%s: the same file as %s, left as that\n", f.rel, doneNames[i])
-				continue
-			}
+		if info, err := r.Lstat(filepath.FromSlash(f.rel)); err == nil && info.Mode().IsRegular() {
+			plain[f.rel] = info
+		}
+	}
+	for _, f := range files {
+		if other, ok := linkedTo(r, f.rel, files, plain); ok {
+			fmt.Fprintf(stdout, "%s: a link to %s, which gets the block\n", f.rel, other)
+			continue
 		}
 		changed, err := writeBlock(r, f.rel, f.head, f.body)
 		if err != nil {
@@ -206,35 +214,73 @@ func runRules(args []string, stdout, stderr io.Writer) error {
 			state = "written"
 		}
 		fmt.Fprintf(stdout, "%s: %s\n", f.rel, state)
-		if info, err := r.Stat(filepath.FromSlash(f.rel)); err == nil {
-			done, doneNames = append(done, info), append(doneNames, f.rel)
-		}
 	}
 	return nil
 }
 
+// linkedTo reports the file of files that rel is a symbolic link to, if
+// rel is a link inside the root and that file is a plain file (in plain).
+func linkedTo(r *os.Root, rel string, files []ruleFile, plain map[string]fs.FileInfo) (string, bool) {
+	name := filepath.FromSlash(rel)
+	if info, err := r.Lstat(name); err != nil || info.Mode()&fs.ModeSymlink == 0 {
+		return "", false
+	}
+	// r follows links inside the root only.
+	info, err := r.Stat(name)
+	if err != nil {
+		return "", false
+	}
+	for _, f := range files {
+		if p, ok := plain[f.rel]; ok && f.rel != rel && os.SameFile(p, info) {
+			return f.rel, true
+		}
+	}
+	return "", false
+}
+
+// goFile reports whether name is one the go command reads: goplsmcp rules
+// never writes one, whatever the client table or the links say.
+func goFile(name string) bool {
+	switch base := path.Base(name); base {
+	case "go.mod", "go.sum", "go.work", "go.work.sum":
+		return true
+	default:
+		return strings.HasSuffix(base, ".go")
+	}
+}
+
 // writeBlock puts body's marked block in the file rel under the root r,
 // and reports whether the file changed: an unchanged file is not written
-// at all. r keeps every access inside the root, through symbolic links
-// too. The new content goes to a temporary file beside the target, renamed
-// over it, so that a failed write leaves the old file whole.
+// at all. It writes only a plain file that it alone names: the file and
+// every directory on its way must not be symbolic links (a link would let
+// a cloned repository aim the write at main.go or go.mod, or out of the
+// root), and a file with other hard links is refused, since writing it
+// would change the other names' content too and renaming over it would
+// cut it off from them. The new content goes to a temporary file of an
+// unpredictable name, created exclusively beside the target and renamed
+// over it with the target's mode, so that a failed write leaves the old
+// file whole.
 func writeBlock(r *os.Root, rel, head, body string) (bool, error) {
+	if goFile(rel) {
+		return false, errors.New("it is a file the go command reads, which goplsmcp rules never writes")
+	}
 	name := filepath.FromSlash(rel)
-	old, err := r.ReadFile(name)
+	dir := path.Dir(rel)
+	if err := plainDirs(r, dir, false); err != nil {
+		return false, err
+	}
+	before, err := r.Lstat(name)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, err
 	}
+	var old []byte
 	mode := fs.FileMode(0o644)
 	if exists {
-		info, err := r.Stat(name)
-		if err != nil {
+		if old, err = readPlain(r, name, before); err != nil {
 			return false, err
 		}
-		if !info.Mode().IsRegular() {
-			return false, errors.New("not a regular file")
-		}
-		mode = info.Mode().Perm()
+		mode = before.Mode().Perm()
 	}
 	data, err := withBlock(old, exists, head, body)
 	if err != nil {
@@ -243,24 +289,126 @@ func writeBlock(r *os.Root, rel, head, body string) (bool, error) {
 	if exists && bytes.Equal(data, old) {
 		return false, nil
 	}
-	if d := path.Dir(rel); d != "." {
-		if err := r.MkdirAll(filepath.FromSlash(d), 0o755); err != nil {
-			return false, err
-		}
-	}
-	if link, err := r.Lstat(name); err == nil && link.Mode()&fs.ModeSymlink != 0 {
-		// A link (inside the root: r refuses one leading out) is
-		// written through, in place: renaming over it would replace the
-		// link with a copy.
-		return true, r.WriteFile(name, data, mode)
-	}
-	tmp := name + ".goplsmcp-tmp"
-	if err := r.WriteFile(tmp, data, mode); err != nil {
+	if err := plainDirs(r, dir, true); err != nil {
 		return false, err
+	}
+	tmp, err := writeTemp(r, dir, path.Base(rel), data, mode, exists)
+	if err != nil {
+		return false, err
+	}
+	// The last look before the rename: the target must still be the file
+	// read (or still absent). rename replaces a name, never writes through
+	// a link, so what can slip in after this cannot be written through.
+	now, err := r.Lstat(name)
+	if exists && (err != nil || !os.SameFile(before, now)) || !exists && !errors.Is(err, fs.ErrNotExist) {
+		r.Remove(tmp)
+		return false, errors.New("it changed while goplsmcp rules wrote it; nothing was written; run again")
 	}
 	if err := r.Rename(tmp, name); err != nil {
 		r.Remove(tmp)
 		return false, err
 	}
 	return true, nil
+}
+
+// plainDirs checks that each directory on the way to dir (slash-separated,
+// relative to r) is a real directory, not a symbolic link; with create, it
+// makes the ones missing.
+func plainDirs(r *os.Root, dir string, create bool) error {
+	if dir == "." {
+		return nil
+	}
+	at := ""
+	for _, elem := range strings.Split(dir, "/") {
+		at = path.Join(at, elem)
+		name := filepath.FromSlash(at)
+		info, err := r.Lstat(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			if !create {
+				return nil
+			}
+			if err := r.Mkdir(name, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+				return err
+			}
+			info, err = r.Lstat(name)
+		}
+		switch {
+		case err != nil:
+			return err
+		case info.Mode()&fs.ModeSymlink != 0:
+			return fmt.Errorf("%s is a symbolic link, and goplsmcp rules writes only into real directories of the root; replace the link with a directory or remove it, then run again", at)
+		case !info.IsDir():
+			return fmt.Errorf("%s is not a directory", at)
+		}
+	}
+	return nil
+}
+
+// readPlain returns the bytes of name, whose Lstat is info, if it is a
+// plain file: regular, not a link, with no other hard link. The file
+// opened must be the one looked at.
+func readPlain(r *os.Root, name string, info fs.FileInfo) ([]byte, error) {
+	switch {
+	case info.Mode()&fs.ModeSymlink != 0:
+		return nil, errors.New("it is a symbolic link, and goplsmcp rules writes only plain files; replace the link with a file or remove it, then run again")
+	case !info.Mode().IsRegular():
+		return nil, errors.New("it is not a regular file, and goplsmcp rules writes only plain files")
+	}
+	f, err := r.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	opened, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !os.SameFile(info, opened) {
+		return nil, errors.New("it changed while goplsmcp rules read it; nothing was written; run again")
+	}
+	if n := linkCount(f, opened); n > 1 {
+		return nil, fmt.Errorf("it has %d hard links, and goplsmcp rules writes only a file no other name shares; copy it to a file of its own, then run again", n)
+	}
+	return io.ReadAll(f)
+}
+
+// writeTemp writes data to a new temporary file in dir beside base, and
+// returns its name. The name is unpredictable and the file created
+// exclusively, so that nothing in the repository can stand in for it. An
+// existing target's mode is set exactly (the umask does not apply to it);
+// a new file gets 0644 less the umask, as any new file.
+func writeTemp(r *os.Root, dir, base string, data []byte, mode fs.FileMode, exists bool) (string, error) {
+	var f *os.File
+	var name string
+	for range 10 {
+		var b [8]byte
+		rand.Read(b[:])
+		name = filepath.Join(filepath.FromSlash(dir), "."+base+".goplsmcp-"+hex.EncodeToString(b[:]))
+		var err error
+		f, err = r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", err
+		}
+	}
+	if f == nil {
+		return "", errors.New("no free temporary name beside it")
+	}
+	_, err := f.Write(data)
+	if err == nil && exists {
+		err = f.Chmod(mode)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		r.Remove(name)
+		return "", err
+	}
+	return name, nil
 }

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -176,8 +179,8 @@ func TestRulesWrite(t *testing.T) {
 
 // TestRulesConfined checks that --write stays under the root: a client
 // file, or a directory on its way, that links out is refused and the file
-// outside untouched; a link inside the root is written through, and one
-// file under two names gets one block.
+// outside untouched; a client file linked to another client file of the
+// run is left a link, and the other file gets the block.
 func TestRulesConfined(t *testing.T) {
 	root, outside := t.TempDir(), t.TempDir()
 	secret := filepath.Join(outside, "secret.md")
@@ -214,7 +217,7 @@ func TestRulesConfined(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff("GOPLSMCP.md: unchanged\nCLAUDE.md: written\nAGENTS.md: the same file as CLAUDE.md, left as that\n", out); diff != "" {
+	if diff := cmp.Diff("GOPLSMCP.md: unchanged\nCLAUDE.md: a link to AGENTS.md, which gets the block\nAGENTS.md: written\n", out); diff != "" {
 		t.Errorf("a linked CLAUDE.md (-want +got):\n%s", diff)
 	}
 	if info, err := os.Lstat(filepath.Join(root, "CLAUDE.md")); err != nil || info.Mode()&os.ModeSymlink == 0 {
@@ -223,5 +226,199 @@ func TestRulesConfined(t *testing.T) {
 	got, _ := os.ReadFile(filepath.Join(root, "AGENTS.md"))
 	if !strings.HasPrefix(string(got), "# Agents\n\n"+blockBegin) || strings.Count(string(got), blockBegin) != 1 {
 		t.Errorf("AGENTS.md through the link:\n%s", got)
+	}
+}
+
+// lstatTree describes every entry under dir, by slash path, without
+// following links: a file's mode and bytes, a link's target, a directory.
+func lstatTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	tree := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || p == dir {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			tree[rel] = "-> " + filepath.ToSlash(target)
+			return err
+		case d.IsDir():
+			tree[rel] = "dir"
+		default:
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			data, err := os.ReadFile(p)
+			tree[rel] = fmt.Sprintf("%v %q", info.Mode(), data)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tree
+}
+
+// TestRulesHostile runs goplsmcp rules --write (the binary) on cloned
+// repositories that aim its writes elsewhere with committed links: each
+// is refused with one sentence naming the file or directory, and nothing
+// but the files goplsmcp owns changes, inside the root or out of it.
+func TestRulesHostile(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links need privileges on Windows")
+	}
+	mainGo := "package main\n\nfunc main() {}\n"
+	goMod := "module example.com/m\n\ngo 1.22\n"
+	tests := []struct {
+		name string
+		// links are made in the repository, by name to target (relative
+		// to the link); dirs first.
+		dirs     []string
+		links    [][2]string
+		clients  []string
+		wantCode int
+		wantErr  string   // in stderr, after "goplsmcp: rules: "
+		written  []string // the only entries that may change, from base
+	}{
+		{name: "committed temporary name linked to main.go",
+			links:   [][2]string{{"GOPLSMCP.md.goplsmcp-tmp", "main.go"}, {"CLAUDE.md.goplsmcp-tmp", "go.mod"}},
+			written: []string{"repo/GOPLSMCP.md", "repo/CLAUDE.md", "repo/AGENTS.md", "repo/GEMINI.md", "repo/.cursor", "repo/.cursor/rules", "repo/.cursor/rules/goplsmcp.mdc", "repo/.github", "repo/.github/copilot-instructions.md"}},
+		{name: "CLAUDE.md linked to go.mod", links: [][2]string{{"CLAUDE.md", "go.mod"}}, clients: []string{"claude"},
+			wantCode: 1, wantErr: "CLAUDE.md: it is a symbolic link, and goplsmcp rules writes only plain files",
+			written: []string{"repo/GOPLSMCP.md"}},
+		{name: "GOPLSMCP.md linked to main.go", links: [][2]string{{"GOPLSMCP.md", "main.go"}}, clients: []string{"codex"},
+			wantCode: 1, wantErr: "GOPLSMCP.md: it is a symbolic link"},
+		{name: "AGENTS.md linked out of the root", links: [][2]string{{"AGENTS.md", "../outside/notes.md"}}, clients: []string{"codex"},
+			wantCode: 1, wantErr: "AGENTS.md: it is a symbolic link",
+			written: []string{"repo/GOPLSMCP.md"}},
+		{name: ".cursor linked to a directory in the root", dirs: []string{"internal/rules"}, links: [][2]string{{".cursor", "internal"}}, clients: []string{"cursor"},
+			wantCode: 1, wantErr: ".cursor/rules/goplsmcp.mdc: .cursor is a symbolic link, and goplsmcp rules writes only into real directories",
+			written: []string{"repo/GOPLSMCP.md"}},
+		{name: ".cursor/rules linked to the root", dirs: []string{".cursor"}, links: [][2]string{{".cursor/rules", ".."}}, clients: []string{"cursor"},
+			wantCode: 1, wantErr: ".cursor/rules/goplsmcp.mdc: .cursor/rules is a symbolic link",
+			written: []string{"repo/GOPLSMCP.md"}},
+		{name: ".github linked out of the root", links: [][2]string{{".github", "../outside"}}, clients: []string{"vscode"},
+			wantCode: 1, wantErr: ".github/copilot-instructions.md: .github is a symbolic link",
+			written: []string{"repo/GOPLSMCP.md"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := t.TempDir()
+			root := filepath.Join(base, "repo")
+			for _, d := range append([]string{"repo", "outside"}, tt.dirs...) {
+				if d != "repo" && d != "outside" {
+					d = filepath.Join("repo", d)
+				}
+				if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for name, data := range map[string]string{"repo/main.go": mainGo, "repo/go.mod": goMod, "outside/notes.md": "outside\n"} {
+				if err := os.WriteFile(filepath.Join(base, name), []byte(data), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, l := range tt.links {
+				if err := os.Symlink(l[1], filepath.Join(root, l[0])); err != nil {
+					t.Fatal(err)
+				}
+			}
+			before := lstatTree(t, base)
+			_, stderr, code := runOnce(t, "", append([]string{"rules", "--write", "--root", root}, tt.clients...)...)
+			if code != tt.wantCode || tt.wantErr == "" && stderr != "" || !strings.Contains(stderr, "goplsmcp: rules: "+tt.wantErr) && tt.wantErr != "" {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit %d and %q", code, stderr, tt.wantCode, tt.wantErr)
+			}
+			if strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+				t.Errorf("stderr is more than one line:\n%s", stderr)
+			}
+			after := lstatTree(t, base)
+			for _, w := range tt.written {
+				if _, ok := after[w]; !ok {
+					t.Errorf("%s was not written", w)
+				}
+				delete(before, w)
+				delete(after, w)
+			}
+			if diff := cmp.Diff(before, after); diff != "" {
+				t.Errorf("entries changed that goplsmcp rules does not own (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRulesKeepsFile checks what a rewrite keeps and refuses, through the
+// binary: the mode exactly (not the umask's idea of it), no temporary file
+// left, and a file with another hard link refused with the other name
+// untouched.
+func TestRulesKeepsFile(t *testing.T) {
+	root := t.TempDir()
+	agents := filepath.Join(root, "AGENTS.md")
+	if err := os.WriteFile(agents, []byte("# Agents\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(agents, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if stdout, stderr, code := runOnce(t, "", "rules", "--write", "--root", root, "codex"); code != 0 {
+		t.Fatalf("rules --write codex: exit %d\n%s%s", code, stdout, stderr)
+	}
+	info, err := os.Stat(agents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runtime.GOOS != "windows" && info.Mode().Perm() != 0o666 {
+		t.Errorf("AGENTS.md's mode after the write: %v, want 0666 kept", info.Mode())
+	}
+	got, _ := os.ReadFile(agents)
+	if !strings.HasPrefix(string(got), "# Agents\n\n"+blockBegin+"\n") {
+		t.Errorf("AGENTS.md after the write:\n%s", got)
+	}
+	for rel := range readTree(t, root) {
+		if strings.Contains(rel, ".goplsmcp-") {
+			t.Errorf("a temporary file was left: %s", rel)
+		}
+	}
+
+	// CLAUDE.md shares its inode with notes.txt: writing it in place would
+	// change notes.txt, renaming over it would cut the two apart.
+	notes := filepath.Join(root, "notes.txt")
+	if err := os.WriteFile(notes, []byte("notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(notes, filepath.Join(root, "CLAUDE.md")); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runOnce(t, "", "rules", "--write", "--root", root, "claude")
+	if want := "goplsmcp: rules: CLAUDE.md: it has 2 hard links"; code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("a hard-linked CLAUDE.md: exit %d, stderr:\n%s\nwant exit 1 and %q", code, stderr, want)
+	}
+	a, errA := os.Stat(notes)
+	b, errB := os.Stat(filepath.Join(root, "CLAUDE.md"))
+	if got, _ := os.ReadFile(notes); string(got) != "notes\n" || errA != nil || errB != nil || !os.SameFile(a, b) {
+		t.Errorf("the hard-linked file was changed: %q, same file %v", got, errA == nil && errB == nil && os.SameFile(a, b))
+	}
+}
+
+// TestWriteBlockGoFiles checks that writeBlock refuses a file the go
+// command reads by its name alone, whatever a future client table says.
+func TestWriteBlockGoFiles(t *testing.T) {
+	root := t.TempDir()
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, rel := range []string{"main.go", "sub/x.go", "go.mod", "go.sum", "go.work", "go.work.sum"} {
+		if _, err := writeBlock(r, rel, "", "body\n"); err == nil || !strings.Contains(err.Error(), "a file the go command reads") {
+			t.Errorf("writeBlock(%s): %v, want it refused", rel, err)
+		}
+	}
+	if files := readTree(t, root); len(files) != 0 {
+		t.Errorf("files written: %v", files)
 	}
 }

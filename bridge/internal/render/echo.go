@@ -3,6 +3,8 @@ package render
 import (
 	"fmt"
 	"strings"
+
+	"github.com/goplsmcp/goplsmcp/mcp"
 )
 
 // EchoChars bounds a client string echoed in a message (DESIGN §6).
@@ -20,7 +22,8 @@ func HasControl(s string) bool {
 
 // IsControl reports whether r is a C0 or C1 control character or DEL.
 func IsControl(r rune) bool {
-	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0)
+	_, ok := mcp.StandIn(r)
+	return ok
 }
 
 // Quote shortens a client string for echoing in a message: at most
@@ -33,7 +36,8 @@ func Quote(s string) string {
 func Clip(s string) string { return ClipN(s, EchoChars) }
 
 // ClipN cuts s to at most max characters, marking the cut, with control
-// characters replaced.
+// characters (newline and tab too: an echo is one line) replaced by
+// their stand-ins (mcp.StandIn), the one choice of how answers show them.
 func ClipN(s string, max int) string {
 	var b strings.Builder
 	n := 0
@@ -42,10 +46,11 @@ func ClipN(s string, max int) string {
 			b.WriteString("…")
 			break
 		}
-		if IsControl(r) {
-			r = '?'
+		if sub, ok := mcp.StandIn(r); ok {
+			b.WriteString(sub)
+		} else {
+			b.WriteRune(r)
 		}
-		b.WriteRune(r)
 		n++
 	}
 	return b.String()

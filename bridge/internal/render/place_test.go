@@ -38,7 +38,7 @@ func TestPlaceList(t *testing.T) {
 func TestQuote(t *testing.T) {
 	long := strings.Repeat("é", render.EchoChars+5)
 	for in, want := range map[string]string{
-		"a\x00b\u0085c": `"a?b?c"`,
+		"a\x00b\u0085c": `"a␀b\\u0085c"`,
 		long:            `"` + strings.Repeat("é", render.EchoChars) + `…"`,
 	} {
 		if got := render.Quote(in); got != want {
