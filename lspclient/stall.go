@@ -23,6 +23,10 @@ import (
 //     object on Windows. Elsewhere an answered probe counts as work, up to
 //     the load timeout.
 //
+// The workspace load is not watched: it has its own bound, the load
+// timeout, since the go command gopls waits for may work without using
+// CPU (downloading modules, waiting for a lock).
+//
 // A stalled request then gets a probe that gopls answers ahead of any work
 // (see process.alive). No answer: gopls no longer runs or reads, and is
 // killed and restarted. An answer: gopls lives but does nothing for this
@@ -124,6 +128,13 @@ func (c *Client) watchStall(ctx context.Context, cancel context.CancelCauseFunc,
 		case <-tick.C:
 		}
 		now := p.workSign()
+		if !c.Loaded() {
+			// The workspace load has its own bound, whatever gopls does:
+			// the go command it waits for may be downloading modules, or
+			// held by a lock, using no CPU while it works.
+			signs = append(signs[:0], now)
+			continue
+		}
 		if now.worked(signs[len(signs)-1]) {
 			// Work since the last look: the window starts again.
 			signs = append(signs[:0], now)
