@@ -68,7 +68,9 @@ func startHTTPStack(t *testing.T, root string) *httpStack {
 	return &httpStack{url: ts.URL + mcp.HTTPPath, client: client}
 }
 
-// connect opens a session with the official Go SDK client.
+// connect opens a session with the official Go SDK client, at 2025-11-25:
+// sessions, whose unsaved text lasts, are what is isolated here (a
+// 2026-07-28 request keeps nothing between calls).
 func (hs *httpStack) connect(t *testing.T) *mcpsdk.ClientSession {
 	t.Helper()
 	c := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "isolation", Version: "0"}, nil)
@@ -76,7 +78,7 @@ func (hs *httpStack) connect(t *testing.T) *mcpsdk.ClientSession {
 		Endpoint:   hs.url,
 		HTTPClient: &http.Client{Transport: bearer{http.DefaultTransport}},
 	}
-	cs, err := c.Connect(testCtx(t), transport, nil)
+	cs, err := c.Connect(testCtx(t), transport, &mcpsdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}

@@ -2,7 +2,9 @@
 // JSON-RPC 2.0 framing over stdio, a local socket and the Streamable HTTP transport (with
 // its bearer token, DNS-rebinding checks, session ids, event streams and
 // idle expiry), the session lifecycle and version
-// negotiation, the tool registry with JSON Schema generation and argument
+// negotiation of the 2025 revisions beside the stateless 2026-07-28
+// revision (server/discover, per-request _meta, cache hints,
+// subscriptions/listen, its HTTP headers), the tool registry with JSON Schema generation and argument
 // validation, resources, prompts with argument completion, pagination,
 // progress, logging to clients, cancellation, bounded concurrency, and the
 // protocol's error rules. It also chooses how a control character is shown
@@ -20,7 +22,9 @@
 // where each answer goes (the next stdout line, the next line on a local
 // socket connection, or the HTTP response of the POST that asked), so
 // every protocol rule holds on all of them. State kept per session is
-// dropped in [Server.OnSessionEnd].
+// dropped in [Server.OnSessionEnd]. A request of the stateless revision is
+// a session of its own: [SessionID] is fresh for it, and its session ends
+// when it is answered.
 //
 // [Server.ServeLocal] serves stdio-like sessions on a unix socket, one per
 // connection, to peers of the same user only: what a shared daemon serves.

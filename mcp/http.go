@@ -114,7 +114,15 @@ type HTTPHandler struct {
 
 	stopJanitor chan struct{}
 	janitor     sync.WaitGroup
+
+	// stopping is closed when the handler drains or closes, which ends
+	// the listen streams of modern requests gracefully.
+	stopping     chan struct{}
+	stoppingOnce sync.Once
 }
+
+// stop closes h.stopping.
+func (h *HTTPHandler) stop() { h.stoppingOnce.Do(func() { close(h.stopping) }) }
 
 // NewHTTPHandler returns a handler for the server's sessions over HTTP.
 // Close it to end them.
@@ -144,6 +152,7 @@ func (s *Server) NewHTTPHandler(opts *HTTPOptions) (*HTTPHandler, error) {
 		cancel:      cancel,
 		sessions:    make(map[string]*httpSession),
 		stopJanitor: make(chan struct{}),
+		stopping:    make(chan struct{}),
 	}
 	h.janitor.Go(h.expireIdle)
 	return h, nil
@@ -218,6 +227,7 @@ func (h *HTTPHandler) Close() {
 		return
 	}
 	h.closed = true
+	h.stop()
 	sessions := make([]*httpSession, 0, len(h.sessions))
 	for _, hs := range h.sessions {
 		sessions = append(sessions, hs)
@@ -242,6 +252,7 @@ func (h *HTTPHandler) Close() {
 // its client has gone), or ctx's error if ctx ends first. Close ends the
 // sessions afterwards.
 func (h *HTTPHandler) Drain(ctx context.Context) error {
+	h.stop()
 	h.mu.Lock()
 	if !h.draining {
 		h.draining = true
@@ -362,6 +373,13 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	trust(r.Context())
+	if r.Method != http.MethodPost && isModernVersion(r.Header.Get("MCP-Protocol-Version")) {
+		// The modern revisions have no GET stream and no session to
+		// delete: subscriptions/listen is a POST.
+		w.Header().Set("Allow", http.MethodPost)
+		httpError(w, http.StatusMethodNotAllowed, "Method Not Allowed: "+r.Method+" is not part of MCP "+r.Header.Get("MCP-Protocol-Version")+"; POST every message, and subscriptions/listen for notifications")
+		return
+	}
 	switch r.Method {
 	case http.MethodPost:
 		h.post(w, r)
@@ -526,6 +544,10 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer h.done()
+	if modernPost(r, body) {
+		h.stateless(w, r, body, jsonOK, sseOK)
+		return
+	}
 	if r.Header.Get("Mcp-Session-Id") == "" {
 		if !checkVersion(w, r) {
 			return
@@ -814,6 +836,7 @@ type httpExchange struct {
 	rc     *http.ResponseController
 	jsonOK bool
 	sseOK  bool
+	modern bool          // a stateless request (see HTTPHandler.stateless)
 	done   chan struct{} // closed by respond
 
 	mu         sync.Mutex
@@ -832,6 +855,9 @@ func newExchange(w http.ResponseWriter, jsonOK, sseOK bool) *httpExchange {
 func (ex *httpExchange) startStream() {
 	ex.w.Header().Set("Content-Type", "text/event-stream")
 	ex.w.Header().Set("Cache-Control", "no-cache")
+	if ex.modern {
+		ex.w.Header().Set("X-Accel-Buffering", "no")
+	}
 	ex.w.WriteHeader(http.StatusOK)
 	ex.streaming = true
 }
@@ -912,7 +938,7 @@ func (ex *httpExchange) finish(ctx context.Context, started bool) {
 	case !ex.identified:
 		writeJSON(ex.w, http.StatusBadRequest, ex.answer)
 	case ex.jsonOK:
-		writeJSON(ex.w, http.StatusOK, ex.answer)
+		writeJSON(ex.w, ex.status(), ex.answer)
 	default:
 		ex.startStream()
 		_ = writeFlush(ex.w, ex.rc, ex.answer)

@@ -41,7 +41,8 @@ func ParseLogLevel(name string) (LogLevel, bool) {
 }
 
 // Log sends a notifications/message to every ready session whose level is
-// level or lower (warning unless the client set it). It never waits for a
+// level or lower (warning unless the client set it), and to every modern
+// request running that asked for messages at level or lower. It never waits for a
 // client: a session whose queue is full drops the message. data is any
 // JSON value, usually a string; logger names the source.
 func (s *Server) Log(level LogLevel, logger string, data any) {
@@ -53,6 +54,16 @@ func (s *Server) Log(level LogLevel, logger string, data any) {
 	for ss := range s.sessions {
 		ss.mu.Lock()
 		wants := ss.state == stateReady && level >= ss.logLevel
+		for ci := range ss.logCalls {
+			// A modern request that set a level gets the messages
+			// while it runs, on its own stream.
+			if level >= ci.logLevel {
+				n := &notification{JSONRPC: "2.0", Method: "notifications/message", Params: map[string]any{
+					"level": level.String(), "logger": logger, "data": data,
+				}}
+				ci.queueLog(n)
+			}
+		}
 		ss.mu.Unlock()
 		if !wants {
 			continue

@@ -103,7 +103,7 @@ func listTools(ctx context.Context, ss *session, params json.RawMessage) (any, e
 	if err != nil {
 		return nil, err
 	}
-	version := ss.negotiated()
+	version := ss.versionFor(ctx)
 	list := make([]toolJSON, 0, end-start)
 	for _, t := range tools[start:end] {
 		list = append(list, t.describe(version))
@@ -130,7 +130,11 @@ func callTool(ctx context.Context, ss *session, params json.RawMessage) (any, er
 	} else if !isObject(args) {
 		return nil, InvalidParams("arguments must be an object")
 	}
-	return ss.srv.call(ctx, name, args, ss.atLeast(version20250618))
+	if ci := callFrom(ctx); ci != nil && ci.modern && ss.srv.tool(name) == nil {
+		// The modern revisions make an unknown tool a protocol error.
+		return nil, InvalidParams("unknown tool " + shorten(name, 80) + "; tools/list names them")
+	}
+	return ss.srv.call(ctx, name, args, ss.atLeast(ctx, version20250618))
 }
 
 // call runs one tools/call: it finds the tool, validates args, runs the

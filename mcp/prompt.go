@@ -98,7 +98,7 @@ func listPrompts(ctx context.Context, ss *session, params json.RawMessage) (any,
 	if err != nil {
 		return nil, err
 	}
-	titles := ss.atLeast(version20250618)
+	titles := ss.atLeast(ctx, version20250618)
 	list := make([]promptJSON, 0, end-start)
 	for _, p := range all[start:end] {
 		j := promptJSON{Name: p.def.Name, Description: p.def.Description}
@@ -111,7 +111,7 @@ func listPrompts(ctx context.Context, ss *session, params json.RawMessage) (any,
 		if titles {
 			j.Title = p.def.Title
 		}
-		if ss.atLeast(version20251125) {
+		if ss.atLeast(ctx, version20251125) {
 			j.Icons = p.def.Icons
 		}
 		list = append(list, j)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"time"
 )
 
 // A Resource describes a fixed resource to clients.
@@ -17,6 +18,9 @@ type Resource struct {
 	Description string
 	MIMEType    string
 	Icons       []Icon
+	// TTL is how long a client of the modern revisions may take what
+	// it read as fresh (its ttlMs); zero means stale at once.
+	TTL time.Duration
 }
 
 // A ResourceHandler returns the current text of a resource. An *Error
@@ -67,10 +71,10 @@ func listResources(ctx context.Context, ss *session, params json.RawMessage) (an
 	list := make([]resourceJSON, 0, end-start)
 	for _, r := range all[start:end] {
 		j := resourceJSON{URI: r.def.URI, Name: r.def.Name, Description: r.def.Description, MIMEType: r.def.MIMEType}
-		if ss.atLeast(version20250618) {
+		if ss.atLeast(ctx, version20250618) {
 			j.Title = r.def.Title
 		}
-		if ss.atLeast(version20251125) {
+		if ss.atLeast(ctx, version20251125) {
 			j.Icons = r.def.Icons
 		}
 		list = append(list, j)

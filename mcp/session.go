@@ -73,7 +73,29 @@ type session struct {
 	pending chan struct{}  // bounds handlers running or waiting for sem
 	wg      sync.WaitGroup // counts running handlers
 	logq    chan *notification
+
+	// logCalls are the modern calls running that asked for log messages
+	// (guarded by mu); listens counts the subscriptions/listen streams
+	// open.
+	logCalls map[*callInfo]struct{}
+	listens  int
+	// listenDone is closed when the session stops serving, which ends
+	// its listen streams gracefully.
+	listenDone chan struct{}
+	listenOnce sync.Once
 }
+
+// maxListens bounds the subscriptions/listen streams of one session: each
+// holds a request open for as long as the client likes.
+const maxListens = 4
+
+// listenEnd returns the channel closed when the session's listen streams
+// are to end.
+func (ss *session) listenEnd() <-chan struct{} { return ss.listenDone }
+
+// endListens ends the session's listen streams, each answered with the
+// graceful closing result.
+func (ss *session) endListens() { ss.listenOnce.Do(func() { close(ss.listenDone) }) }
 
 // A call is one request from the moment its id is reserved — before it
 // waits for a place among the requests pending — until its response is
@@ -114,6 +136,9 @@ func newSession(srv *Server, events notifier) *session {
 		sem:      make(chan struct{}, srv.opts.MaxInFlight),
 		pending:  make(chan struct{}, 8*srv.opts.MaxInFlight),
 		logq:     make(chan *notification, logQueueSize),
+		logCalls: make(map[*callInfo]struct{}),
+
+		listenDone: make(chan struct{}),
 	}
 }
 
@@ -196,6 +221,7 @@ loop:
 			// Set here, where lines are handled, so that no call starts
 			// after the wait for the calls in flight has begun.
 			ss.draining.Store(true)
+			ss.endListens()
 			idle = make(chan struct{})
 			go func() {
 				ss.wg.Wait()
@@ -220,6 +246,7 @@ loop:
 				if d := ss.srv.opts.DrainTimeout; d > 0 {
 					time.AfterFunc(d, cancelCalls)
 				}
+				ss.endListens()
 				break loop
 			case r.err != nil:
 				err = fmt.Errorf("reading input: %w", r.err)
@@ -300,6 +327,9 @@ func (ss *session) handleLine(ctx context.Context, line []byte, out outbox) (sta
 		ss.writeError(out, id, InvalidParams("params must be an object"))
 		return false
 	}
+	if handled, started := ss.handleModern(ctx, id, method, msg.Params, out); handled {
+		return started
+	}
 	switch {
 	case method == "ping":
 		ss.writeResult(out, id, struct{}{})
@@ -326,14 +356,37 @@ func (ss *session) handleLine(ctx context.Context, line []byte, out outbox) (sta
 		ss.writeError(out, id, newError(CodeMethodNotFound, "Method not found"))
 		return false
 	}
-	return ss.start(ctx, id, method, msg.Params, h, out)
+	return ss.start(ctx, id, method, msg.Params, h, out, nil)
 }
 
 // start runs h for the request id in its own goroutine, answering on out.
 // When too many requests are pending it first waits for one to end, which
 // stops the session reading: backpressure on a client that floods it. It
-// reports whether it took the request on: out.respond follows.
-func (ss *session) start(ctx context.Context, id json.RawMessage, method string, params json.RawMessage, h methodHandler, out outbox) bool {
+// reports whether it took the request on: out.respond follows. modern is
+// nil for a request of the session's negotiated version.
+func (ss *session) start(ctx context.Context, id json.RawMessage, method string, params json.RawMessage, h methodHandler, out outbox, modern *modernRequest) bool {
+	// A listen stream holds its request for as long as the client likes:
+	// it takes no handler slot, and a connection has few of them.
+	isListen := modern != nil && method == "subscriptions/listen"
+	if isListen {
+		ss.mu.Lock()
+		full := ss.listens >= maxListens
+		if !full {
+			ss.listens++
+		}
+		ss.mu.Unlock()
+		if full {
+			ss.writeError(out, id, newError(CodeInvalidRequest, fmt.Sprintf("Invalid Request: %d listen streams are open, the most one connection keeps; cancel one first", maxListens)))
+			return false
+		}
+	}
+	unlisten := func() {
+		if isListen {
+			ss.mu.Lock()
+			ss.listens--
+			ss.mu.Unlock()
+		}
+	}
 	key := idKey(id)
 	ctx, cancel := context.WithCancel(ctx)
 	c := &call{cancel: cancel}
@@ -347,6 +400,7 @@ func (ss *session) start(ctx context.Context, id json.RawMessage, method string,
 	ss.mu.Unlock()
 	if dup {
 		cancel()
+		unlisten()
 		ss.writeError(out, id, newError(CodeInvalidRequest, "Invalid Request: id is already in use"))
 		return false
 	}
@@ -359,33 +413,57 @@ func (ss *session) start(ctx context.Context, id json.RawMessage, method string,
 		delete(ss.inflight, key)
 		ss.mu.Unlock()
 		cancel()
+		unlisten()
 		_ = out.respond(nil, true)
 		return true
 	}
 
-	ci := &callInfo{ss: ss, out: out, token: progressToken(params)}
+	ci := newCallInfo(ss, out, id, params, modern)
 	ctx = context.WithValue(ctx, callKey{}, ci)
+	if ci.logq != nil {
+		ss.mu.Lock()
+		ss.logCalls[ci] = struct{}{}
+		ss.mu.Unlock()
+	}
 
 	ss.wg.Add(1)
 	go func() {
 		defer ss.wg.Done()
 		defer func() { <-ss.pending }()
 		defer cancel()
-		select {
-		case ss.sem <- struct{}{}:
-		case <-ctx.Done():
+		defer unlisten()
+		if !isListen {
+			select {
+			case ss.sem <- struct{}{}:
+			case <-ctx.Done():
+			}
 		}
 		var res any
 		var err error
 		if ctx.Err() == nil {
 			res, err = ss.safeCall(ctx, method, params, h)
-			<-ss.sem
+			if !isListen {
+				<-ss.sem
+			}
 		} else {
 			// Cancelled before it started: nothing of it ran.
 			err = ctx.Err()
 		}
-		// No progress may follow the response.
+		if ci.logq != nil {
+			ss.mu.Lock()
+			delete(ss.logCalls, ci)
+			ss.mu.Unlock()
+		}
+		// No progress or log message may follow the response.
 		ci.finish()
+		if modern != nil {
+			// Nothing a modern call left under its own session id
+			// outlives it: the next call starts afresh.
+			defer ss.srv.sessionEnded(ci.sessionID)
+			if err == nil {
+				res, err = ss.modernResult(ci, method, params, res)
+			}
+		}
 		// The response is decided here: a cancellation that arrives
 		// after this is late, and ignored.
 		ss.mu.Lock()
@@ -524,9 +602,18 @@ func (ss *session) negotiated() string {
 	return ss.version
 }
 
-// atLeast reports whether the negotiated version is v or newer. Versions
-// are dates, so they compare as strings.
-func (ss *session) atLeast(v string) bool { return ss.negotiated() >= v }
+// atLeast reports whether the version the request of ctx is served under
+// (see callInfo.version) is v or newer. Versions are dates, so they
+// compare as strings.
+func (ss *session) atLeast(ctx context.Context, v string) bool { return ss.versionFor(ctx) >= v }
+
+// versionFor returns the version the request of ctx is served under.
+func (ss *session) versionFor(ctx context.Context) string {
+	if ci := callFrom(ctx); ci != nil {
+		return ci.version
+	}
+	return ss.negotiated()
+}
 
 func trimSpace(b []byte) []byte {
 	i, j := 0, len(b)

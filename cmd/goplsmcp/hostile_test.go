@@ -473,7 +473,8 @@ func TestHostileLimits(t *testing.T) {
 		"--max-message-bytes", "4096", "--max-text-chars", "100", "--max-result-bytes", "2048")
 	s := &session{proc: p, nextID: 1000}
 
-	// Before the session is ready only ping answers.
+	// Before the session is ready only ping, and server/discover (which
+	// answers at any time), answer.
 	early := []struct {
 		id   int // 0: the answer has no id
 		line string
@@ -481,7 +482,7 @@ func TestHostileLimits(t *testing.T) {
 	}{
 		{1, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"go_workspace","arguments":{}}}`, reply{code: -32002}},
 		{2, `{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"goplsmcp://limits"}}`, reply{code: -32002}},
-		{3, `{"jsonrpc":"2.0","id":3,"method":"server/discover"}`, reply{code: -32002}},
+		{3, `{"jsonrpc":"2.0","id":3,"method":"server/discover"}`, reply{}},
 		{0, `garbage`, reply{noID: true, code: -32700}},
 		{4, `{"jsonrpc":"2.0","id":4,"method":"ping"}`, reply{}},
 		{5, `{"jsonrpc":"2.0","id":5,"method":"initialize","params":{"protocolVersion":42}}`, reply{code: -32602}},

@@ -84,10 +84,11 @@ func (tt tokenTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // TestInteropGoSDKHTTP connects the official Go SDK client to the real
 // binary over Streamable HTTP (DESIGN §7), with its default options (a
-// server/discover probe, then initialize) and at an older version: it
-// lists tools, calls some, reads a resource, gets a prompt, receives
-// gopls's log messages on the session's event stream, and ends the
-// session. The server ignores its stdin (a container's is often empty)
+// server/discover probe, which makes it modern: no session), and at two
+// 2025 versions (initialize, a session): it lists tools, calls some,
+// reads a resource, gets a prompt, receives gopls's log messages (on the
+// session's event stream, or on the stream of the modern call that set a
+// log level), and ends the session. The server ignores its stdin (a container's is often empty)
 // and SIGTERM ends it, and gopls, within the shutdown bound.
 func TestInteropGoSDKHTTP(t *testing.T) {
 	root := exampleRoot(t)
@@ -96,7 +97,7 @@ func TestInteropGoSDKHTTP(t *testing.T) {
 	// Over HTTP, the end of stdin ends nothing.
 	p.stdin.Close()
 
-	for _, version := range []string{"", "2025-03-26"} {
+	for _, version := range []string{"", "2025-11-25", "2025-03-26"} {
 		t.Run("version "+version, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
@@ -117,8 +118,9 @@ func TestInteropGoSDKHTTP(t *testing.T) {
 			defer cs.Close()
 			want := version
 			if want == "" {
-				want = "2025-11-25"
+				want = "2026-07-28"
 			}
+			modern := want >= "2026-07-28"
 			if got := cs.InitializeResult().ProtocolVersion; got != want {
 				t.Errorf("negotiated %s, want %s", got, want)
 			}
@@ -152,9 +154,15 @@ func TestInteropGoSDKHTTP(t *testing.T) {
 				t.Errorf("getting review-go: %v %+v", err, pr)
 			}
 
-			//lint:ignore SA1019 logging is current in every version this server speaks.
-			if err := cs.SetLoggingLevel(ctx, &mcpsdk.SetLoggingLevelParams{Level: "debug"}); err != nil {
-				t.Fatal(err)
+			var meta mcpsdk.Meta
+			if modern {
+				// The level is the call's own.
+				meta = mcpsdk.Meta{"io.modelcontextprotocol/logLevel": "debug"}
+			} else {
+				//lint:ignore SA1019 logging is current in every 2025 version.
+				if err := cs.SetLoggingLevel(ctx, &mcpsdk.SetLoggingLevelParams{Level: "debug"}); err != nil {
+					t.Fatal(err)
+				}
 			}
 			// A package gopls has not seen makes it load again, and log
 			// that: the message reaches this session on its event stream.
@@ -165,7 +173,7 @@ func TestInteropGoSDKHTTP(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(root, pkg, "x.go"), []byte("package "+pkg+"\n\nvar X = 1\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "go_diagnostics", Arguments: map[string]any{"files": []string{pkg + "/x.go"}}}); err != nil || res.IsError {
+			if res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Meta: meta, Name: "go_diagnostics", Arguments: map[string]any{"files": []string{pkg + "/x.go"}}}); err != nil || res.IsError {
 				t.Fatalf("go_diagnostics: %v %+v", err, res)
 			}
 			select {
