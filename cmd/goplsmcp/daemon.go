@@ -93,6 +93,7 @@ func serveDaemon(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := cfg.check(); err != nil {
 		return err
 	}
+	cfg.daemon = true
 	ws := &workspace{dir: dir, key: key, root: cfg.root, args: args}
 	var ready *os.File
 	if readyFD > 0 {

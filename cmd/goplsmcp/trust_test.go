@@ -5,6 +5,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -316,5 +317,100 @@ func TestShareKeyTakesTheGoEnvironmentOnly(t *testing.T) {
 	slices.Sort(got)
 	if diff := cmp.Diff([]int{1, 2}, got); diff != "" {
 		t.Errorf("sessions per daemon: GOOGLE_* must share one, GOFLAGS have another (-want +got):\n%s", diff)
+	}
+}
+
+// request sends a request and waits for its answer, adding every
+// notification that comes before it to notes (as JSON).
+func (p *proc) request(id int, method, params string, notes *[]string) map[string]any {
+	p.t.Helper()
+	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params))
+	for {
+		m := p.recv()
+		if m["id"] == float64(id) {
+			return m
+		}
+		data, _ := json.Marshal(m)
+		*notes = append(*notes, string(data))
+	}
+}
+
+// What session A gives the daemon: unsaved text of a file in a package
+// that is not on disk, and a snippet. Nothing of either may reach B.
+const (
+	secretOverlay = `{"file":"secretpkg/secret.go","text":"package secretpkg\n\nvar SecretThing int = \"s\"\n"}`
+	secretSnippet = `{"text":"package scratch\n\nfunc SnippetSecret() { undefinedSecret() }\n"}`
+)
+
+var secrets = []string{"secretpkg", "SecretThing", "SnippetSecret", "undefinedSecret", ".goplsmcp", "scratch"}
+
+func TestShareSessionSeesOnlyItsOwn(t *testing.T) {
+	sh := newShared(t)
+	root := exampleRoot(t)
+	args := []string{"--root", root, "--gopls", goplsPath(t)}
+	a := sh.session(args...)
+	b := sh.session(args...)
+	var seen []string // everything B is sent
+	b.request(1, "logging/setLevel", `{"level":"debug"}`, &seen)
+
+	if text, _, _ := a.call(1, "go_diagnostics", secretOverlay); !strings.Contains(text, "secretpkg/secret.go: 1 error") {
+		t.Fatalf("A's diagnostics of its unsaved secretpkg/secret.go:\n%s", text)
+	}
+	if text, _, _ := a.call(2, "go_diagnostics", secretSnippet); !strings.Contains(text, "undefinedSecret") {
+		t.Fatalf("A's diagnostics of its snippet:\n%s", text)
+	}
+	// A counts its own (the unsaved package and the snippet's): the
+	// test can tell a count that includes them.
+	if text, _, _ := a.call(3, "go_workspace", `{}`); !strings.Contains(text, "packages: 6\n") || !strings.Contains(text, "open buffers: 2") {
+		t.Fatalf("A's go_workspace does not count its unsaved package and snippet:\n%s", text)
+	}
+
+	res := b.request(2, "resources/read", `{"uri":"goplsmcp://workspace"}`, &seen)
+	var ws struct {
+		Packages    int `json:"packages"`
+		OpenBuffers int `json:"openBuffers"`
+	}
+	contents, _ := res["result"].(map[string]any)["contents"].([]any)
+	if len(contents) != 1 {
+		t.Fatalf("B's resources/read goplsmcp://workspace: %v", res)
+	}
+	if err := json.Unmarshal([]byte(contents[0].(map[string]any)["text"].(string)), &ws); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(struct{ Packages, OpenBuffers int }{4, 0}, struct{ Packages, OpenBuffers int }{ws.Packages, ws.OpenBuffers}); diff != "" {
+		t.Errorf("B's goplsmcp://workspace counts A's unsaved package or buffers (-want +got):\n%s", diff)
+	}
+	seen = append(seen, contents[0].(map[string]any)["text"].(string))
+	res = b.request(3, "tools/call", `{"name":"go_workspace","arguments":{},"_meta":{"progressToken":"w"}}`, &seen)
+	text := res["result"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"].(string)
+	if !strings.Contains(text, "packages: 4\n") || !strings.Contains(text, "open buffers: 0") {
+		t.Errorf("B's go_workspace counts A's unsaved package or buffers:\n%s", text)
+	}
+	seen = append(seen, text)
+	res = b.request(4, "tools/call", `{"name":"go_symbol_references","arguments":{"file":"shapes/shapes.go","symbol":"Shape"},"_meta":{"progressToken":"r"}}`, &seen)
+	seen = append(seen, fmt.Sprint(res))
+	res = b.request(5, "completion/complete", `{"ref":{"type":"ref/prompt","name":"explain-go"},"argument":{"name":"file","value":"s"}}`, &seen)
+	seen = append(seen, fmt.Sprint(res))
+
+	// A prompt for A's unsaved file is answered as for a file that was
+	// never given (B names it, so its answer is compared, not searched).
+	prompt := func(id int, file string) string {
+		var notes []string
+		m := b.request(id, "prompts/get", `{"name":"explain-go","arguments":{"file":"`+file+`"}}`, &notes)
+		seen = append(seen, notes...)
+		delete(m, "id")
+		data, _ := json.Marshal(m)
+		return strings.ReplaceAll(string(data), file, "FILE")
+	}
+	if diff := cmp.Diff(prompt(6, "nothing/none.go"), prompt(7, "secretpkg/secret.go")); diff != "" {
+		t.Errorf("B's prompt for A's unsaved file differs from one for no file (-none +A's):\n%s", diff)
+	}
+
+	for _, s := range seen {
+		for _, secret := range secrets {
+			if strings.Contains(s, secret) {
+				t.Errorf("B was sent %q, of A's:\n%.600s", secret, s)
+			}
+		}
 	}
 }
