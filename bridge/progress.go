@@ -75,17 +75,19 @@ func (b *Bridge) relayProgress(ctx context.Context, tool string, next func(conte
 // reset their timeout on progress are promised.
 const progressHeartbeat = 8 * time.Second
 
-// progressText renders one gopls report as a progress message.
+// progressText renders one gopls report as a progress message: its
+// title (a fixed name of gopls's work, such as "Packages" or "Diagnose
+// files") and whether it is done, but not its message. gopls reports on
+// all it does, for any session, and its messages may quote what it
+// holds (the workspace load error can quote another session's unsaved
+// go.mod); a call needs to hear that gopls works, not about what.
 func progressText(p lspclient.Progress) string {
 	parts := []string{"gopls"}
 	if p.Title != "" {
 		parts = append(parts, p.Title)
 	}
-	switch {
-	case p.Done:
+	if p.Done {
 		parts = append(parts, "done")
-	case p.Message != "":
-		parts = append(parts, p.Message)
 	}
 	return strings.Join(parts, ": ")
 }

@@ -73,19 +73,7 @@ func (b *Bridge) addResources(s *mcp.Server) error {
 			Description: "The limits in force: message and result sizes, source text per call, gopls request timeout; and how many build flags, environment variables and gopls settings were fixed at launch."}, static(b.limitsJSON())},
 		{mcp.Resource{URI: workspaceURI, Name: "workspace", Title: "Go workspace summary",
 			Description: "What go_workspace answers: modules, versions, build kind, package count, load state."},
-			func(ctx context.Context) (string, error) {
-				out, err := b.workspace(ctx)
-				if err != nil {
-					if ctx.Err() != nil {
-						return "", ctx.Err()
-					}
-					// gopls's failure, said as the tool would, and logged
-					// as any internal failure is.
-					b.log.Error("reading goplsmcp://workspace failed", "type", fmt.Sprintf("%T", err), "error", shortMessage(err))
-					return "", &mcp.Error{Code: mcp.CodeInternalError, Message: "Internal error: " + shortMessage(err)}
-				}
-				return jsonText(out)
-			}},
+			func(ctx context.Context) (string, error) { return b.asSession(ctx, b.workspaceJSON) }},
 	} {
 		r.res.MIMEType = "application/json"
 		if err := mcp.AddResource(s, r.res, visible.Resource(r.h)); err != nil {
@@ -93,6 +81,22 @@ func (b *Bridge) addResources(s *mcp.Server) error {
 		}
 	}
 	return nil
+}
+
+// workspaceJSON is the content of goplsmcp://workspace: what go_workspace
+// answers the session.
+func (b *Bridge) workspaceJSON(ctx context.Context) (string, error) {
+	out, err := b.workspace(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		// gopls's failure, said as the tool would, and logged
+		// as any internal failure is.
+		b.log.Error("reading goplsmcp://workspace failed", "type", fmt.Sprintf("%T", err), "error", shortMessage(err))
+		return "", &mcp.Error{Code: mcp.CodeInternalError, Message: "Internal error: " + shortMessage(err)}
+	}
+	return jsonText(out)
 }
 
 func jsonText(v any) (string, error) {

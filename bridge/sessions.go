@@ -63,6 +63,21 @@ func (b *Bridge) isolate(ctx context.Context, tool string, next func(context.Con
 	return next(context.WithValue(ctx, sessionKey{}, st))
 }
 
+// asSession runs fn, a request that is not a tool call (a resource that
+// asks gopls), through the gate as the calling session: gopls then holds
+// that session's overlays or none, never another's, so nothing of
+// another session's unsaved text is in what fn reads — not even in a
+// count.
+func (b *Bridge) asSession(ctx context.Context, fn func(context.Context) (string, error)) (string, error) {
+	st := b.sessionState(mcp.SessionID(ctx))
+	leave, err := b.buffers.Enter(ctx, st, false)
+	if err != nil {
+		return "", err
+	}
+	defer leave()
+	return fn(context.WithValue(ctx, sessionKey{}, st))
+}
+
 // overlayArgs is the input of a tool that takes unsaved text: every such
 // tool takes it as a [Doc] (itself, or within an [At]), whose method the
 // input gets.

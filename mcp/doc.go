@@ -27,7 +27,8 @@
 // when it is answered.
 //
 // [Server.ServeLocal] serves stdio-like sessions on a unix socket, one per
-// connection, to peers of the same user only: what a shared daemon serves.
+// connection, to peers of the same user only: what a shared daemon serves;
+// its clients check the same of it with [CheckLocalPeer].
 // [Proxy] is the other end: it serves a session on stdin and stdout by
 // relaying it to such a server, and when the connection is lost it dials
 // again and gives the new session what the old one was given (initialize,

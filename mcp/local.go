@@ -21,6 +21,17 @@ type LocalOptions struct {
 	OnSessions func(n int)
 }
 
+// CheckLocalPeer returns an error unless the process at the other end of
+// conn, a unix socket connection, runs as this process's user, as the
+// kernel reports it (SO_PEERCRED on Linux, LOCAL_PEERCRED on macOS; on
+// other systems no peer can be checked and every one is refused). A
+// client of [Server.ServeLocal] calls it before it sends anything: a
+// socket file may have been planted by someone else, and what a session
+// sends (unsaved text) is the user's.
+func CheckLocalPeer(conn net.Conn) error {
+	return checkPeer(conn, os.Getuid())
+}
+
 // ServeLocal serves one session per connection accepted on ln, a listener
 // on a local (unix) socket, each exactly as [Server.ServeStdio] serves
 // its streams: its own lifecycle, log level, calls, cancellation and

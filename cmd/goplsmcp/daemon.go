@@ -24,7 +24,11 @@ import (
 // daemonInfo is what a daemon says about itself in its info file, for
 // goplsmcp daemon list and stop.
 type daemonInfo struct {
-	PID       int       `json:"pid"`
+	PID int `json:"pid"`
+	// ProcStart is the daemon process's start (see processStart): with
+	// PID, what proves that a live process is this daemon, and not
+	// another that reused its pid.
+	ProcStart string    `json:"procStart"`
 	GoplsPID  int       `json:"goplsPid"`
 	Root      string    `json:"root"`
 	Key       string    `json:"key"`
@@ -54,7 +58,7 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err := fs.Parse(args[1:]); err != nil || fs.NArg() > 0 {
 			return usageError("%s", daemonUsage)
 		}
-		return listDaemons(stdout, *asJSON)
+		return listDaemons(stdout, stderr, *asJSON)
 	case "stop":
 		fs := flag.NewFlagSet("daemon stop", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
@@ -62,7 +66,7 @@ func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err := fs.Parse(args[1:]); err != nil || fs.NArg() > 0 {
 			return usageError("%s", daemonUsage)
 		}
-		return stopDaemons(stdout, *root)
+		return stopDaemons(stdout, stderr, *root)
 	}
 	return usageError("%s", daemonUsage)
 }
@@ -89,6 +93,7 @@ func serveDaemon(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := cfg.check(); err != nil {
 		return err
 	}
+	cfg.daemon = true
 	ws := &workspace{dir: dir, key: key, root: cfg.root, args: args}
 	var ready *os.File
 	if readyFD > 0 {
@@ -125,6 +130,9 @@ func serveDaemon(ctx context.Context, args []string, stderr io.Writer) error {
 	defer st.close()
 
 	info := &daemonInfo{PID: os.Getpid(), GoplsPID: st.client.PID(), Root: st.root, Key: key, Started: time.Now(), Args: cfg.publicArgs(args)}
+	if info.ProcStart, _, err = processStart(os.Getpid()); err != nil {
+		st.log.Warn("this daemon cannot name its own start, so goplsmcp daemon list and stop will not know it", "error", err)
+	}
 	var infoMu sync.Mutex
 	writeInfo := func(sessions int) {
 		infoMu.Lock()
@@ -197,16 +205,52 @@ func writeFileAtomic(path string, v any) error {
 	if err != nil {
 		return err
 	}
+	// Made afresh (O_EXCL follows no link), so that whatever was at tmp
+	// is replaced, never written through.
 	tmp := path + ".tmp" + strconv.Itoa(os.Getpid())
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+	os.Remove(tmp)
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
 		return err
 	}
 	return os.Rename(tmp, path)
 }
 
+// errNoProcess: the pid names no live process.
+var errNoProcess = errors.New("no such process")
+
+// running reports whether d's process is, provably, the daemon that wrote
+// d: a live process of this user's whose start is the one d records (a
+// pid alone may have been reused by any process since). gone says it is
+// provably not: the pid names no process, or another one, so d is stale.
+// Neither: it cannot be told (no start recorded, or the system does not
+// say), and nothing is done to it.
+func (d *daemonInfo) running() (running, gone bool) {
+	start, uid, err := processStart(d.PID)
+	switch {
+	case errors.Is(err, errNoProcess):
+		return false, true
+	case err != nil || d.ProcStart == "":
+		return false, false
+	case start != d.ProcStart || uid != os.Getuid():
+		return false, true
+	}
+	return true, false
+}
+
 // daemons reads the info files of the runtime directory, dropping those
-// of daemons that are gone.
-func daemons() ([]*daemonInfo, error) {
+// of daemons that are gone, and returns the daemons proven to run (see
+// daemonInfo.running). An info file that is not this user's own is left
+// alone and said so on warn.
+func daemons(warn io.Writer) ([]*daemonInfo, error) {
 	dir, err := runtimeDir()
 	if err != nil {
 		return nil, err
@@ -214,6 +258,14 @@ func daemons() ([]*daemonInfo, error) {
 	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	var out []*daemonInfo
 	for _, f := range files {
+		fi, err := os.Lstat(f)
+		if err != nil {
+			continue
+		}
+		if err := privateFile(fi, 0); err != nil {
+			fmt.Fprintf(warn, "goplsmcp: ignoring %s, which %v: not a daemon's\n", f, err)
+			continue
+		}
 		data, err := os.ReadFile(f)
 		if err != nil {
 			continue
@@ -222,9 +274,12 @@ func daemons() ([]*daemonInfo, error) {
 		if json.Unmarshal(data, &d) != nil || d.PID <= 0 {
 			continue
 		}
-		if !processAlive(d.PID) {
+		running, gone := d.running()
+		if gone {
 			// Killed without a chance to clean up.
 			os.Remove(f)
+		}
+		if !running {
 			continue
 		}
 		d.UptimeSec = time.Since(d.Started).Seconds()
@@ -239,8 +294,8 @@ func daemons() ([]*daemonInfo, error) {
 }
 
 // listDaemons prints the user's daemons.
-func listDaemons(stdout io.Writer, asJSON bool) error {
-	list, err := daemons()
+func listDaemons(stdout, stderr io.Writer, asJSON bool) error {
+	list, err := daemons(stderr)
 	if err != nil {
 		return err
 	}
@@ -288,8 +343,8 @@ const stopTimeout = 10 * time.Second
 
 // stopDaemons sends SIGTERM to the user's daemons (those serving root, if
 // given) and waits for them to end.
-func stopDaemons(stdout io.Writer, root string) error {
-	list, err := daemons()
+func stopDaemons(stdout, stderr io.Writer, root string) error {
+	list, err := daemons(stderr)
 	if err != nil {
 		return err
 	}
@@ -303,6 +358,10 @@ func stopDaemons(stdout io.Writer, root string) error {
 		if root != "" && d.Root != root {
 			continue
 		}
+		// Proven again just before the signal: the list is a moment old.
+		if running, _ := d.running(); !running {
+			continue
+		}
 		if err := signalProcess(d.PID, syscall.SIGTERM); err != nil {
 			continue
 		}
@@ -310,11 +369,12 @@ func stopDaemons(stdout io.Writer, root string) error {
 	}
 	deadline := time.Now().Add(stopTimeout)
 	var errs []error
+	alive := func(d *daemonInfo) bool { running, _ := d.running(); return running }
 	for _, d := range stopped {
-		for processAlive(d.PID) && time.Now().Before(deadline) {
+		for alive(d) && time.Now().Before(deadline) {
 			time.Sleep(20 * time.Millisecond) // no handle on a process that is not our child
 		}
-		if processAlive(d.PID) {
+		if alive(d) {
 			errs = append(errs, fmt.Errorf("daemon %d (%s) did not stop within %v", d.PID, d.Root, stopTimeout))
 			continue
 		}

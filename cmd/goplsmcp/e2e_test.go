@@ -26,6 +26,10 @@ func TestMain(m *testing.M) {
 		dialHelper(sock)
 		os.Exit(0)
 	}
+	if sock := os.Getenv("GOPLSMCP_LISTEN"); sock != "" {
+		listenHelper(sock)
+		os.Exit(0)
+	}
 	dir, err := os.MkdirTemp("", "goplsmcp-e2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

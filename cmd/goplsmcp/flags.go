@@ -58,6 +58,9 @@ type config struct {
 	// lives on after its last session (see share.go).
 	share string
 	idle  time.Duration
+	// daemon is set for goplsmcp daemon serve: one gopls serves the
+	// sessions of many clients (see startStack).
+	daemon bool
 
 	// cpuProfile names a file for a CPU profile of the whole run
 	// (--cpuprofile, hidden: see addHiddenFlags).

@@ -214,8 +214,9 @@ type stack struct {
 }
 
 // startStack starts gopls and builds the server for cfg. Problems with
-// the command line are usage errors (exit 2). For a one-shot call, gopls's
-// own messages go to the log rather than to MCP clients.
+// the command line are usage errors (exit 2). For a one-shot call, and
+// for a server of many sessions, gopls's own messages go to the log
+// rather than to MCP clients.
 func startStack(ctx context.Context, cfg *config, stderr io.Writer, oneShot bool) (_ *stack, err error) {
 	goplsPath, err := lspclient.Locate(cfg.gopls)
 	if err != nil {
@@ -272,7 +273,14 @@ func startStack(ctx context.Context, cfg *config, stderr io.Writer, oneShot bool
 		DrainTimeout:    drainTimeout,
 	})
 	onMessage := func(level slog.Level, text string) { st.srv.Log(mcpLevel(level), "gopls", text) }
-	if oneShot {
+	// gopls's messages concern whatever it holds, and on a server of many
+	// sessions (a shared daemon, --http) that is, now and then, another
+	// session's unsaved files: its loads name them (query=[file=...]),
+	// its load errors quote them. No message says which session it is
+	// about, so there they go to the server's log alone; what a session
+	// needs of them its tools answer (go_workspace's loadError,
+	// go_diagnostics). See docs/safety.md.
+	if oneShot || cfg.daemon || cfg.http != "" {
 		goplsLog := st.log.With("component", "gopls")
 		onMessage = func(level slog.Level, text string) { goplsLog.Log(context.Background(), level, text) }
 	}

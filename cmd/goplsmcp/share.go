@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"os"
@@ -80,12 +81,44 @@ type workspace struct {
 	args []string // the flags of goplsmcp daemon serve
 }
 
-func (ws *workspace) socket() string          { return filepath.Join(ws.dir, ws.key+".sock") }
-func (ws *workspace) infoFile() string        { return filepath.Join(ws.dir, ws.key+".json") }
-func (ws *workspace) logFile() string         { return filepath.Join(ws.dir, ws.key+".log") }
-func (ws *workspace) lockFile() string        { return filepath.Join(ws.dir, ws.key+".lock") }
-func (ws *workspace) String() string          { return ws.key + " (" + ws.root + ")" }
-func (ws *workspace) dial() (net.Conn, error) { return net.Dial("unix", ws.socket()) }
+func (ws *workspace) socket() string   { return filepath.Join(ws.dir, ws.key+".sock") }
+func (ws *workspace) infoFile() string { return filepath.Join(ws.dir, ws.key+".json") }
+func (ws *workspace) logFile() string  { return filepath.Join(ws.dir, ws.key+".log") }
+func (ws *workspace) lockFile() string { return filepath.Join(ws.dir, ws.key+".lock") }
+func (ws *workspace) String() string   { return ws.key + " (" + ws.root + ")" }
+
+// errUntrusted marks what a session refuses to share through: a runtime
+// directory others may write, a file in it that is not this user's own
+// (of another user, a link, not of its kind), or a socket whose listener
+// runs as another user. Any of them may have been planted, so the session
+// neither uses it nor starts a daemon beside it: it serves with a gopls
+// of its own.
+var errUntrusted = errors.New("not trusted")
+
+// dial connects to the workspace's daemon. Before anything is sent, the
+// socket file must be this user's and the process listening on it must
+// run as this user (the kernel says, see mcp.CheckLocalPeer): what a
+// session sends is the user's unsaved text, and what it receives its
+// client takes as gopls's answers. An error that is not errUntrusted
+// means no daemon listens.
+func (ws *workspace) dial() (net.Conn, error) {
+	fi, err := os.Lstat(ws.socket())
+	if err != nil {
+		return nil, err
+	}
+	if err := privateFile(fi, fs.ModeSocket); err != nil {
+		return nil, fmt.Errorf("%w: %s %v", errUntrusted, ws.socket(), err)
+	}
+	conn, err := net.Dial("unix", ws.socket())
+	if err != nil {
+		return nil, err
+	}
+	if err := mcp.CheckLocalPeer(conn); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("%w: the process listening on %s: %v", errUntrusted, ws.socket(), err)
+	}
+	return conn, nil
+}
 
 // newWorkspace resolves what cfg names into the daemon that serves it.
 // Two sessions share a daemon exactly when everything that changes an
@@ -137,18 +170,46 @@ func fileIdentity(path string) string {
 	return fmt.Sprintf("%s %d %d", path, fi.Size(), fi.ModTime().UnixNano())
 }
 
+// answerEnvVars are the environment variables that can change gopls's
+// answers, and so the daemon a session shares: every variable `go help
+// environment` lists as one the go command reads (the variables of its
+// last part, "available from 'go env' but not read from the
+// environment", are not: GOEXE, GOGCCFLAGS, GOHOSTARCH, GOHOSTOS, GOMOD,
+// GOTELEMETRY, GOTELEMETRYDIR, GOTOOLDIR, GOVERSION; nor GOCOVERDIR, which
+// only says where a binary built with -cover writes), those gopls and
+// go/packages read themselves (GOPACKAGESDRIVER, GOPLSCACHE), and those
+// that say where the go command, its caches and its configuration are
+// found. One list, not a prefix: GOOGLE_APPLICATION_CREDENTIALS changes
+// no answer and must not split a workspace. TestAnswerEnvCoversGoHelp
+// holds it to the toolchain's own list.
+var answerEnvVars = []string{
+	// General-purpose (go help environment).
+	"GCCGO", "GO111MODULE", "GOARCH", "GOAUTH", "GOBIN", "GOCACHE", "GOCACHEPROG", "GODEBUG", "GOENV",
+	"GOFLAGS", "GOINSECURE", "GOMODCACHE", "GONOPROXY", "GONOSUMDB", "GOOS", "GOPATH", "GOPRIVATE",
+	"GOPROXY", "GOROOT", "GOSUMDB", "GOTMPDIR", "GOTOOLCHAIN", "GOVCS", "GOWORK",
+	// cgo.
+	"AR", "CC", "CXX", "FC", "PKG_CONFIG", "CGO_ENABLED",
+	"CGO_CFLAGS", "CGO_CFLAGS_ALLOW", "CGO_CFLAGS_DISALLOW",
+	"CGO_CPPFLAGS", "CGO_CPPFLAGS_ALLOW", "CGO_CPPFLAGS_DISALLOW",
+	"CGO_CXXFLAGS", "CGO_CXXFLAGS_ALLOW", "CGO_CXXFLAGS_DISALLOW",
+	"CGO_FFLAGS", "CGO_FFLAGS_ALLOW", "CGO_FFLAGS_DISALLOW",
+	"CGO_LDFLAGS", "CGO_LDFLAGS_ALLOW", "CGO_LDFLAGS_DISALLOW",
+	// Architecture-specific.
+	"GO386", "GOAMD64", "GOARM", "GOARM64", "GOMIPS", "GOMIPS64", "GOPPC64", "GORISCV64", "GOWASM",
+	// Special-purpose.
+	"GCCGOTOOLDIR", "GOEXPERIMENT", "GOFIPS140", "GO_EXTLINK_ENABLED", "GIT_ALLOW_PROTOCOL",
+	// Read by gopls and go/packages.
+	"GOPACKAGESDRIVER", "GOPLSCACHE",
+	// Where the go command, its caches and its configuration are found.
+	"PATH", "HOME", "USERPROFILE", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "AppData", "LocalAppData",
+}
+
 // answerEnv is the part of the environment that can change gopls's
-// answers, sorted: the go command's variables, where it finds its tools
-// and caches, and cgo's compilers.
+// answers (answerEnvVars, as set), sorted.
 func answerEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch {
-		case strings.HasPrefix(k, "GOPLSMCP"), k == "GORACE":
-		case strings.HasPrefix(k, "GO"), strings.HasPrefix(k, "CGO_"),
-			k == "PATH", k == "HOME", k == "USERPROFILE", k == "XDG_CACHE_HOME", k == "XDG_CONFIG_HOME",
-			k == "CC", k == "CXX", k == "PKG_CONFIG":
+		if k, _, _ := strings.Cut(kv, "="); slices.Contains(answerEnvVars, k) {
 			env = append(env, kv)
 		}
 	}
@@ -233,9 +294,20 @@ func runtimeDir() (string, error) {
 		return "", fmt.Errorf("runtime directory %s is not a directory", dir)
 	}
 	if !ownedByMe(fi) {
-		return "", fmt.Errorf("runtime directory %s belongs to another user", dir)
+		return "", fmt.Errorf("%w: runtime directory %s belongs to another user", errUntrusted, dir)
+	}
+	// A directory others may write may hold anything they planted (a
+	// socket of theirs under a computable name, a link where a log is
+	// written): it is refused, not repaired, for tightening it would keep
+	// what is in it. Only the user can open it to others, and only the
+	// user can make it usable again, by removing it.
+	if fi.Mode().Perm()&0o022 != 0 {
+		return "", fmt.Errorf("%w: runtime directory %s is writable by others (mode %v), so its files may not be this user's; remove it (rm -r %s) to share daemons again",
+			errUntrusted, dir, fi.Mode().Perm(), dir)
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
+		// Readable or searchable by others, but never writable: nothing
+		// in it can be theirs.
 		if err := os.Chmod(dir, 0o700); err != nil {
 			return "", fmt.Errorf("runtime directory %s may be opened by others: %w", dir, err)
 		}
@@ -297,16 +369,16 @@ func serveShared(ctx context.Context, cfg *config, stdin io.Reader, stdout, stde
 // runs. Starting is done under a lock, so that sessions starting together
 // start one daemon.
 func connectDaemon(ctx context.Context, ws *workspace, log *slog.Logger) (net.Conn, error) {
-	if conn, err := ws.dial(); err == nil {
-		return conn, nil
+	if conn, err := ws.dial(); err == nil || errors.Is(err, errUntrusted) {
+		return conn, err
 	}
 	unlock, err := lockFile(ws.lockFile())
 	if err != nil {
 		return nil, fmt.Errorf("locking %s: %w", ws.lockFile(), err)
 	}
 	defer unlock()
-	if conn, err := ws.dial(); err == nil {
-		return conn, nil // another session started it meanwhile
+	if conn, err := ws.dial(); err == nil || errors.Is(err, errUntrusted) {
+		return conn, err // another session started it meanwhile
 	}
 	log.Info("starting the shared daemon", "root", ws.root, "key", ws.key)
 	if err := startDaemon(ctx, ws); err != nil {
@@ -327,11 +399,16 @@ func startDaemon(ctx context.Context, ws *workspace) error {
 	if err != nil {
 		return fmt.Errorf("finding goplsmcp's own binary: %w", err)
 	}
-	logf, err := os.OpenFile(ws.logFile(), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	// Truncated only once it is known to be this user's own file: a link
+	// planted there must not make the daemon's log overwrite another.
+	logf, err := openPrivate(ws.logFile(), os.O_CREATE|os.O_WRONLY)
 	if err != nil {
 		return fmt.Errorf("opening the daemon's log: %w", err)
 	}
 	defer logf.Close()
+	if err := logf.Truncate(0); err != nil {
+		return fmt.Errorf("opening the daemon's log: %w", err)
+	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		return err

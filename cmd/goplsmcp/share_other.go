@@ -5,6 +5,7 @@ package main
 import (
 	"errors"
 	"io/fs"
+	"os"
 	"syscall"
 )
 
@@ -18,8 +19,14 @@ func detached() *syscall.SysProcAttr { return nil }
 
 func ownedByMe(fi fs.FileInfo) bool { return false }
 
+func privateFile(fi fs.FileInfo, typ fs.FileMode) error { return errors.ErrUnsupported }
+
+func openPrivate(path string, flag int) (*os.File, error) { return nil, errors.ErrUnsupported }
+
 func signalProcess(pid int, sig syscall.Signal) error { return errors.ErrUnsupported }
 
 func processAlive(pid int) bool { return false }
 
 func processRSS(pid int) int64 { return 0 }
+
+func processStart(pid int) (string, int, error) { return "", 0, errors.ErrUnsupported }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -80,6 +81,31 @@ func dialHelper(sock string) {
 	}
 }
 
+// listenHelper is the planted listener of TestShareRefusesWhatOthersPlanted,
+// run as a process of its own (see TestMain), as another user: it
+// listens on the socket in GOPLSMCP_LISTEN, says so, and prints what the
+// first connection sends it.
+func listenHelper(sock string) {
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		fmt.Println("LISTEN:", err)
+		return
+	}
+	fmt.Println("LISTENING")
+	conn, err := ln.Accept()
+	if err != nil {
+		fmt.Println("ACCEPT:", err)
+		return
+	}
+	conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	buf := make([]byte, 4096)
+	if n, _ := conn.Read(buf); n > 0 {
+		fmt.Printf("GOT: %s\n", buf[:n])
+	} else {
+		fmt.Println("NOTHING")
+	}
+}
+
 // TestEveryFlagReachesTheDaemon holds each flag to a side: given to a
 // shared daemon by daemonArgs, or the session process's own. A new flag
 // fails here until daemonArgs passes it on (and lists it in daemonFlags),
@@ -104,6 +130,34 @@ func TestEveryFlagReachesTheDaemon(t *testing.T) {
 	for _, name := range daemonFlags {
 		if !slices.Contains(got, "--"+name) {
 			t.Errorf("daemonArgs leaves out --%s: %q", name, got)
+		}
+	}
+}
+
+// TestAnswerEnvCoversGoHelp holds answerEnvVars to the variables the
+// installed go command says it reads: every one `go help environment`
+// lists before its part on what is not read from the environment, but
+// for GOCOVERDIR (where a -cover binary writes, no answer of gopls's).
+func TestAnswerEnvCoversGoHelp(t *testing.T) {
+	out, err := exec.Command("go", "help", "environment").Output()
+	if err != nil {
+		t.Fatalf("go help environment: %v", err)
+	}
+	text, _, ok := strings.Cut(string(out), "not read from the environment")
+	if !ok {
+		t.Fatalf("go help environment has no part on what is not read from the environment:\n%s", out)
+	}
+	names := regexp.MustCompile(`(?m)^\t([A-Z][A-Z0-9_]*(?:, [A-Z][A-Z0-9_]*)*)$`)
+	var read []string
+	for _, m := range names.FindAllStringSubmatch(text, -1) {
+		read = append(read, strings.Split(m[1], ", ")...)
+	}
+	if len(read) < 50 {
+		t.Fatalf("only %d variables found in go help environment: %q", len(read), read)
+	}
+	for _, name := range read {
+		if name != "GOCOVERDIR" && !slices.Contains(answerEnvVars, name) {
+			t.Errorf("the go command reads %s (go help environment), but it is not in answerEnvVars: sessions that differ in it would share a daemon", name)
 		}
 	}
 }
