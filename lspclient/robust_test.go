@@ -276,6 +276,8 @@ func TestHangIsDetected(t *testing.T) {
 	if _, err := hoverSummary(ctx, c, root); err != nil {
 		t.Fatal(err)
 	}
+	// Stopped after the load: during it, gopls is given the load timeout.
+	waitFor(t, time.Minute, "the workspace to load", c.Loaded)
 	old := c.PID()
 	stopProcess(t, old)
 	t.Cleanup(func() { signalPID(old, sigCont) })

@@ -128,13 +128,6 @@ func (c *Client) watchStall(ctx context.Context, cancel context.CancelCauseFunc,
 		case <-tick.C:
 		}
 		now := p.workSign()
-		if !c.Loaded() {
-			// The workspace load has its own bound, whatever gopls does:
-			// the go command it waits for may be downloading modules, or
-			// held by a lock, using no CPU while it works.
-			signs = append(signs[:0], now)
-			continue
-		}
 		if now.worked(signs[len(signs)-1]) {
 			// Work since the last look: the window starts again.
 			signs = append(signs[:0], now)
@@ -152,6 +145,14 @@ func (c *Client) watchStall(ctx context.Context, cancel context.CancelCauseFunc,
 		case <-done:
 			return // answered during the probe
 		default:
+		}
+		if alive && !c.Loaded() {
+			// The workspace load has its own bound, whatever gopls does:
+			// the go command it waits for may be downloading modules, or
+			// held by a lock, using no CPU while it works. Only a gopls
+			// that no longer answers is judged during it.
+			signs = append(signs[:0], p.workSign())
+			continue
 		}
 		if alive && !now.cpuKnown && time.Since(began) < c.opts.LoadTimeout {
 			// Blind to gopls's CPU time here: a gopls that answers is

@@ -61,26 +61,6 @@ func TestSessionOutlivesSpawningThread(t *testing.T) {
 	}
 }
 
-// TestStdioSessionEndsOnHangup: a stdio session whose terminal or shell
-// goes away stops, and takes gopls with it.
-func TestStdioSessionEndsOnHangup(t *testing.T) {
-	t.Parallel()
-	p := startBinary(t, "--root", exampleRoot(t), "--gopls", goplsPath(t))
-	initialized(t, p)
-	gopls := p.goplsPID()
-	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-p.exited:
-	case <-time.After(drainBound):
-		t.Fatalf("goplsmcp still running %s after SIGHUP", drainBound)
-	}
-	if !waitGone(gopls, time.Now().Add(5*time.Second)) {
-		t.Errorf("gopls %d still exists after goplsmcp ended", gopls)
-	}
-}
-
 // TestHTTPOutlivesItsShell starts goplsmcp --http the way a user detaches
 // a server by hand, `setsid nohup goplsmcp --http … &` from a shell that
 // then exits; the server must keep serving after the shell is gone, and

@@ -36,6 +36,8 @@ func TestSignalStopsGopls(t *testing.T) {
 	}{
 		{"SIGTERM", syscall.SIGTERM, false},
 		{"SIGINT", syscall.SIGINT, false},
+		// The terminal or shell of a stdio session went away.
+		{"SIGHUP", syscall.SIGHUP, false},
 		{"SIGTERM with gopls frozen", syscall.SIGTERM, true},
 	}
 	for _, tt := range tests {
@@ -87,10 +89,12 @@ func TestSignalStopsGopls(t *testing.T) {
 	}
 }
 
-// TestParentDeathStopsGopls runs goplsmcp under a shell that is then
-// killed. goplsmcp's stdin stays open (the test holds it), so only the
-// death of its parent can end it.
-func TestParentDeathStopsGopls(t *testing.T) {
+// TestParentDeathLeavesSessionToStdin runs goplsmcp under a shell that is
+// then killed, while the test holds goplsmcp's stdin: a session lives as
+// long as its stdin, not its parent (a client may start servers from a
+// process or thread that ends before the session does). goplsmcp goes on
+// answering, and ends, taking gopls with it, once its stdin closes.
+func TestParentDeathLeavesSessionToStdin(t *testing.T) {
 	// The shell starts goplsmcp in the background with the shell's own
 	// stdin (a background job would otherwise get /dev/null), says its pid,
 	// and waits.
@@ -105,11 +109,15 @@ func TestParentDeathStopsGopls(t *testing.T) {
 		t.Skipf("pidfd_open: %v", err)
 	}
 	defer unix.Close(pidfd)
-
-	start := time.Now()
 	if err := sh.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
+	if text, _, isError := p.call(3, "go_describe", `{"file":"shapes/shapes.go","symbol":"Shape"}`); isError || !strings.Contains(text, "Shape") {
+		t.Fatalf("go_describe after goplsmcp's parent was killed: %s", text)
+	}
+
+	start := time.Now()
+	p.stdin.Close()
 	// goplsmcp is not our child: its pidfd becomes readable when it ends.
 	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
 	n, err := unix.Poll(fds, int(shutdownBound/time.Millisecond))
@@ -117,12 +125,12 @@ func TestParentDeathStopsGopls(t *testing.T) {
 		n, err = unix.Poll(fds, int((shutdownBound-time.Since(start))/time.Millisecond))
 	}
 	if err != nil || n == 0 {
-		t.Fatalf("goplsmcp %d still running %s after its parent was killed (poll: %d, %v)", server, shutdownBound, n, err)
+		t.Fatalf("goplsmcp %d still running %s after its stdin closed (poll: %d, %v)", server, shutdownBound, n, err)
 	}
 	if !waitGone(pid, start.Add(shutdownBound)) {
-		t.Errorf("gopls %d still exists %s after goplsmcp's parent was killed", pid, shutdownBound)
+		t.Errorf("gopls %d still exists %s after goplsmcp's stdin closed", pid, shutdownBound)
 	}
-	t.Logf("goplsmcp and gopls gone %s after the parent was killed", time.Since(start).Round(time.Millisecond))
+	t.Logf("goplsmcp and gopls gone %s after the stdin closed", time.Since(start).Round(time.Millisecond))
 }
 
 // TestGoplsKilledDuringCalls kills gopls under the real binary while tool
