@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -18,8 +19,9 @@ func main() {
 	if asInit() {
 		return
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), stopSignals()...)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	stopOnHangup(stop)
 	// A shared daemon outlives the session that started it.
 	if len(os.Args) < 2 || os.Args[1] != "daemon" {
 		bindChildren()
@@ -47,21 +49,33 @@ func main() {
 	}
 }
 
-// stopSignals are the signals that stop goplsmcp with a drain. A hangup
-// (the terminal or the shell that started it went away) is one of them
-// unless goplsmcp was started with it ignored, as nohup does: asking for
-// it would undo that. The servers meant to outlive their shell, --http and
-// the shared daemon, ignore it again once they know what they are (see
-// run).
-func stopSignals() []os.Signal {
-	sigs := []os.Signal{syscall.SIGTERM, syscall.SIGINT}
-	if !signal.Ignored(syscall.SIGHUP) {
-		sigs = append(sigs, syscall.SIGHUP)
+// hangupIgnored is set by outliveShell: a hangup no longer stops goplsmcp.
+var hangupIgnored atomic.Bool
+
+// stopOnHangup makes a hangup (the terminal or the shell that started
+// goplsmcp went away) stop it with a drain, as SIGTERM does, unless
+// goplsmcp was started with hangups ignored, as nohup does, or is a server
+// meant to outlive its shell (outliveShell). The signal is caught, never
+// ignored: an ignored signal would stay ignored in gopls and every process
+// goplsmcp starts.
+func stopOnHangup(stop func()) {
+	if signal.Ignored(syscall.SIGHUP) {
+		return
 	}
-	return sigs
+	// Never closed, and a hangup that finds it full is dropped: goplsmcp
+	// stops at the first.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	go func() {
+		for range hup {
+			if !hangupIgnored.Load() {
+				stop()
+			}
+		}
+	}()
 }
 
 // outliveShell keeps a server that is meant to outlive the shell or
 // terminal that started it (--http, the shared daemon) from stopping on
 // their hangup; SIGTERM and SIGINT still stop it.
-func outliveShell() { signal.Ignore(syscall.SIGHUP) }
+func outliveShell() { hangupIgnored.Store(true) }
