@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 )
 
 // callKey is the context key of a request's *callInfo.
@@ -29,6 +30,13 @@ type callInfo struct {
 	logq     chan *notification
 	logReady chan struct{} // signals logq has messages
 	logLevel LogLevel
+	// keep and forget are what the tool asked of the call's state
+	// (KeepState, ForgetHandle); handle is the handle it runs under, if
+	// any, and kept says its state outlives it (under handle, or a handle
+	// minted for it). Set on the call's own goroutine.
+	keep, forget atomic.Bool
+	handle       *handleEntry
+	kept         bool
 
 	mu       sync.Mutex
 	finished bool          // the response is about to be written
