@@ -133,7 +133,19 @@ func (t *handleTable) attach(token, client string) (*handleEntry, string) {
 		return nil, fmt.Sprintf("handle %s is from an earlier run of this server, which has restarted since, so what it held is gone: %s", shorten(token, 48), t.opts.Lost)
 	}
 	// A foreign handle is as unknown as a made-up one.
-	return nil, fmt.Sprintf("handle %s is unknown: it was forgotten, unused for %s, evicted by newer ones (%d at most), or is another client's; %s", shorten(token, 48), t.opts.Idle, t.opts.Max, t.opts.Lost)
+	return nil, fmt.Sprintf("handle %s is unknown: it was forgotten, unused for %s, evicted by newer ones (%d at most), or is another client's; %s", shorten(token, 48), roundDuration(t.opts.Idle), t.opts.Max, t.opts.Lost)
+}
+
+// roundDuration says d as people do: 30m, not 30m0s.
+func roundDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // release ends a call under e; forget takes e out of the table.
