@@ -134,7 +134,8 @@ func callFrom(ctx context.Context) *callInfo {
 // "" outside a request. Sessions sharing one server have distinct ids, so
 // per-session state can be keyed by it. A request of the modern,
 // stateless revisions is a session of its own: its id is fresh, and the
-// session ends when it is answered.
+// session ends when it is answered; or, under a handle (see
+// [Server.OfferHandles]), the id is the handle's.
 func SessionID(ctx context.Context) string {
 	if ci := callFrom(ctx); ci != nil {
 		return ci.sessionID
