@@ -73,6 +73,8 @@ async function exercise(name, client) {
     console.log(`  ${name} ${tool} ok (${Date.now() - start} ms): ${text.split('\n')[0].slice(0, 70)}`);
   }
 
+  await handleRoundTrip(name, client);
+
   const { resources } = await client.listResources();
   if (resources.length === 0) fail(name, 'no resources listed');
   for (const r of resources) {
@@ -94,6 +96,31 @@ async function exercise(name, client) {
     if (!messages?.length) fail(name, `prompt ${p.name} has no messages`);
   }
   console.log(`  ${name} read ${resources.length} resources and got ${prompts.length} prompts`);
+}
+
+// handleRoundTrip gives unsaved text once and sees it again only by its
+// handle, which go_close then forgets.
+async function handleRoundTrip(name, client) {
+  const importerError = 'undefined: report.Summary';
+  const text = (res) => res.content?.find((c) => c.type === 'text')?.text ?? '';
+  const given = await client.callTool({
+    name: 'go_diagnostics',
+    arguments: { file: 'report/report.go', text: 'package report\n\nvar X int = "s"\n' },
+  });
+  const handle = given.structuredContent?.handle;
+  if (!handle || !text(given).includes(`handle: ${handle} (`)) {
+    fail(name, 'unsaved text was answered without a handle', text(given));
+    return;
+  }
+  const seen = await client.callTool({ name: 'go_diagnostics', arguments: { file: 'main.go', handle } });
+  if (!text(seen).includes(importerError)) fail(name, 'a call with the handle does not see its unsaved text', text(seen));
+  const unseen = await client.callTool({ name: 'go_diagnostics', arguments: { file: 'main.go' } });
+  if (text(unseen).includes(importerError)) fail(name, 'a call without the handle sees its unsaved text', text(unseen));
+  const closed = await client.callTool({ name: 'go_close', arguments: { handle } });
+  if (closed.isError) fail(name, 'go_close of the handle', text(closed));
+  const gone = await client.callTool({ name: 'go_diagnostics', arguments: { file: 'main.go', handle } });
+  if (!gone.isError) fail(name, 'a forgotten handle was not refused', text(gone));
+  console.log(`  ${name} handle round trip ok: ${handle}`);
 }
 
 function newClient(mode) {

@@ -19,7 +19,7 @@ type CloseInput struct {
 // CloseOutput is the result of go_close.
 type CloseOutput struct {
 	Closed  string `json:"closed,omitempty" jsonschema:"the buffer forgotten"`
-	Kind    string `json:"kind,omitempty" jsonschema:"what it was, when not a file as last read: snippet or overlay (gopls sees the file on disk again)"`
+	Kind    string `json:"kind,omitempty" jsonschema:"what it was, when not a file as last read: snippet, overlay (gopls sees the file on disk again) or handle (all the unsaved text it held)"`
 	NotOpen string `json:"notOpen,omitempty" jsonschema:"the buffer named, when nothing was open for it"`
 }
 
@@ -32,6 +32,8 @@ func (o *CloseOutput) Render() string {
 		return "forgot snippet " + o.Closed
 	case o.Kind == "overlay":
 		return "forgot the unsaved text of " + o.Closed + "; gopls sees the file on disk again"
+	case o.Kind == "handle":
+		return "forgot handle " + o.Closed + " and all the unsaved text it held"
 	}
 	return "closed " + o.Closed
 }
@@ -60,6 +62,11 @@ func (b *Bridge) close(ctx context.Context, in *CloseInput) (*CloseOutput, error
 			return nil, err
 		}
 		uri = lspclient.FileURI(path)
+	case in.File == "" && mcp.Handle(ctx) != "":
+		// A modern call's handle alone: forget all of it, once this
+		// call has ended (see mcp.ForgetHandle).
+		mcp.ForgetHandle(ctx)
+		return &CloseOutput{Closed: mcp.Handle(ctx), Kind: "handle"}, nil
 	case in.File != "":
 		if err := iplace.CheckPathText(in.File); err != nil {
 			return nil, err

@@ -90,5 +90,6 @@
 // It also keeps MCP sessions apart on their shared gopls (sessions.go,
 // over buffer.Set and buffer.Gate): each session's overlays and snippets
 // are its own, gopls holds one session's overlays at a time, and answers
-// drop other sessions' snippets.
+// drop other sessions' snippets. A 2026-07-28 request keeps its unsaved
+// text under a handle (mcp.OfferHandles), which names such a session.
 package bridge

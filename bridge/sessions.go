@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"time"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -43,15 +44,36 @@ func (b *Bridge) sessionState(id string) *buffer.Session {
 	return st
 }
 
-// addSessions registers the gate around every tool call, and the cleanup
-// of a session's buffers when it ends.
+// A modern (2026-07-28) request is a session of its own, so the unsaved
+// text it gives would die with its answer; a handle keeps it (see
+// mcp.OfferHandles): the call that gives it is answered with a handle,
+// and a later call that passes the handle runs as the same session, with
+// the same overlays and snippets. Handles are bounded in number and idle
+// time; a forgotten one ends its session, as a legacy session's end does.
+const (
+	// MaxHandles bounds the handles kept at once, over all clients.
+	MaxHandles = 64
+	// HandleIdle forgets a handle no call has used for this long.
+	HandleIdle = 30 * time.Minute
+)
+
+// addSessions registers the gate around every tool call, the cleanup of
+// a session's buffers when it ends, and the handles of modern requests.
 func (b *Bridge) addSessions(s *mcp.Server) error {
 	s.AddToolMiddleware(b.isolate)
 	s.OnSessionEnd(b.endSession)
+	s.OfferHandles(mcp.HandleOptions{
+		Max:      MaxHandles,
+		Idle:     HandleIdle,
+		Argument: "from an earlier answer: see the unsaved text given then",
+		Note:     "pass it as handle to later calls to see this unsaved text; go_close with handle alone forgets it",
+		Lost:     "give the unsaved text again, without handle, for a new one",
+	})
 	return nil
 }
 
-// isolate runs a tool call through the gate.
+// isolate runs a tool call through the gate. A modern call that leaves
+// unsaved text in its session keeps it under a handle.
 func (b *Bridge) isolate(ctx context.Context, tool string, next func(context.Context) (any, error)) (any, error) {
 	st := b.sessionState(mcp.SessionID(ctx))
 	mutates := makesOverlay(mcp.ToolInput(ctx))
@@ -60,7 +82,11 @@ func (b *Bridge) isolate(ctx context.Context, tool string, next func(context.Con
 		return nil, err
 	}
 	defer leave()
-	return next(context.WithValue(ctx, sessionKey{}, st))
+	out, err := next(context.WithValue(ctx, sessionKey{}, st))
+	if err == nil && b.buffers.Holds(st) {
+		mcp.KeepState(ctx)
+	}
+	return out, err
 }
 
 // asSession runs fn, a request that is not a tool call (a resource that

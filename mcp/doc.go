@@ -24,7 +24,9 @@
 // every protocol rule holds on all of them. State kept per session is
 // dropped in [Server.OnSessionEnd]. A request of the stateless revision is
 // a session of its own: [SessionID] is fresh for it, and its session ends
-// when it is answered.
+// when it is answered, unless a handle keeps it ([Server.OfferHandles],
+// [KeepState]): a later call that passes the handle runs under that id
+// again, for the client the handle was given to.
 //
 // [Server.ServeLocal] serves stdio-like sessions on a unix socket, one per
 // connection, to peers of the same user only: what a shared daemon serves;

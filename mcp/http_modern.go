@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -70,6 +71,8 @@ func (h *HTTPHandler) stateless(w http.ResponseWriter, r *http.Request, body []b
 		}
 	}
 	ss := newSession(h.srv, discardNotifier{})
+	// Whoever holds the token is the client: the token's hash names it.
+	ss.client = "http:" + hex.EncodeToString(h.token[:])
 	closeSession := ss.open()
 	defer closeSession()
 	// The request ends with its response stream, and with the handler.

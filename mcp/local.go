@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -100,6 +101,10 @@ func (s *Server) ServeLocal(ctx context.Context, ln net.Listener, opts *LocalOpt
 				defer conn.Close()
 				lw := &lineWriter{w: conn}
 				sess := newSession(s, lw)
+				// Every peer is the server's own user (checked
+				// above), and one client may come back on a new
+				// connection.
+				sess.client = "local:" + strconv.Itoa(uid)
 				s.log.Debug("local session started", "session", sess.id)
 				if err := sess.serve(serveCtx, newLineReader(conn, s.opts.MaxMessageBytes), lw); err != nil {
 					s.log.Debug("local session ended", "session", sess.id, "error", err)

@@ -104,9 +104,17 @@ func listTools(ctx context.Context, ss *session, params json.RawMessage) (any, e
 		return nil, err
 	}
 	version := ss.versionFor(ctx)
+	var handles *handleTable
+	if ci := callFrom(ctx); ci != nil && ci.modern {
+		handles = ss.srv.handleTable()
+	}
 	list := make([]toolJSON, 0, end-start)
 	for _, t := range tools[start:end] {
-		list = append(list, t.describe(version))
+		j := t.describe(version)
+		if handles != nil {
+			j.InputSchema, j.OutputSchema = t.withHandle(handles.opts.Argument)
+		}
+		list = append(list, j)
 	}
 	return &struct {
 		Tools      []toolJSON `json:"tools"`
@@ -133,6 +141,11 @@ func callTool(ctx context.Context, ss *session, params json.RawMessage) (any, er
 	if ci := callFrom(ctx); ci != nil && ci.modern && ss.srv.tool(name) == nil {
 		// The modern revisions make an unknown tool a protocol error.
 		return nil, InvalidParams("unknown tool " + shorten(name, 80) + "; tools/list names them")
+	}
+	if ci := callFrom(ctx); ci != nil && ci.modern {
+		if t := ss.srv.handleTable(); t != nil {
+			return ss.callModernTool(ctx, ci, t, name, args)
+		}
 	}
 	return ss.srv.call(ctx, name, args, ss.atLeast(ctx, version20250618))
 }

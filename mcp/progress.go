@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 )
 
 // callKey is the context key of a request's *callInfo.
@@ -29,6 +30,13 @@ type callInfo struct {
 	logq     chan *notification
 	logReady chan struct{} // signals logq has messages
 	logLevel LogLevel
+	// keep and forget are what the tool asked of the call's state
+	// (KeepState, ForgetHandle); handle is the handle it runs under, if
+	// any, and kept says its state outlives it (under handle, or a handle
+	// minted for it). Set on the call's own goroutine.
+	keep, forget atomic.Bool
+	handle       *handleEntry
+	kept         bool
 
 	mu       sync.Mutex
 	finished bool          // the response is about to be written
@@ -126,7 +134,8 @@ func callFrom(ctx context.Context) *callInfo {
 // "" outside a request. Sessions sharing one server have distinct ids, so
 // per-session state can be keyed by it. A request of the modern,
 // stateless revisions is a session of its own: its id is fresh, and the
-// session ends when it is answered.
+// session ends when it is answered; or, under a handle (see
+// [Server.OfferHandles]), the id is the handle's.
 func SessionID(ctx context.Context) string {
 	if ci := callFrom(ctx); ci != nil {
 		return ci.sessionID

@@ -223,7 +223,12 @@ func (p *proxy) fromClient(ctx context.Context, line []byte) error {
 		case "logging/setLevel":
 			p.levelParams = msg.Params
 		case "tools/call":
-			p.remember(msg.Params)
+			// A modern call keeps nothing in the session: what it
+			// keeps is named by a handle, which a new server refuses
+			// in a sentence saying so.
+			if _, modern := metaVersion(msg.Params); !modern {
+				p.remember(msg.Params)
+			}
 			c.unrepeatable = p.unrepeatable(msg.Params)
 		}
 	case len(msg.ID) == 0 && method == "notifications/initialized":

@@ -170,6 +170,12 @@ func TestProxyReplaysOnANewServer(t *testing.T) {
 	if got := call(5, "get", `{"key":"a"}`); got != "3" {
 		t.Fatalf("get a = %q, want 3", got)
 	}
+	// A modern call keeps nothing in the session, so nothing of it is
+	// given to the next server.
+	send(modernLine("50", "tools/call", `"name":"set","arguments":{"key":"c","value":"9"}`))
+	if m := recv(); m["id"] != float64(50) || m["result"] == nil {
+		t.Fatalf("a modern set: %v", m)
+	}
 
 	// The server dies with its sessions; a new one listens elsewhere.
 	first.stop()
@@ -182,6 +188,9 @@ func TestProxyReplaysOnANewServer(t *testing.T) {
 	}
 	if got := call(7, "get", `{"key":"b"}`); got != "" {
 		t.Errorf("after the new server, get b = %q, want nothing (forgotten before)", got)
+	}
+	if got := call(8, "get", `{"key":"c"}`); got != "" {
+		t.Errorf("after the new server, get c = %q, want nothing (a modern call's, never the session's)", got)
 	}
 	mu.Lock()
 	if dials != 2 {

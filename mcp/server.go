@@ -101,6 +101,9 @@ type Server struct {
 	tracer     Tracer
 	sessions   map[*session]struct{}
 	endHooks   []func(id string)
+	// handles, if the server offers them, are the modern calls' kept
+	// state (see OfferHandles).
+	handles *handleTable
 }
 
 // NewServer returns a server that introduces itself as name at version.
@@ -150,6 +153,13 @@ func (s *Server) tool(name string) *serverTool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.index[name]
+}
+
+// handleTable returns the server's handles, or nil if it offers none.
+func (s *Server) handleTable() *handleTable {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.handles
 }
 
 func (s *Server) toolList() []*serverTool {
@@ -260,5 +270,7 @@ func (s *Server) removeSession(ss *session) {
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	lw := &lineWriter{w: out}
 	sess := newSession(s, lw)
+	// One client: whoever is at the other end of the streams.
+	sess.client = "stdio:" + sess.id
 	return sess.serve(ctx, newLineReader(in, s.opts.MaxMessageBytes), lw)
 }

@@ -59,6 +59,10 @@ type session struct {
 	srv    *Server
 	events notifier
 	id     string
+	// client names who is at the other end, for the handles a modern
+	// request may use (see clientID); set by the transport before the
+	// session serves.
+	client string
 
 	mu       sync.Mutex
 	state    int
@@ -140,6 +144,17 @@ func newSession(srv *Server, events notifier) *session {
 
 		listenDone: make(chan struct{}),
 	}
+}
+
+// clientID names the client of the session: a handle minted for one
+// client is refused to any other. A transport that can tell clients
+// apart sets ss.client (the bearer token over HTTP, the user on a local
+// socket, the connection on stdio); otherwise each session is a client.
+func (ss *session) clientID() string {
+	if ss.client != "" {
+		return ss.client
+	}
+	return "session:" + ss.id
 }
 
 // newSessionID returns an unguessable id, as Streamable HTTP requires of
@@ -458,8 +473,11 @@ func (ss *session) start(ctx context.Context, id json.RawMessage, method string,
 		ci.finish()
 		if modern != nil {
 			// Nothing a modern call left under its own session id
-			// outlives it: the next call starts afresh.
-			defer ss.srv.sessionEnded(ci.sessionID)
+			// outlives it, unless a handle names it: the next call
+			// starts afresh.
+			if !ci.kept {
+				defer ss.srv.sessionEnded(ci.sessionID)
+			}
 			if err == nil {
 				res, err = ss.modernResult(ci, method, params, res)
 			}

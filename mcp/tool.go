@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -92,6 +93,30 @@ type serverTool struct {
 	// run calls the handler with decoded arguments and returns its output
 	// (nil on error).
 	run func(ctx context.Context, in any) (any, error)
+
+	// The schemas modern clients are sent when the server offers handles
+	// (see withHandle), made once.
+	handleOnce   sync.Once
+	handleInput  json.RawMessage
+	handleOutput *jsonschema.Schema
+}
+
+// withHandle returns the tool's schemas with the handle argument, which
+// doc describes, and the handle member of a result that mints one.
+func (t *serverTool) withHandle(doc string) (json.RawMessage, *jsonschema.Schema) {
+	t.handleOnce.Do(func() {
+		in := t.inputSchema.CloneSchemas()
+		in.Properties[handleArg] = &jsonschema.Schema{Type: "string", Description: doc}
+		listed, err := listedInput(in)
+		if err != nil {
+			// The schema marshalled without it at registration.
+			listed = t.listedInput
+		}
+		t.handleInput = listed
+		t.handleOutput = t.outputSchema.CloneSchemas()
+		t.handleOutput.Properties[handleArg] = &jsonschema.Schema{Type: "string"}
+	})
+	return t.handleInput, t.handleOutput
 }
 
 // AddTool registers a tool whose arguments decode into In and whose

@@ -110,3 +110,111 @@ func toolText(res map[string]any) string {
 	text, _ := content[0].(map[string]any)["text"].(string)
 	return text
 }
+
+// TestModernHandles keeps unsaved text across 2026-07-28 requests by
+// handle, through the real binary: the call that gives it is answered
+// with a handle, a later call sees it only by passing the handle,
+// go_close forgets it, a made-up one is refused, the table's bound
+// forgets the handle unused longest, and none of it reaches a 2025
+// session on the same stdin.
+func TestModernHandles(t *testing.T) {
+	s := &session{proc: startBinary(t, "--root", exampleRoot(t), "--gopls", goplsPath(t))}
+	id := 0
+	req := func(method, params string) map[string]any {
+		t.Helper()
+		id++
+		if params != "" {
+			params += ","
+		}
+		s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s%s}}`, id, method, params, modernMeta))
+		m := s.await(json.RawMessage(fmt.Sprint(id)))
+		res, ok := m["result"].(map[string]any)
+		if !ok {
+			t.Fatalf("%s: not a result: %.300v", method, m)
+		}
+		return res
+	}
+	call := func(tool, args string) (text string, res map[string]any) {
+		t.Helper()
+		res = req("tools/call", fmt.Sprintf(`"name":%q,"arguments":%s`, tool, args))
+		return toolText(res), res
+	}
+	handleOf := func(what string, res map[string]any) string {
+		t.Helper()
+		sc, _ := res["structuredContent"].(map[string]any)
+		h, _ := sc["handle"].(string)
+		if h == "" || !strings.Contains(toolText(res), "handle: "+h+" (") {
+			t.Fatalf("%s: no handle in structuredContent and text: %.400v", what, res)
+		}
+		return h
+	}
+	// Unsaved text of report.go that drops what main.go uses: main.go's
+	// diagnostics then say so, as long as the call sees that text.
+	const (
+		bad     = `{"file":"report/report.go","text":"package report\n\nvar X int = \"s\"\n"}`
+		unsaved = `undefined: report.Summary`
+	)
+	seeMain := func(handle string) string { return fmt.Sprintf(`{"file":"main.go","handle":%q}`, handle) }
+
+	// Modern schemas declare the handle; 2025 ones do not.
+	list := req("tools/list", "")
+	tools, _ := list["tools"].([]any)
+	first, _ := tools[0].(map[string]any)
+	props := func(schema string) map[string]any {
+		s, _ := first[schema].(map[string]any)
+		p, _ := s["properties"].(map[string]any)
+		return p
+	}
+	if props("inputSchema")["handle"] == nil || props("outputSchema")["handle"] == nil {
+		t.Errorf("modern tools/list: %v's schemas declare no handle", first["name"])
+	}
+
+	text, res := call("go_diagnostics", bad)
+	if !strings.Contains(text, `cannot use "s"`) || !strings.Contains(text, unsaved) {
+		t.Fatalf("diagnostics of the unsaved text: %q", text)
+	}
+	h := handleOf("file with text", res)
+	if text, _ := call("go_diagnostics", seeMain(h)); !strings.Contains(text, unsaved) {
+		t.Errorf("a call with the handle does not see its unsaved text: %q", text)
+	}
+	if text, _ := call("go_diagnostics", `{"file":"main.go"}`); strings.Contains(text, unsaved) {
+		t.Errorf("a call without the handle sees its unsaved text: %q", text)
+	}
+	// A call that gives nothing unsaved gets no handle.
+	if _, res := call("go_describe", `{"file":"shapes/shapes.go","symbol":"Rect.Area"}`); strings.Contains(toolText(res), "handle:") {
+		t.Errorf("a call without unsaved text got a handle: %.300v", res)
+	}
+
+	// A 2025 session on the same stdin knows nothing of handles.
+	s.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"old","version":"0"}}}`)
+	s.await(json.RawMessage(`"init"`))
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	s.send(`{"jsonrpc":"2.0","id":"old","method":"tools/call","params":{"name":"go_diagnostics","arguments":` + seeMain(h) + `}}`)
+	if old, _ := s.await(json.RawMessage(`"old"`))["result"].(map[string]any); old["isError"] != true || !strings.Contains(toolText(old), "unknown arguments") {
+		t.Errorf("a 2025 call with handle: %v; want its unknown argument refused, as ever", old)
+	}
+
+	if text, _ := call("go_close", fmt.Sprintf(`{"handle":%q}`, h)); text != "forgot handle "+h+" and all the unsaved text it held" {
+		t.Errorf("go_close of the handle: %q", text)
+	}
+	for what, handle := range map[string]string{"closed": h, "made-up": strings.Repeat("0", 8) + "." + strings.Repeat("1", 32)} {
+		text, res := call("go_diagnostics", seeMain(handle))
+		if res["isError"] != true || !strings.Contains(text, "is unknown") && !strings.Contains(text, "earlier run") {
+			t.Errorf("a %s handle: %q, isError %v; want it refused", what, text, res["isError"])
+		}
+	}
+
+	// The table keeps bridge.MaxHandles (64): one more forgets the one
+	// unused longest.
+	var minted []string
+	for i := range 65 {
+		_, res := call("go_format", fmt.Sprintf(`{"text":"package p\n\nfunc F%d() {  }\n"}`, i))
+		minted = append(minted, handleOf("snippet", res))
+	}
+	if text, res := call("go_format", fmt.Sprintf(`{"file":"main.go","handle":%q}`, minted[0])); res["isError"] != true || !strings.Contains(text, "is unknown") {
+		t.Errorf("the oldest of 65 handles: %q; want it evicted", text)
+	}
+	if _, res := call("go_format", fmt.Sprintf(`{"file":"main.go","handle":%q}`, minted[64])); res["isError"] == true {
+		t.Errorf("the newest of 65 handles: %v; want it kept", res)
+	}
+}

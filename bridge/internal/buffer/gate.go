@@ -320,6 +320,13 @@ func (g *Gate) HasOverlay(st *Session, uri string) bool {
 	return ok
 }
 
+// HasOverlays reports whether st has an overlay of any file.
+func (g *Gate) HasOverlays(st *Session) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(st.overlays) > 0
+}
+
 // Forget drops an ended session: if gopls holds its overlays they are
 // reverted, and calls waiting for that may start. The error says why they
 // could not all be reverted.

@@ -29,6 +29,12 @@ func (s *Set) End(ctx context.Context, st *Session) {
 	}
 }
 
+// Holds reports whether st has given gopls anything to keep: an overlay
+// or a snippet.
+func (s *Set) Holds(st *Session) bool {
+	return s.c.Gate.HasOverlays(st) || len(st.Snippets.All()) > 0
+}
+
 // switcher is how the gate changes what gopls holds.
 type switcher struct{ s *Set }
 
