@@ -162,7 +162,6 @@ func runConfig(args []string, defaultRoot string, stdout, stderr io.Writer) erro
 	if *write && name != "codex" {
 		return usageError("goplsmcp config: --write is for codex only; put the printed %s snippet in %s yourself", name, cc.file)
 	}
-	var entry codexEntry
 	if *rawURL != "" {
 		if *root != "" {
 			return usageError("goplsmcp config: --root is for the stdio form; with --url, the root is the one the server was started with")
@@ -194,7 +193,7 @@ func runConfig(args []string, defaultRoot string, stdout, stderr io.Writer) erro
 		// that one entry serves every project; a root given is named in the
 		// entry, and in its name, so that entries for several roots can
 		// stand side by side.
-		entry = codexStdioEntry(exe, "")
+		entry := codexStdioEntry(exe, "")
 		if *root != "" {
 			dir, err := resolveRoot(*root)
 			if err != nil {

@@ -342,6 +342,28 @@ func TestMergeCodexEntry(t *testing.T) {
 	}
 }
 
+// TestMergeCodexEnvVars checks the entry's env_vars: added to an entry
+// without a list, the user's list kept as it is.
+func TestMergeCodexEnvVars(t *testing.T) {
+	e := codexEntry{name: "goplsmcp", kvs: []tomlKV{{"command", "/bin/goplsmcp"}, {"env_vars", []string{"GOFLAGS", "GOWORK"}}}}
+	for _, tt := range []struct {
+		name, old, want string
+	}{
+		{"an entry without a list", "[mcp_servers.goplsmcp]\ncommand = \"/old\"\nargs = [\"--root\", \"/r\"]\n",
+			"[mcp_servers.goplsmcp]\ncommand = \"/bin/goplsmcp\"\nenv_vars = [\"GOFLAGS\", \"GOWORK\"]\n"},
+		{"the user's list", "[mcp_servers.goplsmcp]\ncommand = \"/old\"\nenv_vars = [\"GOPRIVATE\"]\n",
+			"[mcp_servers.goplsmcp]\ncommand = \"/bin/goplsmcp\"\nenv_vars = [\"GOPRIVATE\"]\n"},
+	} {
+		got, err := mergeCodexEntry([]byte(tt.old), e)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if diff := cmp.Diff(tt.want, string(got)); diff != "" {
+			t.Errorf("%s: merged (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
 // TestSubcommandHelp asks each subcommand for help, with --help and -h,
 // also after flags before its name: its usage on stdout, exit 0.
 func TestSubcommandHelp(t *testing.T) {
