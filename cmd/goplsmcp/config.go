@@ -86,15 +86,9 @@ var clientConfigs = map[string]clientConfig{
 	"codex": {
 		file: "~/.codex/config.toml, or .codex/config.toml in a trusted project",
 		render: func(cmd string, args []string) string {
-			quoted := make([]string, len(args))
-			for i, a := range args {
-				quoted[i] = tomlString(a)
-			}
-			return fmt.Sprintf("[mcp_servers.goplsmcp]\ncommand = %s\nargs = [%s]\n", tomlString(cmd), strings.Join(quoted, ", "))
+			return codexEntry{name: "goplsmcp", kvs: []tomlKV{{"command", cmd}, {"args", args}}}.text("\n")
 		},
-		http: func(url string) string {
-			return fmt.Sprintf("[mcp_servers.goplsmcp]\nurl = %s\nbearer_token_env_var = %s\n", tomlString(url), tomlString(tokenVar))
-		},
+		http:  func(url string) string { return codexHTTPEntry(url).text("\n") },
 		token: "Codex reads the token from " + tokenVar + " in its environment",
 	},
 	"gemini": {
@@ -113,17 +107,46 @@ var clientConfigs = map[string]clientConfig{
 	},
 }
 
+// configUsage is goplsmcp config --help, before the flags.
+const configUsage = `usage: goplsmcp config CLIENT [--root DIR | --url URL] [--write]
+
+Prints the entry that registers goplsmcp with CLIENT (one of %s),
+and on stderr the file it goes in. The entry starts this goplsmcp binary
+(its absolute path) with --root DIR, by default the current directory;
+Codex's starts goplsmcp in the project Codex works in, so it names no
+root unless --root is given. With --url, the entry connects to a
+goplsmcp serving --http at URL instead.
+
+With --write (codex only), the entry is merged into Codex's config.toml
+($CODEX_HOME, by default ~/.codex): an entry of the same name is replaced,
+the rest of the file is kept byte for byte, and a file that is not valid
+TOML is left as it is.
+
+Flags:
+`
+
 // runConfig prints the configuration snippet for one client: goplsmcp
-// config CLIENT [--root DIR | --url URL]. The stdio form's command is this
-// binary's absolute path, and its root defaults to the current directory;
-// the HTTP form connects to URL, a goplsmcp serving --http.
-func runConfig(args []string, stdout, stderr io.Writer) error {
+// config CLIENT [--root DIR | --url URL] [--write]. The stdio form's
+// command is this binary's absolute path, and its root is defaultRoot (the
+// --root given before the word config) unless --root says otherwise, or
+// the current directory; Codex's takes its root from the directory Codex
+// starts it in, unless a root is given. The HTTP form connects to URL, a
+// goplsmcp serving --http. With --write, Codex's entry goes into its
+// config.toml.
+func runConfig(args []string, defaultRoot string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("goplsmcp config", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	root := fs.String("root", "", "workspace root to put in the snippet (default: the current directory)")
+	root := fs.String("root", defaultRoot, "workspace root to put in the snippet (default: the current directory; for codex, the directory Codex starts goplsmcp in)")
 	rawURL := fs.String("url", "", "the MCP endpoint of a goplsmcp serving --http, e.g. http://127.0.0.1:8765/mcp: print the snippet that connects to it")
-	if len(args) == 0 {
-		return usageError("usage: goplsmcp config CLIENT [--root DIR | --url URL], where CLIENT is one of %s", clientNames())
+	write := fs.Bool("write", false, "codex only: merge the entry into $CODEX_HOME/config.toml (default ~/.codex/config.toml) instead of printing it")
+	if wantsHelp(args) {
+		fmt.Fprintf(stdout, configUsage, clientNames())
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		return nil
+	}
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return usageError("usage: goplsmcp config CLIENT [--root DIR | --url URL], where CLIENT is one of %s (see goplsmcp config --help)", clientNames())
 	}
 	name := args[0]
 	if err := fs.Parse(args[1:]); err != nil {
@@ -134,7 +157,10 @@ func runConfig(args []string, stdout, stderr io.Writer) error {
 	}
 	cc, ok := clientConfigs[name]
 	if !ok {
-		return usageError("goplsmcp config: unknown client %q; choose one of %s", name, clientNames())
+		return usageError("goplsmcp config: unknown client %q; choose one of %s", shortArg(name), clientNames())
+	}
+	if *write && name != "codex" {
+		return usageError("goplsmcp config: --write is for codex only; put the printed %s snippet in %s yourself", name, cc.file)
 	}
 	if *rawURL != "" {
 		if *root != "" {
@@ -143,6 +169,9 @@ func runConfig(args []string, stdout, stderr io.Writer) error {
 		endpoint, err := mcpEndpoint(*rawURL)
 		if err != nil {
 			return err
+		}
+		if *write {
+			return writeCodexEntry(codexHTTPEntry(endpoint), stdout)
 		}
 		where := cc.file
 		if cc.httpFile != "" {
@@ -158,6 +187,26 @@ func runConfig(args []string, stdout, stderr io.Writer) error {
 	}
 	if real, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = real
+	}
+	if name == "codex" {
+		// The root is left to the directory Codex starts goplsmcp in, so
+		// that one entry serves every project; a root given is named in the
+		// entry, and in its name, so that entries for several roots can
+		// stand side by side.
+		entry := codexStdioEntry(exe, "")
+		if *root != "" {
+			dir, err := resolveRoot(*root)
+			if err != nil {
+				return usageError("%v", err)
+			}
+			entry = codexStdioEntry(exe, dir)
+		}
+		if *write {
+			return writeCodexEntry(entry, stdout)
+		}
+		fmt.Fprint(stdout, entry.text("\n"))
+		fmt.Fprintf(stderr, "goplsmcp: put this in %s, or run goplsmcp config codex --write to merge it there (appending it twice makes the file invalid)\n", cc.file)
+		return nil
 	}
 	dir, err := resolveRoot(*root)
 	if err != nil {

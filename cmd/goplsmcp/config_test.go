@@ -6,15 +6,23 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/BurntSushi/toml"
 	"github.com/google/go-cmp/cmp"
 )
 
 func TestConfigSnippets(t *testing.T) {
-	root, err := filepath.EvalSymlinks(t.TempDir())
+	tmp, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
+		t.Fatal(err)
+	}
+	// The name Codex's entry takes from the root: lower case, in the
+	// characters Codex allows.
+	root := filepath.Join(tmp, "My Repo.v2")
+	if err := os.Mkdir(root, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	exe, _ := os.Executable()
@@ -28,18 +36,18 @@ func TestConfigSnippets(t *testing.T) {
 		{"cursor", map[string]any{"mcpServers": map[string]any{"goplsmcp": map[string]any{"command": exe, "args": args}}}},
 		{"vscode", map[string]any{"servers": map[string]any{"goplsmcp": map[string]any{"type": "stdio", "command": exe, "args": args}}}},
 		{"gemini", map[string]any{"mcpServers": map[string]any{"goplsmcp": map[string]any{"command": exe, "args": args}}}},
-		{"codex", "[mcp_servers.goplsmcp]\ncommand = \"" + exe + "\"\nargs = [\"--root\", \"" + root + "\"]\n"},
+		{"codex", map[string]any{"mcp_servers": map[string]any{"goplsmcp-my-repo-v2": map[string]any{"command": exe, "args": args}}}},
 	} {
 		t.Run(tt.client, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			if err := run(t.Context(), []string{"config", tt.client, "--root", root}, strings.NewReader(""), &stdout, &stderr); err != nil {
 				t.Fatal(err)
 			}
-			var got any = stdout.String()
-			if _, isText := tt.want.(string); !isText {
-				if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
-					t.Fatalf("%s snippet is not JSON: %v\n%s", tt.client, err, stdout.String())
-				}
+			var got any
+			if tt.client == "codex" {
+				got = codexSnippet(t, stdout.String())
+			} else if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+				t.Fatalf("%s snippet is not JSON: %v\n%s", tt.client, err, stdout.String())
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("%s snippet (-want +got):\n%s", tt.client, diff)
@@ -49,7 +57,20 @@ func TestConfigSnippets(t *testing.T) {
 			}
 		})
 	}
-	var stdout bytes.Buffer
+	// Without a root, Codex's entry serves the directory Codex starts
+	// goplsmcp in: one entry for every project.
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), []string{"config", "codex"}, strings.NewReader(""), &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"mcp_servers": map[string]any{"goplsmcp": map[string]any{"command": exe}}}
+	if diff := cmp.Diff(want, codexSnippet(t, stdout.String())); diff != "" {
+		t.Errorf("codex snippet without --root (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(stderr.String(), "--write") {
+		t.Errorf("stderr %q does not point to --write", stderr.String())
+	}
+	stdout.Reset()
 	err = run(t.Context(), []string{"config", "emacs"}, strings.NewReader(""), &stdout, &bytes.Buffer{})
 	var ee *exitError
 	if !errors.As(err, &ee) || ee.code != 2 || !strings.Contains(ee.msg, "claude, codex, cursor, gemini, vscode") {
@@ -62,6 +83,39 @@ func TestConfigSnippets(t *testing.T) {
 // (plus the line end a terminal wants), as the binary does both: a user
 // who pastes them into AGENTS.md gives the agent what an MCP client
 // would.
+// codexSnippet decodes a snippet of goplsmcp config codex, checks that
+// its entry passes on the variables of Codex's environment that the go
+// command reads (Codex passes a server only a few of its own), and returns
+// it without that list.
+func codexSnippet(t *testing.T, text string) map[string]any {
+	t.Helper()
+	var doc map[string]any
+	if _, err := toml.Decode(text, &doc); err != nil {
+		t.Fatalf("codex snippet is not TOML: %v\n%s", err, text)
+	}
+	servers, _ := doc["mcp_servers"].(map[string]any)
+	if len(servers) != 1 {
+		t.Fatalf("codex snippet has servers %v, want one", servers)
+	}
+	for _, entry := range servers {
+		entry := entry.(map[string]any)
+		vars, _ := entry["env_vars"].([]any)
+		for _, v := range []string{"GOFLAGS", "GOPRIVATE", "GOWORK", "GOENV", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "GOPLSMCP_RUNTIME_DIR"} {
+			if !slices.Contains(vars, any(v)) {
+				t.Errorf("codex entry's env_vars %v lack %s", vars, v)
+			}
+		}
+		delete(entry, "env_vars")
+	}
+	return doc
+}
+
+// tomlQuote quotes s as a TOML basic string for the wanted snippets: on
+// Windows, the backslashes of a path are escaped.
+func tomlQuote(s string) string {
+	return `"` + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`) + `"`
+}
+
 func TestInstructionsMatchInitialize(t *testing.T) {
 	printed, stderr, code := runOnce(t, "", "instructions")
 	if code != 0 || stderr != "" {

@@ -40,29 +40,50 @@ type daemonInfo struct {
 }
 
 const daemonUsage = `usage:
-  goplsmcp daemon list [--json]         the shared daemons of this user: root, pid, sessions, uptime, memory
-  goplsmcp daemon stop [--root DIR]     stop them (those serving DIR), letting calls in flight finish`
+  goplsmcp daemon list [--root DIR] [--json]  the shared daemons of this user (those serving DIR): root, pid, sessions, uptime, memory
+  goplsmcp daemon stop [--root DIR]           stop them (those serving DIR), letting calls in flight finish`
 
-// runDaemon runs goplsmcp daemon list|stop|serve.
-func runDaemon(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// runDaemon runs goplsmcp daemon list|stop|serve; g are the flags given
+// before the word daemon.
+func runDaemon(ctx context.Context, args []string, g globals, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return usageError("%s", daemonUsage)
 	}
+	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "--h" {
+		fmt.Fprintln(stdout, daemonUsage)
+		return nil
+	}
 	switch args[0] {
 	case "serve":
+		if err := g.only("daemon serve"); err != nil {
+			return err
+		}
 		return serveDaemon(ctx, args[1:], stderr)
 	case "list":
+		if err := g.only("daemon list", "root", "json"); err != nil {
+			return err
+		}
 		fs := flag.NewFlagSet("daemon list", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
-		asJSON := fs.Bool("json", false, "print JSON")
+		asJSON := fs.Bool("json", g.json, "print JSON")
+		root := fs.String("root", g.root, "list only the daemons serving this root")
+		if wantsHelp(args[1:]) {
+			return subcommandHelp(stdout, "usage: goplsmcp daemon list [--root DIR] [--json]\n\nLists this user's shared daemons: pid, sessions, uptime, memory, root and flags.", fs)
+		}
 		if err := fs.Parse(args[1:]); err != nil || fs.NArg() > 0 {
 			return usageError("%s", daemonUsage)
 		}
-		return listDaemons(stdout, stderr, *asJSON)
+		return listDaemons(stdout, stderr, *asJSON, *root)
 	case "stop":
+		if err := g.only("daemon stop", "root"); err != nil {
+			return err
+		}
 		fs := flag.NewFlagSet("daemon stop", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
-		root := fs.String("root", "", "stop only the daemons serving this root")
+		root := fs.String("root", g.root, "stop only the daemons serving this root")
+		if wantsHelp(args[1:]) {
+			return subcommandHelp(stdout, "usage: goplsmcp daemon stop [--root DIR]\n\nStops this user's shared daemons (those serving DIR), letting the calls in flight finish.", fs)
+		}
 		if err := fs.Parse(args[1:]); err != nil || fs.NArg() > 0 {
 			return usageError("%s", daemonUsage)
 		}
@@ -293,11 +314,17 @@ func daemons(warn io.Writer) ([]*daemonInfo, error) {
 	return out, nil
 }
 
-// listDaemons prints the user's daemons.
-func listDaemons(stdout, stderr io.Writer, asJSON bool) error {
+// listDaemons prints the user's daemons, or those serving root.
+func listDaemons(stdout, stderr io.Writer, asJSON bool, root string) error {
 	list, err := daemons(stderr)
 	if err != nil {
 		return err
+	}
+	if root != "" {
+		if root, err = resolveRoot(root); err != nil {
+			return usageError("%v", err)
+		}
+		list = slices.DeleteFunc(list, func(d *daemonInfo) bool { return d.Root != root })
 	}
 	if asJSON {
 		if list == nil {
@@ -308,6 +335,10 @@ func listDaemons(stdout, stderr io.Writer, asJSON bool) error {
 			return err
 		}
 		_, err = fmt.Fprintln(stdout, string(data))
+		return err
+	}
+	if len(list) == 0 && root != "" {
+		_, err := fmt.Fprintf(stdout, "no shared goplsmcp daemon serves %s\n", root)
 		return err
 	}
 	if len(list) == 0 {

@@ -134,12 +134,22 @@ type ruleFile struct {
 }
 
 // runRules prints or writes the steering files: goplsmcp rules [--write]
-// [--root DIR] [CLIENT...]. With no CLIENT, every client's stub.
-func runRules(args []string, stdout, stderr io.Writer) error {
+// [--root DIR] [CLIENT...]. With no CLIENT, every client's stub; defaultRoot
+// is the --root given before the word rules, if any.
+func runRules(args []string, defaultRoot string, stdout, stderr io.Writer) error {
 	flags := flag.NewFlagSet("goplsmcp rules", flag.ContinueOnError)
 	flags.SetOutput(io.Discard)
 	write := flags.Bool("write", false, "write the files under the root (default: print them)")
-	root := flags.String("root", ".", "the repository root the files go in")
+	if defaultRoot == "" {
+		defaultRoot = "."
+	}
+	root := flags.String("root", defaultRoot, "the repository root the files go in")
+	if wantsHelp(args) {
+		return subcommandHelp(stdout, "usage: goplsmcp rules [--write] [--root DIR] [CLIENT...]\n\n"+
+			"Prints (with --write, writes under the root) "+rulesFile+", the rules for Go code, and for each CLIENT\n"+
+			"("+strings.Join(ruleClientNames, ", ")+"; default: all) a stub in the file it reads that points to it.\n"+
+			"Each is a marked block: the text around it is kept, and a second run replaces only the block.", flags)
+	}
 	// Flags may come before or after the client names.
 	var names []string
 	rest := args

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -40,9 +41,13 @@ Usage:
   goplsmcp [flags] call [flags] TOOL [ARGS]  make one tool call and print its answer
   goplsmcp config CLIENT [--root DIR]        print the configuration snippet for claude, cursor, vscode, codex or gemini
   goplsmcp config CLIENT --url URL           ... the snippet that connects to a goplsmcp serving --http at URL
+  goplsmcp config codex --write              merge the snippet into Codex's config.toml
   goplsmcp instructions                      print the agent guidance, for AGENTS.md or CLAUDE.md
   goplsmcp rules [--write] [CLIENT...]       print (or write) GOPLSMCP.md and a stub per client: CLAUDE.md, AGENTS.md, ...
-  goplsmcp daemon list|stop                  the shared daemons that serve stdio sessions (see --share)
+  goplsmcp daemon list|stop [--root DIR]     the shared daemons that serve stdio sessions (see --share)
+
+Each subcommand's --help says more. Flags before a subcommand apply to it
+where it has a use for them (goplsmcp --root DIR config claude).
 
 It speaks MCP over stdin and stdout, one JSON-RPC message per line, and
 shares one gopls per workspace with this user's other stdio sessions
@@ -67,30 +72,31 @@ Flags:
 // stdin/stdout until stdin ends or ctx is cancelled; or it runs one of the
 // subcommands.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if len(args) > 0 {
-		switch args[0] {
-		case "config":
-			return runConfig(args[1:], stdout, stderr)
-		case "instructions":
-			fmt.Fprintln(stdout, bridge.Instructions)
-			return nil
-		case "rules":
-			return runRules(args[1:], stdout, stderr)
-		case "daemon":
-			return runDaemon(ctx, args[1:], stdout, stderr)
-		}
+	if len(args) > 0 && subcommands[args[0]] {
+		return runSubcommand(ctx, args[0], args[1:], globals{}, stdout, stderr)
 	}
 	cfg := &config{}
 	fs := newFlagSet(cfg)
+	addHiddenFlags(fs, cfg)
+	parseErr := fs.Parse(args)
+	// A subcommand may follow the flags: those before it that it has a
+	// use for apply to it (goplsmcp --root DIR config claude).
+	if parseErr == nil && !cfg.help && fs.NArg() > 0 && subcommands[fs.Arg(0)] {
+		return runSubcommand(ctx, fs.Arg(0), fs.Args()[1:], globalsOf(fs, cfg), stdout, stderr)
+	}
 	if wantsHelp(args) {
-		fmt.Fprint(stdout, usage)
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
+		help := newFlagSet(&config{})
+		help.SetOutput(stdout)
+		if parseErr == nil && !cfg.help && fs.NArg() > 0 && fs.Arg(0) == "call" {
+			fmt.Fprint(stdout, callUsage)
+		} else {
+			fmt.Fprint(stdout, usage)
+		}
+		help.PrintDefaults()
 		return nil
 	}
-	addHiddenFlags(fs, cfg)
-	if err := fs.Parse(args); err != nil {
-		return flagError(err)
+	if parseErr != nil {
+		return flagError(parseErr)
 	}
 	if cfg.cpuProfile != "" {
 		stop, err := startCPUProfile(cfg.cpuProfile)
@@ -166,6 +172,96 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	st.log.Info("stopped")
 	return err
+}
+
+// callUsage is goplsmcp call --help, before the flags.
+const callUsage = `usage: goplsmcp [flags] call [flags] TOOL [ARGS]
+
+Starts the server in-process, makes one tool call, prints its answer and
+stops. ARGS is the tool's arguments as a JSON object (default {}), or - to
+read them from stdin; flags go before TOOL, before or after the word call.
+It prints the answer's text (with --json, its structured result) on stdout
+and exits 0, or 1 when the tool reports an error, or 2 on a usage error.
+Example:
+  goplsmcp call --root . go_definition '{"file":"main.go","symbol":"main"}'
+
+Flags:
+`
+
+// subcommands are the words that name a subcommand, at the start or after
+// the flags. call, which takes every flag, is not among them: it is the
+// server's own run, for one call.
+var subcommands = map[string]bool{"config": true, "instructions": true, "rules": true, "daemon": true}
+
+// globals are the flags given before a subcommand's name.
+type globals struct {
+	set  []string // their names, in the order the flag package visits them
+	root string
+	json bool
+}
+
+// globalsOf collects the flags fs parsed before a subcommand.
+func globalsOf(fs *flag.FlagSet, cfg *config) globals {
+	g := globals{root: cfg.root, json: cfg.json}
+	fs.Visit(func(f *flag.Flag) { g.set = append(g.set, f.Name) })
+	return g
+}
+
+// only refuses the flags given before the subcommand cmd other than
+// those it takes.
+func (g globals) only(cmd string, takes ...string) error {
+	for _, name := range g.set {
+		if slices.Contains(takes, name) {
+			continue
+		}
+		if len(takes) == 0 {
+			return usageError("--%s does not apply to goplsmcp %s, which takes no flags before its name (see goplsmcp %s --help)", name, cmd, cmd)
+		}
+		return usageError("--%s does not apply to goplsmcp %s; of the flags before its name, it takes only --%s (see goplsmcp %s --help)", name, cmd, strings.Join(takes, " and --"), cmd)
+	}
+	return nil
+}
+
+// runSubcommand runs config, instructions, rules or daemon, with args the
+// words after its name and g the flags before it.
+func runSubcommand(ctx context.Context, cmd string, args []string, g globals, stdout, stderr io.Writer) error {
+	switch cmd {
+	case "config":
+		if err := g.only(cmd, "root"); err != nil {
+			return err
+		}
+		return runConfig(args, g.root, stdout, stderr)
+	case "instructions":
+		if err := g.only(cmd); err != nil {
+			return err
+		}
+		if wantsHelp(args) {
+			fmt.Fprintln(stdout, "usage: goplsmcp instructions\n\nPrints the agent guidance goplsmcp sends at initialize, for an AGENTS.md or CLAUDE.md\n(goplsmcp rules writes it into the files each client reads).")
+			return nil
+		}
+		if len(args) > 0 {
+			return usageError("goplsmcp instructions: unexpected argument %q; it takes none", shortArg(args[0]))
+		}
+		fmt.Fprintln(stdout, bridge.Instructions)
+		return nil
+	case "rules":
+		if err := g.only(cmd, "root"); err != nil {
+			return err
+		}
+		return runRules(args, g.root, stdout, stderr)
+	case "daemon":
+		return runDaemon(ctx, args, g, stdout, stderr)
+	}
+	return usageError("unknown subcommand %q", cmd)
+}
+
+// subcommandHelp prints a subcommand's usage, then its flags, on stdout:
+// its answer to --help.
+func subcommandHelp(stdout io.Writer, head string, fs *flag.FlagSet) error {
+	fmt.Fprintf(stdout, "%s\n\nFlags:\n", head)
+	fs.SetOutput(stdout)
+	fs.PrintDefaults()
+	return nil
 }
 
 // startCPUProfile starts profiling the process into path and returns
