@@ -54,6 +54,7 @@ var writeAllowed = map[string]string{
 	"bridge/internal/edit/journal.go:undo:os.Rename":             "rollback of a write: puts back a file's bytes before the write, only if it holds exactly the write's bytes",
 	"bridge/internal/edit/journal.go:recoverJournal:os.OpenFile": "opens (O_RDWR, never creating) a journal left by a goplsmcp that died during a write, to lock and resolve it",
 	"bridge/internal/edit/journal.go:recoverJournal:os.Remove":   "removes a temporary file a journal left by a dead goplsmcp names",
+	"cmd/goplsmcp/config_codex.go:writeCodexEntry:os.MkdirAll":   "goplsmcp config codex --write only: ~/.codex (0700) when it does not exist yet, the user's Codex configuration directory, never a workspace",
 	"cmd/goplsmcp/run.go:startCPUProfile:os.Create":              "--cpuprofile: the profile goes to a file the user names on the command line",
 	"cmd/goplsmcp/run.go:goplsVersion:exec.CommandContext":       "gopls version, for --version",
 	"lspclient/process.go:spawn:exec.Command":                    "gopls itself, which is told no edits are applied (workspace/applyEdit answers applied: false)",
