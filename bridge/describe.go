@@ -54,7 +54,7 @@ func (b *Bridge) addDescribe(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_describe",
 		Title:       "Describe a Go identifier",
-		Description: "Hover: type, signature and documentation of a symbol or the identifier at a position. What type is this variable?",
+		Description: "Hover: type, signature and documentation of a symbol or the identifier at a position; a struct's fields; detailed: a type's method set. What type is this variable?",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: leave detailed out",
 	}, b.describe)

@@ -34,7 +34,7 @@ type DiagnosticsInput struct {
 // DiagnosticsOutput is the result of go_diagnostics.
 type DiagnosticsOutput struct {
 	URI       string                          `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer checked, for later calls"`
-	Impact    *DiagnosticsImpact              `json:"impact,omitempty" jsonschema:"with unsaved text for files: what it changes against the files on disk"`
+	Impact    *DiagnosticsImpact              `json:"impact,omitempty" jsonschema:"with unsaved text for files: what it changes against the files on disk, by count; the diagnostics it introduces are marked + in files"`
 	Total     int                             `json:"total,omitempty" jsonschema:"number of diagnostics found, when fewer are listed"`
 	Truncated bool                            `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
 	Files     mcp.OrderedMap[FileDiagnostics] `json:"files" jsonschema:"the diagnostics by file"`
@@ -47,7 +47,7 @@ type DiagnosticsOutput struct {
 
 // FileDiagnostics are the diagnostics of one file.
 type FileDiagnostics struct {
-	At    []string `json:"at,omitempty" jsonschema:"line:character: message, with the severity when it is not error, and the analyzer when it is not the compiler"`
+	At    []string `json:"at,omitempty" jsonschema:"line:character: message, with the severity when it is not error, and the analyzer when it is not the compiler; + first: an unsaved edit introduces it"`
 	Fixes []string `json:"fixes,omitempty" jsonschema:"line:character: title of a quick fix for the diagnostic there"`
 	More  int      `json:"more,omitempty" jsonschema:"diagnostics of the file beyond the limit, not listed"`
 
@@ -66,6 +66,7 @@ type diagnostic struct {
 	text             string // the source line, detailed only
 	hint             string // how to get a missing module the message names
 	fixes            []Fix
+	introduced       bool // by the unsaved edit the call gives
 }
 
 // severities are the severities in the order answers count them.
@@ -95,10 +96,14 @@ func (f *FileDiagnostics) counts() string {
 	return strings.Join(parts, ", ")
 }
 
-// entry renders d as its file's list shows it: the severity only when it
-// is not error, and the source only when it is not the compiler.
+// entry renders d as its file's list shows it: marked + when an unsaved
+// edit introduces it, the severity only when it is not error, and the
+// source only when it is not the compiler.
 func (d *diagnostic) entry(detailed bool) string {
 	var b strings.Builder
+	if d.introduced {
+		b.WriteString("+ ")
+	}
 	render.WritePlace(&b, d.line, d.char, "")
 	if detailed {
 		fmt.Fprintf(&b, "-%d:%d", d.endLine, d.endChar)
@@ -200,7 +205,7 @@ func (b *Bridge) addDiagnostics(s *mcp.Server) error {
 	return mcp.AddTool(s, mcp.Tool{
 		Name:        "go_diagnostics",
 		Title:       "Go diagnostics",
-		Description: "Compile errors, type errors and vet warnings (analyzers), with quick fixes. Pass the files you changed: errors an edit causes in other packages too. file + text (changes: several files): an unsaved edit, its introduced and removed errors first. text alone: a snippet.",
+		Description: "Compile errors, type errors and vet warnings (analyzers), with quick fixes. Pass the files you changed: errors an edit causes in other packages too. file + text (changes: several files): an unsaved edit, the errors it introduces marked +, removed ones first. text alone: a snippet.",
 		Annotations: readOnly(),
 		Narrow:      "narrow the call: pass a smaller limit, fewer files, or one file, and leave detailed out",
 	}, b.diagnostics)
@@ -323,7 +328,7 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 	out := b.shapeDiagnostics(byURI, limit, in.Detailed, first)
 	out.URI = bufferURI
 	if before != nil {
-		out.Impact = b.impact(before, byURI)
+		b.impact(before, byURI, out)
 	}
 	// The quick fixes: of the files named, where the call's attention is
 	// (the errors an edit causes elsewhere are mended in the edit); of

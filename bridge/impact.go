@@ -31,10 +31,13 @@ type DiagnosticsImpact struct {
 	Packages  mcp.OrderedMap[PackageImpact] `json:"packages" jsonschema:"the packages the edit affects, by directory"`
 }
 
-// PackageImpact is an edit's effect on one package's diagnostics.
+// PackageImpact is an edit's effect on one package's diagnostics. The
+// diagnostics it introduces are in the answer's list, marked there, so
+// that each is said once: only those beyond the limit are named here.
 type PackageImpact struct {
-	Introduced []string `json:"introduced,omitempty" jsonschema:"file:line:character: message the edit causes"`
-	Removed    []string `json:"removed,omitempty" jsonschema:"file:line:character: message the edit mends (positions on disk)"`
+	Introduced int      `json:"introduced,omitempty" jsonschema:"how many diagnostics the edit causes; those listed are marked + in files"`
+	Unlisted   []string `json:"unlisted,omitempty" jsonschema:"file:line:character: message the edit causes, beyond the limit so not in files"`
+	Removed    []string `json:"removed,omitempty" jsonschema:"file:line:character: message the edit mends (positions on disk; not in files)"`
 	Unchanged  int      `json:"unchanged,omitempty" jsonschema:"the package's diagnostics found both with and without the edit"`
 }
 
@@ -177,8 +180,9 @@ func (b *Bridge) diagnoseBaseline(ctx context.Context, edits []Doc) (map[string]
 // lines are added above it, its file, severity, source and message do not.
 type impactKey struct{ file, severity, source, message string }
 
-// impact compares the diagnostics before and after an edit, by URI.
-func (b *Bridge) impact(before, after map[string][]protocol.Diagnostic) *DiagnosticsImpact {
+// impact compares the diagnostics before and after an edit, by URI, into
+// out.Impact, and marks the listed diagnostics of out the edit introduces.
+func (b *Bridge) impact(before, after map[string][]protocol.Diagnostic, out *DiagnosticsOutput) {
 	type entry struct {
 		key        impactKey
 		line, char int
@@ -213,41 +217,79 @@ func (b *Bridge) impact(before, after map[string][]protocol.Diagnostic) *Diagnos
 	}
 	slices.SortFunc(introduced, order)
 	slices.SortFunc(removed, order)
-	out := &DiagnosticsImpact{Unchanged: len(unchanged)}
+	im := &DiagnosticsImpact{Unchanged: len(unchanged)}
 	render := func(e entry) string {
 		d := diagnostic{line: e.line, char: e.char, severity: e.key.severity, source: e.key.source, message: e.key.message}
 		return path.Base(e.key.file) + ":" + d.entry(false)
 	}
+	// The introduced diagnostics the answer lists are marked there; those
+	// past the limit are named in the impact instead.
+	type place struct {
+		key        impactKey
+		line, char int
+	}
+	pending := map[place]int{}
 	for _, e := range introduced {
-		p := out.Packages.Ref(path.Dir(e.key.file))
-		p.Introduced = append(p.Introduced, render(e))
+		pending[place(e)]++
+	}
+	for i := range out.items {
+		d := &out.items[i]
+		p := place{impactKey{d.file, d.severity, d.source, d.message}, d.line, d.char}
+		if pending[p] > 0 {
+			pending[p]--
+			d.introduced = true
+		}
+	}
+	for _, e := range introduced {
+		p := im.Packages.Ref(path.Dir(e.key.file))
+		p.Introduced++
+		if pending[place(e)] > 0 {
+			pending[place(e)]--
+			p.Unlisted = append(p.Unlisted, render(e))
+		}
 	}
 	for _, e := range removed {
-		p := out.Packages.Ref(path.Dir(e.key.file))
+		p := im.Packages.Ref(path.Dir(e.key.file))
 		p.Removed = append(p.Removed, render(e))
 	}
 	// The unchanged count of each package the edit affects.
 	for _, e := range unchanged {
-		if _, ok := out.Packages.Get(path.Dir(e.key.file)); ok {
-			out.Packages.Ref(path.Dir(e.key.file)).Unchanged++
+		if _, ok := im.Packages.Get(path.Dir(e.key.file)); ok {
+			im.Packages.Ref(path.Dir(e.key.file)).Unchanged++
 		}
 	}
-	return out
+	out.Impact = im
 }
 
-// render writes the impact: a line of counts, then each affected package's
-// introduced (+) and removed (-) diagnostics.
+// render writes the impact: a line of counts, then each affected
+// package's counts and its removed (-) diagnostics, which the list with
+// the edit lacks, and any introduced (+) beyond the limit. The introduced
+// diagnostics listed are marked + there, not repeated here.
 func (im *DiagnosticsImpact) render(b *strings.Builder) {
 	var in, out int
-	im.Packages.All(func(_ string, p PackageImpact) { in, out = in+len(p.Introduced), out+len(p.Removed) })
-	fmt.Fprintf(b, "edit against disk: %d introduced, %d removed, %d unchanged\n", in, out, im.Unchanged)
+	im.Packages.All(func(_ string, p PackageImpact) { in, out = in+p.Introduced, out+len(p.Removed) })
+	fmt.Fprintf(b, "edit against disk: %d introduced", in)
+	if in > 0 {
+		b.WriteString(" (marked +)")
+	}
+	fmt.Fprintf(b, ", %d removed, %d unchanged\n", out, im.Unchanged)
 	im.Packages.All(func(dir string, p PackageImpact) {
-		fmt.Fprintf(b, "package %s:", dir)
-		if p.Unchanged > 0 {
-			fmt.Fprintf(b, " %d unchanged", p.Unchanged)
+		var parts []string
+		if p.Introduced > 0 {
+			s := fmt.Sprintf("%d introduced", p.Introduced)
+			if len(p.Unlisted) > 0 {
+				s += fmt.Sprintf(" (%d past the limit, named here)", len(p.Unlisted))
+			}
+			parts = append(parts, s)
 		}
-		b.WriteString("\n")
-		for _, s := range p.Introduced {
+		if len(p.Removed) > 0 {
+			parts = append(parts, fmt.Sprintf("%d removed", len(p.Removed)))
+		}
+		if p.Unchanged > 0 {
+			parts = append(parts, fmt.Sprintf("%d unchanged", p.Unchanged))
+		}
+		fmt.Fprintf(b, "package %s: %s\n", dir, strings.Join(parts, ", "))
+		for _, s := range p.Unlisted {
 			b.WriteString("+ " + s + "\n")
 		}
 		for _, s := range p.Removed {

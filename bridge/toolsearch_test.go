@@ -68,6 +68,15 @@ var toolQuestions = []struct{ query, tool string }{
 	{"type hierarchy of an interface", "go_type_hierarchy"},
 	{"semantic highlighting of a file", "go_tokens"},
 	{"discard my unsaved changes to a file", "go_close"},
+	// Phrased about a struct's fields and methods and a file's contents.
+	{"what methods and fields does this struct have", "go_describe"},
+	{"list the fields of this struct type", "go_describe"},
+	{"show the method set of a type", "go_describe"},
+	{"which methods are defined on this type", "go_describe"},
+	{"what is declared in this file", "go_symbols"},
+	{"list every struct in a file with its fields and methods", "go_symbols"},
+	{"summarize the contents of a file before editing it", "go_file_context"},
+	{"what does this file depend on from other packages", "go_file_context"},
 }
 
 // TestToolSearch ranks the default tools for each question with BM25, as
