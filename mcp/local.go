@@ -17,6 +17,10 @@ type LocalOptions struct {
 	// (zero: never). The time counts from the start, so that a daemon
 	// nobody connects to goes away too.
 	Idle time.Duration
+	// IdleUnused, if set, replaces Idle while no session has called a
+	// tool: a server that only answered a client's health check
+	// (initialize, tools/list) is not kept warm for long.
+	IdleUnused time.Duration
 	// OnSessions, if set, is called with the number of sessions connected
 	// each time it changes.
 	OnSessions func(n int)
@@ -53,8 +57,14 @@ func (s *Server) ServeLocal(ctx context.Context, ln net.Listener, opts *LocalOpt
 		idle   *time.Timer
 		idleCh = make(chan struct{}, 1)
 	)
+	idleFor := func() time.Duration {
+		if opts.IdleUnused > 0 && s.toolCalls.Load() == 0 {
+			return min(opts.IdleUnused, opts.Idle)
+		}
+		return opts.Idle
+	}
 	if opts.Idle > 0 {
-		idle = time.AfterFunc(opts.Idle, func() {
+		idle = time.AfterFunc(idleFor(), func() {
 			select {
 			case idleCh <- struct{}{}:
 			default:
@@ -67,7 +77,7 @@ func (s *Server) ServeLocal(ctx context.Context, ln net.Listener, opts *LocalOpt
 		cur := n
 		if idle != nil {
 			if cur == 0 {
-				idle.Reset(opts.Idle)
+				idle.Reset(idleFor())
 			} else {
 				idle.Stop()
 			}

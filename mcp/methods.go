@@ -123,6 +123,7 @@ func listTools(ctx context.Context, ss *session, params json.RawMessage) (any, e
 }
 
 func callTool(ctx context.Context, ss *session, params json.RawMessage) (any, error) {
+	ss.srv.toolCalls.Add(1)
 	var p struct {
 		Name      json.RawMessage `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`

@@ -369,3 +369,64 @@ func TestProxyNeverRepeatsUnrepeatable(t *testing.T) {
 		}
 	}
 }
+
+// TestLocalIdleAfterHealthCheck: a server whose sessions only listed its
+// tools stops IdleUnused after the last one leaves; one whose session
+// called a tool waits the whole Idle.
+func TestLocalIdleAfterHealthCheck(t *testing.T) {
+	for _, called := range []bool{false, true} {
+		t.Run(fmt.Sprintf("called=%v", called), func(t *testing.T) {
+			s := NewServer("idle", "0", nil)
+			must := func(err error) {
+				t.Helper()
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			must(AddTool(s, Tool{Name: "get", Title: "Get", Description: "Returns nothing.", Annotations: readOnlyHints()}, func(ctx context.Context, in *setIn) (*getOut, error) {
+				return &getOut{}, nil
+			}))
+			sock := filepath.Join(t.TempDir(), "s.sock")
+			ln, err := net.Listen("unix", sock)
+			if err != nil {
+				t.Fatal(err)
+			}
+			const unused, idle = 100 * time.Millisecond, time.Hour
+			done := make(chan error, 1)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go func() { done <- s.ServeLocal(ctx, ln, &LocalOptions{Idle: idle, IdleUnused: unused}) }()
+			conn, err := net.Dial("unix", sock)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := bufio.NewScanner(conn)
+			ask := func(line string) {
+				t.Helper()
+				if _, err := io.WriteString(conn, line+"\n"); err != nil {
+					t.Fatal(err)
+				}
+				if !lines.Scan() {
+					t.Fatalf("no answer to %s", line)
+				}
+			}
+			ask(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
+			io.WriteString(conn, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+			ask(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+			if called {
+				ask(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get","arguments":{"key":"k"}}}`)
+			}
+			conn.Close()
+			select {
+			case err := <-done:
+				if called {
+					t.Fatalf("a server whose session called a tool stopped soon after it left: %v", err)
+				}
+			case <-time.After(20 * unused):
+				if !called {
+					t.Fatalf("a server that only answered a health check still serves %s after its session left", 20*unused)
+				}
+			}
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -104,6 +105,9 @@ type Server struct {
 	// handles, if the server offers them, are the modern calls' kept
 	// state (see OfferHandles).
 	handles *handleTable
+	// toolCalls counts the tools/call requests served (see
+	// LocalOptions.IdleUnused).
+	toolCalls atomic.Int64
 }
 
 // NewServer returns a server that introduces itself as name at version.

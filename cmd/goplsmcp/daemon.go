@@ -92,6 +92,13 @@ func runDaemon(ctx context.Context, args []string, g globals, stdout, stderr io.
 	return usageError("%s", daemonUsage)
 }
 
+// healthCheckIdle is how long a daemon stays once its last session has
+// gone when no session ever called a tool: clients check a server's
+// health by starting it, listing its tools and leaving (claude mcp list,
+// gemini mcp list), and a warm gopls of a gigabyte or more is not worth
+// keeping for that.
+const healthCheckIdle = 30 * time.Second
+
 // serveDaemon is goplsmcp daemon serve, started by a stdio session (see
 // startDaemon): it serves the workspace's sessions on its socket until
 // the last has been gone for --idle, SIGTERM, or a gopls that cannot be
@@ -197,7 +204,7 @@ func serveDaemon(ctx context.Context, args []string, stderr io.Writer) error {
 		fmt.Fprintln(ready, "ready")
 		ready.Close()
 	}
-	err = st.srv.ServeLocal(ctx, ln, &mcp.LocalOptions{Idle: cfg.idle, OnSessions: writeInfo})
+	err = st.srv.ServeLocal(ctx, ln, &mcp.LocalOptions{Idle: cfg.idle, IdleUnused: healthCheckIdle, OnSessions: writeInfo})
 	st.log.Info("the shared daemon stops", "error", err)
 	if cerr := st.close(); err == nil {
 		err = cerr
