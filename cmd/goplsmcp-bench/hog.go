@@ -109,13 +109,15 @@ func (h *hog) running() bool {
 	}
 }
 
-// stop ends the hog: it closes its stdin and, should it not exit at once,
-// kills it.
-func (h *hog) stop() {
+// stop ends the hog: it closes its stdin and, should it not exit within
+// seconds, kills it.
+func (h *hog) stop() { h.stopAfter(5 * time.Second) }
+
+func (h *hog) stopAfter(grace time.Duration) {
 	h.stdin.Close()
 	select {
 	case <-h.exited:
-	case <-time.After(5 * time.Second):
+	case <-time.After(grace):
 		_ = h.cmd.Process.Kill()
 		<-h.exited
 	}

@@ -7,9 +7,13 @@
 //
 //	goplsmcp-bench [-mode full|quick|smoke] [-goplsmcp bin/goplsmcp] [-gopls bin/gopls]
 //	               [-fixture testdata/bench] [-goroot auto|off|DIR] [-sections LIST] [-o FILE]
+//	               [-busy-repo DIR -busy-refs FILE:SYMBOL ...] [-busy-n 3]
 //	goplsmcp-bench -generate DIR
 //
 // -generate writes the bench fixture module into DIR (see fixture.go).
+// Table 11 (a busy machine, busy.go) is measured only on the repositories
+// -busy-repo names, in any mode: the harness has no large real repository
+// of its own, and a CPU hog has no place in a default run.
 package main
 
 import (
