@@ -328,8 +328,9 @@ func (r busyRun) summary() string {
 
 // closeTree closes a server and kills whatever of its process tree
 // outlives it by more than a few seconds (goplsmcp's gopls, should it not
-// exit with its parent; a go command gopls started), and returns how many
-// it killed.
+// exit with its parent; a go command gopls started, which, holding the
+// server's stderr, would keep close waiting as long as it runs), and
+// returns how many it killed.
 func closeTree(s *mcpServer) int {
 	ids := make(map[int]string)
 	for _, p := range tree(s.pid())[1:] {
@@ -337,7 +338,6 @@ func closeTree(s *mcpServer) int {
 			ids[p] = id
 		}
 	}
-	s.close()
 	alive := func() []int {
 		var out []int
 		for p, id := range ids {
@@ -349,16 +349,32 @@ func closeTree(s *mcpServer) int {
 		}
 		return out
 	}
+	killed := 0
+	kill := func() {
+		for _, p := range alive() {
+			if proc, err := os.FindProcess(p); err == nil && proc.Kill() == nil {
+				killed++
+			}
+		}
+	}
+	closed := make(chan struct{})
+	go func() {
+		s.close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(15 * time.Second):
+		// close kills the server after 10 s; what still holds its
+		// pipes is a descendant.
+		kill()
+		<-closed
+	}
 	deadline := time.Now().Add(10 * time.Second)
 	for len(alive()) > 0 && time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond) // polling /proc: nothing to wait on for a grandchild
 	}
-	killed := 0
-	for _, p := range alive() {
-		if proc, err := os.FindProcess(p); err == nil && proc.Kill() == nil {
-			killed++
-		}
-	}
+	kill()
 	return killed
 }
 
