@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +19,15 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 )
+
+// TestMain lets the test binary be the CPU hog of table 11, as the
+// harness's binary is: startHog starts os.Executable again.
+func TestMain(m *testing.M) {
+	if spec := os.Getenv(hogEnv); spec != "" {
+		os.Exit(hogMain(spec, os.Stdin))
+	}
+	os.Exit(m.Run())
+}
 
 // TestFixtureUpToDate checks that testdata/bench is exactly what the
 // generator writes, so that the committed fixture and the facts the
@@ -70,7 +81,14 @@ func TestSmoke(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
-	err = run(ctx, []string{"-mode", "smoke", "-goplsmcp", bin, "-gopls", gopls, "-fixture", "../../testdata/bench", "-goroot", "off"}, &stdout, &stderr)
+	// Table 11 on a copy of the fixture, with the smallest hog: it
+	// proves the harness, not the load.
+	busyRepo := filepath.Join(t.TempDir(), "busy")
+	if err := os.CopyFS(busyRepo, os.DirFS("../../testdata/bench")); err != nil {
+		t.Fatal(err)
+	}
+	err = run(ctx, []string{"-mode", "smoke", "-goplsmcp", bin, "-gopls", gopls, "-fixture", "../../testdata/bench", "-goroot", "off",
+		"-busy-repo", busyRepo, "-busy-refs", "core/errors.go:Wrap", "-busy-n", "1", "-busy-hog", "1"}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
 	}
@@ -79,17 +97,23 @@ func TestSmoke(t *testing.T) {
 		"### Targets", "### 1. Bridge overhead", "### 2. Against gopls mcp", "### 3. Cold start",
 		"### 4. Edit loop", "### 4. Edit loop: an edit that breaks other packages", "### 5. Memory and idle",
 		"### 6. Tokens", "### 6. Tokens: every tool's answer, both channels", "### 7. Concurrency",
-		"### 8. Declaration source and package graph",
+		"### 8. Declaration source and package graph", "### 11. First answer on a busy machine",
 	} {
 		if !strings.Contains(report, heading+"\n") {
 			t.Errorf("the report has no %q section:\n%s", heading, report)
 		}
 	}
 	// Both servers must find every use of core.Wrap, warm (addressed by
-	// symbol and by position) and cold.
+	// symbol and by position), cold, and cold on a busy machine.
 	want := "201 vs 201 references"
-	if n := strings.Count(report, want); n != 3 {
-		t.Errorf("the report says %q %d times, want 3 (two warm, one cold):\n%s", want, n, report)
+	if n := strings.Count(report, want); n != 4 {
+		t.Errorf("the report says %q %d times, want 4 (two warm, one cold, one busy):\n%s", want, n, report)
+	}
+	// On the busy machine, both servers answer both questions the first
+	// time.
+	busyRow := regexp.MustCompile(`(?m)^\| busy \| [^|]* \| 1 \|(?:[^|]*\|){5} 0 \(0\) / 0 \(0\) \| 0 / 0 \| 0 / 0 \|`)
+	if n := len(busyRow.FindAllString(report, -1)); n != 2 {
+		t.Errorf("table 11 has %d rows without an error, want 2 (references, diagnostics):\n%s", n, report)
 	}
 	for _, bad := range []string{"error answer", "**differ**", "no question", "an answer without both channels"} {
 		if strings.Contains(report, bad) {
@@ -188,5 +212,69 @@ func TestDiagCount(t *testing.T) {
 	}
 	if _, ok := diagCount([]byte(`{"files":[]}`), ""); ok {
 		t.Error("diagCount read files as a list")
+	}
+}
+
+// TestHogStops checks that the CPU hog of table 11 works and ends by
+// itself both ways: when its stdin closes, and when its time is up.
+func TestHogStops(t *testing.T) {
+	h, err := startHog(1, 10*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runtime.GOOS == "linux" {
+		// It burns CPU: wait for its first tick.
+		deadline := time.Now().Add(30 * time.Second)
+		for ticksOr0(h.cmd.Process.Pid) == 0 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if ticksOr0(h.cmd.Process.Pid) == 0 {
+			t.Error("the hog used no CPU in 30 s")
+		}
+	}
+	h.stopAfter(30 * time.Second)
+	if h.running() || h.cmd.ProcessState.ExitCode() != 0 {
+		t.Errorf("the hog did not exit by itself when its stdin closed: %v", h.cmd.ProcessState)
+	}
+
+	h, err = startHog(1, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.stop()
+	select {
+	case <-h.exited:
+		if code := h.cmd.ProcessState.ExitCode(); code != 0 {
+			t.Errorf("the hog exited with %d at the end of its time, want 0", code)
+		}
+	case <-time.After(30 * time.Second):
+		t.Error("the hog given 1 s was still running after 30 s")
+	}
+}
+
+// TestBusyFlags checks the pairing of -busy-repo and -busy-refs.
+func TestBusyFlags(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := parseFlags([]string{"-busy-repo", dir, "-busy-refs", "a/b.go:Sym", "-busy-repo", dir, "-busy-refs", "c.go:T"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range cfg.busyRepos {
+		got = append(got, r.refs.file+" "+r.refs.symbol)
+	}
+	if diff := cmp.Diff([]string{"a/b.go Sym", "c.go T"}, got); diff != "" {
+		t.Errorf("busy repos (-want +got):\n%s", diff)
+	}
+	for _, args := range [][]string{
+		{"-busy-repo", dir},
+		{"-busy-refs", "a.go:T"},
+		{"-busy-repo", dir, "-busy-refs", "a.go"},
+		{"-busy-repo", dir, "-busy-refs", "a.go:"},
+		{"-busy-repo", dir, "-busy-refs", "a.go:T", "-busy-n", "0"},
+	} {
+		if _, err := parseFlags(args, io.Discard); err == nil {
+			t.Errorf("parseFlags(%q) accepted it", args)
+		}
 	}
 }

@@ -7,9 +7,13 @@
 //
 //	goplsmcp-bench [-mode full|quick|smoke] [-goplsmcp bin/goplsmcp] [-gopls bin/gopls]
 //	               [-fixture testdata/bench] [-goroot auto|off|DIR] [-sections LIST] [-o FILE]
+//	               [-busy-repo DIR -busy-refs FILE:SYMBOL ...] [-busy-n 3]
 //	goplsmcp-bench -generate DIR
 //
 // -generate writes the bench fixture module into DIR (see fixture.go).
+// Table 11 (a busy machine, busy.go) is measured only on the repositories
+// -busy-repo names, in any mode: the harness has no large real repository
+// of its own, and a CPU hog has no place in a default run.
 package main
 
 import (
@@ -35,6 +39,9 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	if spec := os.Getenv(hogEnv); spec != "" {
+		os.Exit(hogMain(spec, os.Stdin))
+	}
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "goplsmcp-bench:", err)
 		os.Exit(1)
@@ -42,7 +49,7 @@ func main() {
 }
 
 // allSections are the measurements, in the order they are reported.
-var allSections = []string{"overhead", "peers", "cold", "edit", "memory", "tokens", "concurrency", "source", "firstload", "share"}
+var allSections = []string{"overhead", "peers", "cold", "edit", "memory", "tokens", "concurrency", "source", "firstload", "share", "busy"}
 
 type config struct {
 	mode     string
@@ -57,6 +64,14 @@ type config struct {
 	// go_vulncheck (offline, it needs one), or "".
 	govulndb string
 	command  string // the command line, for the report
+	// busyRepos are the workspaces of the busy-machine measurement
+	// (table 11); busyN its runs of each server on each, busyRunMax the
+	// bound of one run, busyHog the CPU hog's threads (0: twice the
+	// CPUs).
+	busyRepos  []busyRepo
+	busyN      int
+	busyRunMax time.Duration
+	busyHog    int
 }
 
 // plan holds how much of each measurement a mode does.
@@ -140,6 +155,20 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cfg.out, "o", "", "write the markdown report to this file as well as stdout")
 	fs.StringVar(&cfg.answers, "answers", "", "write the text of every answer compared with gopls mcp into this directory, to read them side by side")
 	govulndb := fs.String("govulndb", "auto", `vulnerability database directory for go_vulncheck (GOVULNDB), "auto" (testdata/vulncheck/vulndb beside the fixture, if there is one) or "off"`)
+	var busyDirs []string
+	var busyRefs []symbolAt
+	fs.Func("busy-repo", "a repository for table 11, a busy machine (repeatable; each with a -busy-refs, in the same order); the table is measured only when one is given", func(v string) error {
+		busyDirs = append(busyDirs, v)
+		return nil
+	})
+	fs.Func("busy-refs", "FILE:SYMBOL, FILE relative to the -busy-repo of the same rank: the symbol whose references are the first question on it", func(v string) error {
+		s, err := parseBusyRefs(v)
+		busyRefs = append(busyRefs, s)
+		return err
+	})
+	fs.IntVar(&cfg.busyN, "busy-n", 3, "table 11: runs of each server on each -busy-repo")
+	fs.DurationVar(&cfg.busyRunMax, "busy-run-max", 15*time.Minute, "table 11: the longest one run (a start, its two questions and their retries) may take before it counts as failed")
+	fs.IntVar(&cfg.busyHog, "busy-hog", 0, "table 11: busy threads of the CPU hog (0: twice the CPUs)")
 	generate := fs.String("generate", "", "write the bench fixture module into this directory and exit")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -163,6 +192,22 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 			return nil, fmt.Errorf("-sections: unknown section %q; known: %s", s, strings.Join(allSections, ", "))
 		}
 		cfg.sections[s] = true
+	}
+	if len(busyDirs) != len(busyRefs) {
+		return nil, fmt.Errorf("%d -busy-repo and %d -busy-refs: give one -busy-refs FILE:SYMBOL for each -busy-repo", len(busyDirs), len(busyRefs))
+	}
+	if cfg.busyN < 1 || cfg.busyRunMax <= 0 || cfg.busyHog < 0 {
+		return nil, fmt.Errorf("-busy-n, -busy-run-max must be positive, -busy-hog not negative")
+	}
+	for i, d := range busyDirs {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return nil, err
+		}
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
+		}
+		cfg.busyRepos = append(cfg.busyRepos, busyRepo{dir: abs, refs: busyRefs[i]})
 	}
 	switch *goroot {
 	case "off":
@@ -429,6 +474,11 @@ func (b *bench) runAll(ctx context.Context) error {
 	if sec["share"] {
 		if err := b.share(ctx, fx, gr); err != nil {
 			return fmt.Errorf("share: %w", err)
+		}
+	}
+	if sec["busy"] {
+		if err := b.busy(ctx); err != nil {
+			return fmt.Errorf("first answer on a busy machine: %w", err)
 		}
 	}
 	b.logf("done")
