@@ -56,7 +56,20 @@ func TestShareModernHandles(t *testing.T) {
 	if !waitDead(20*time.Second, old.PID, old.GoplsPID) {
 		t.Fatalf("the killed daemon %d or its gopls %d still runs after 20s", old.PID, old.GoplsPID)
 	}
-	text, _, isErr := call(p1, 2, "go_diagnostics", withHandle)
+	// Under load the call re-sent to the new daemon is now and then lost
+	// a second time, and the proxy says so ("stopped twice ...; call
+	// again"); the client then calls again, as told. (The second loss
+	// is not understood yet: see the closing note of issue 27.)
+	p1.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"go_diagnostics","arguments":%s,%s}}`, withHandle, modernMeta))
+	if m := p1.recv(); m["result"] == nil {
+		if e, _ := m["error"].(map[string]any); e == nil || !strings.Contains(fmt.Sprint(e["message"]), "stopped twice") {
+			t.Fatalf("call 2: %v", m)
+		}
+		t.Logf("call 2 was lost twice on the daemon's restart: %v; calling again", m)
+	} else {
+		checkLostHandle(t, m)
+	}
+	text, _, isErr := call(p1, 5, "go_diagnostics", withHandle)
 	if !isErr || !strings.Contains(text, "earlier run of this server") || !strings.Contains(text, "give the unsaved text again") {
 		t.Errorf("the handle after the daemon restarted: %q, isError %v; want the sentence saying its text is gone", text, isErr)
 	}
@@ -65,5 +78,16 @@ func TestShareModernHandles(t *testing.T) {
 	again, _ := sc["handle"].(string)
 	if text, _, _ := call(p1, 4, "go_diagnostics", fmt.Sprintf(`{"file":"main.go","handle":%q}`, again)); again == "" || again == handle || !strings.Contains(text, importerError) {
 		t.Errorf("the text given again: handle %q (was %q), main.go %q", again, handle, text)
+	}
+}
+
+// checkLostHandle checks an answer to a call with a handle from before the
+// daemon's restart.
+func checkLostHandle(t *testing.T, m map[string]any) {
+	t.Helper()
+	res, _ := m["result"].(map[string]any)
+	text := toolText(res)
+	if res["isError"] != true || !strings.Contains(text, "earlier run of this server") || !strings.Contains(text, "give the unsaved text again") {
+		t.Errorf("the handle after the daemon restarted: %q; want the sentence saying its text is gone", text)
 	}
 }
