@@ -12,8 +12,9 @@ import (
 
 // The guard ends the process groups of goplsmcp's children when goplsmcp
 // ends, however it ends: a kill -9 runs no code of ours, and a parent-death
-// signal (Linux only) reaches gopls but not the go commands gopls started,
-// which live on in its process group.
+// signal would reach gopls (when the thread that started it ends, not
+// goplsmcp) but not the go commands gopls started, which live on in its
+// process group.
 //
 // It is a shell, in a process group of its own so that a terminal's
 // signals miss it, reading a pipe whose only writer is goplsmcp: "+G"
