@@ -446,22 +446,14 @@ func writeCodexEntry(e codexEntry, stdout io.Writer) error {
 // readCodexConfig reads name, whose Lstat is info, if the file opened is
 // the one looked at and no other name shares it.
 func readCodexConfig(r *os.Root, name string, info fs.FileInfo) ([]byte, error) {
-	f, err := r.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	opened, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !os.SameFile(info, opened) {
+	data, links, err := readChecked(r, name, info)
+	switch {
+	case errors.Is(err, errChangedWhileRead):
 		return nil, errors.New("it changed while goplsmcp read it; nothing was written; run again")
+	case err == nil && links > 1:
+		return nil, fmt.Errorf("it has %d hard links, and replacing it would cut it off from the others; add the entry goplsmcp config codex prints by hand", links)
 	}
-	if n := linkCount(f, opened); n > 1 {
-		return nil, fmt.Errorf("it has %d hard links, and replacing it would cut it off from the others; add the entry goplsmcp config codex prints by hand", n)
-	}
-	return io.ReadAll(f)
+	return data, err
 }
 
 // A tomlStmt is one statement of a TOML document: a table header, or a

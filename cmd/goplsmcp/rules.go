@@ -364,22 +364,40 @@ func readPlain(r *os.Root, name string, info fs.FileInfo) ([]byte, error) {
 	case !info.Mode().IsRegular():
 		return nil, errors.New("it is not a regular file, and goplsmcp rules writes only plain files")
 	}
+	data, links, err := readChecked(r, name, info)
+	switch {
+	case errors.Is(err, errChangedWhileRead):
+		return nil, errors.New("it changed while goplsmcp rules read it; nothing was written; run again")
+	case err == nil && links > 1:
+		return nil, fmt.Errorf("it has %d hard links, and goplsmcp rules writes only a file no other name shares; copy it to a file of its own, then run again", links)
+	}
+	return data, err
+}
+
+// errChangedWhileRead: the file opened is not the one looked at.
+var errChangedWhileRead = errors.New("the file changed while it was read")
+
+// readChecked reads name in r, whose Lstat is info, if the file opened is
+// the one looked at (errChangedWhileRead otherwise), and says how many
+// names the file has: the writers here replace only a file of one name.
+func readChecked(r *os.Root, name string, info fs.FileInfo) (data []byte, links uint64, err error) {
 	f, err := r.Open(name)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer f.Close()
 	opened, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if !os.SameFile(info, opened) {
-		return nil, errors.New("it changed while goplsmcp rules read it; nothing was written; run again")
+		return nil, 0, errChangedWhileRead
 	}
-	if n := linkCount(f, opened); n > 1 {
-		return nil, fmt.Errorf("it has %d hard links, and goplsmcp rules writes only a file no other name shares; copy it to a file of its own, then run again", n)
+	if links = linkCount(f, opened); links > 1 {
+		return nil, links, nil
 	}
-	return io.ReadAll(f)
+	data, err = io.ReadAll(f)
+	return data, links, err
 }
 
 // writeTemp writes data to a new temporary file in dir beside base, and
