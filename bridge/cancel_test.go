@@ -18,7 +18,7 @@ import (
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
 
-// TestCancelReachesGopls checks DESIGN §3's cancellation end to end:
+// TestCancelReachesGopls checks cancellation end to end (docs/protocol.md):
 // notifications/cancelled for a tool call whose gopls request is in flight
 // makes goplsmcp send $/cancelRequest to gopls (as gopls's own RPC trace
 // shows), and no response is sent for the cancelled id.

@@ -168,7 +168,7 @@ func diffFiles(diff string) []string {
 	return files
 }
 
-// TestSessionIsolation checks DESIGN §7: two HTTP sessions share one
+// TestSessionIsolation checks docs/safety.md's isolation: two HTTP sessions share one
 // gopls, but neither sees the other's unsaved files or snippets. Session
 // A gives main.go unsaved text with a type error and a new use of
 // shapes.TotalArea, and makes a snippet that uses it too; B's workspace

@@ -76,7 +76,7 @@ func rpcCode(err error) int {
 	return 0
 }
 
-// TestResources checks DESIGN §5's resources: the four goplsmcp:// URIs,
+// TestResources checks docs/tools.md's resources: the four goplsmcp:// URIs,
 // all application/json, keywords and predeclared identifiers as the Go
 // specification lists them, the limits in force, the same workspace
 // summary as go_workspace, and -32602 for an unknown resource (§3).
@@ -174,7 +174,7 @@ func TestResources(t *testing.T) {
 	}
 }
 
-// TestPrompts checks DESIGN §5's prompts: explain-go and review-go take a
+// TestPrompts checks docs/tools.md's prompts: explain-go and review-go take a
 // required file and an optional symbol, tell the model to use the tools
 // (only those registered) and not to run the code; a missing or bad file
 // is -32602 (§3).
@@ -357,7 +357,7 @@ var cmpNilEmpty = cmp.Transformer("nilEmpty", func(s []string) []string {
 	return s
 })
 
-// TestProgressRelay checks DESIGN §3's progress: a tool call with
+// TestProgressRelay checks docs/protocol.md's progress: a tool call with
 // _meta.progressToken gets notifications/progress while gopls diagnoses
 // (gopls's own work-done reports), monotonic and with messages, and none
 // after the response; a call without a token gets none.
@@ -421,7 +421,7 @@ func TestProgressRelay(t *testing.T) {
 	}
 }
 
-// TestInstructions checks DESIGN §3's instructions: initialize returns
+// TestInstructions checks docs/protocol.md's instructions: initialize returns
 // guidance whose first line (all Codex shows) says in at most 120
 // characters what goplsmcp is for, whose rest (at most 2 KiB) names every
 // tool offered and no other, and which steers the agent to the tools

@@ -49,7 +49,7 @@ var schemaSamples = []struct {
 	{"go_references", `{"location": {"uri": "file://$ROOT/shapes/shapes.go", "range": {"start": {"line": 36, "character": 5}, "end": {"line": 36, "character": 14}}}}`},
 }
 
-// TestOutputSchemas checks DESIGN §3's schema rules on every registered
+// TestOutputSchemas checks docs/protocol.md's schema rules on every registered
 // tool, with a validator independent of the one that generated the
 // schemas: input and output schemas are valid JSON Schema 2020-12, every
 // object schema has properties, every schema node has one type (inputs

@@ -9,7 +9,7 @@ import (
 )
 
 // Sessions share one gopls, but one session's unsaved files and snippets
-// must never show in another's answers (DESIGN §7). The gate that decides
+// must never show in another's answers (docs/safety.md, "Other sessions on one gopls"). The gate that decides
 // which calls run together, and which session's overlays gopls holds, is
 // buffer.Gate, and the filters that keep other sessions' snippets out of
 // answers are buffer.Set's; here are the session each call runs as, the

@@ -54,7 +54,7 @@ func addTracedTool(t *testing.T, s *Server) {
 	}
 }
 
-// TestDebugArgument checks DESIGN §4's debug: true: every tool accepts
+// TestDebugArgument checks docs/tools.md's debug: true: every tool accepts
 // it, and the result then carries the backend requests under "debug" in
 // structuredContent (valid against the output schema) and at the end of
 // the text; a failed call has it in the text only, since it has no

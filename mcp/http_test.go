@@ -189,7 +189,7 @@ func runLinesHTTP(t *testing.T, s *Server, version string, lines []string) []str
 	return got
 }
 
-// TestHTTPRules checks the transport's own rules (DESIGN §7 and the MCP
+// TestHTTPRules checks the transport's own rules (docs/sidecar.md and the MCP
 // Streamable HTTP transport): each row sends one request, after an
 // initialized session unless noSession, and checks the status, the
 // headers named in wantHeader and the body's message.
@@ -297,7 +297,7 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// TestHTTPVersionHeader checks DESIGN §7's MCP-Protocol-Version rule: on
+// TestHTTPVersionHeader checks docs/sidecar.md's MCP-Protocol-Version rule: on
 // a session, any supported version is accepted (a session negotiated at
 // 2025-11-25 takes a request headed 2025-03-26, and the other way round),
 // on POST, GET and DELETE alike, and the session goes on answering as the

@@ -23,7 +23,7 @@ func errLine(id string, code, msg string) string {
 	return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":` + code + `,"message":"` + msg + `"}}`
 }
 
-// TestProtocolRules checks each rule of DESIGN §3 (and the protocol side of
+// TestProtocolRules checks each rule of docs/protocol.md (and the protocol side of
 // §5) with raw lines: a row runs a whole session — initialized at version
 // unless it is empty — sends its lines, and compares every message the
 // server wrote, in any order, with want. Most rows end with a ping, whose

@@ -49,7 +49,7 @@ type config struct {
 	// allowHosts are more names clients may give in the Host header.
 	allowHosts []string
 
-	// The limits of DESIGN §6.
+	// The limits of docs/safety.md.
 	maxMessageBytes int
 	maxResultBytes  int
 	maxTextChars    int

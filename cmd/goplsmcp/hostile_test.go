@@ -71,7 +71,7 @@ func hostileRows() []hostileRow {
 	at := func(extra string) string { return `{"file":"main.go","line":12,"character":22` + extra + `}` }
 	long := strings.Repeat("x", 10000)
 	return []hostileRow{
-		// JSON-RPC framing (DESIGN §3).
+		// JSON-RPC framing (docs/protocol.md).
 		noIDRow("not JSON", `not json`, -32700),
 		noIDRow("truncated JSON", `{"jsonrpc":"2.0","id":$ID,"method":"ping"`, -32700),
 		noIDRow("invalid UTF-8 in the line", "{\"jsonrpc\":\"2.0\",\"id\":$ID,\"method\":\"ping\",\"x\":\"\xff\xfe\"}", -32700),
@@ -111,7 +111,7 @@ func hostileRows() []hostileRow {
 		{name: "string id with controls", lines: []string{`{"jsonrpc":"2.0","id":"\u0000\n☃$ID","method":"ping"}`}, want: []reply{{}}},
 		{name: "string id of 10000 characters", lines: []string{`{"jsonrpc":"2.0","id":"` + long + `$ID","method":"ping"}`}, want: []reply{{}}},
 
-		// Nesting and size (DESIGN §6: the 2 MiB message cap).
+		// Nesting and size (the 2 MiB message cap).
 		noIDRow("100000 nested arrays as the message", nested(100000), -32700),
 		noIDRow("100000 nested arrays in arguments", call("go_describe", `{"file":`+nested(100000)+`}`), -32700),
 		noIDRow("100000 nested objects in params", `{"jsonrpc":"2.0","id":$ID,"method":"ping","params":`+strings.Repeat(`{"a":`, 100000)+"1"+strings.Repeat("}", 100000)+`}`, -32700),
@@ -191,7 +191,7 @@ func hostileRows() []hostileRow {
 		toolRow("forget the unparsable overlay", "go_close", `{"file":"main.go"}`, "ok: forgot the unsaved text"),
 		toolRow("text not a string", "go_diagnostics", `{"text":["package x"]}`, "error: text must be a string, not an array"),
 
-		// Paths: all refused before gopls sees them (DESIGN §6).
+		// Paths: all refused before gopls sees them (docs/safety.md).
 		toolRow("dot-dot escape", "go_symbols", `{"file":"../outside.go"}`, "error: is outside the workspace root"),
 		toolRow("dot-dot inside a path", "go_symbols", `{"file":"shapes/../../x.go"}`, "error: is outside the workspace root"),
 		toolRow("absolute outside", "go_symbols", `{"file":"$OUT/secret.go"}`, "error: is outside the workspace root"),

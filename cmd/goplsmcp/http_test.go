@@ -83,7 +83,7 @@ func (tt tokenTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // TestInteropGoSDKHTTP connects the official Go SDK client to the real
-// binary over Streamable HTTP (DESIGN §7), with its default options (a
+// binary over Streamable HTTP (docs/sidecar.md), with its default options (a
 // server/discover probe, which makes it modern: no session), and at two
 // 2025 versions (initialize, a session): it lists tools, calls some,
 // reads a resource, gets a prompt, receives gopls's log messages (on the

@@ -20,7 +20,7 @@ import (
 
 // TestInteropGoSDK connects the official Go SDK client, an independent
 // implementation of MCP, to the real binary: with its default options
-// (which probe server/discover first, DESIGN §3, and so speak 2026-07-28
+// (which probe server/discover first, and so speak 2026-07-28
 // with no handshake) and with each 2025 version forced. Each session lists
 // tools, resources and prompts, calls a tool, reads a resource, gets a
 // prompt, completes a prompt argument and (in the 2025 versions) sets the
@@ -194,7 +194,7 @@ func TestInteropGoSDK(t *testing.T) {
 	}
 }
 
-// TestGoplsMessagesReachClient checks DESIGN §3's logging in a 2025
+// TestGoplsMessagesReachClient checks docs/protocol.md's logging in a 2025
 // session: after logging/setLevel, gopls's window/logMessage reaches the
 // client as notifications/message from the logger "gopls". (A modern
 // call's own log level: TestInteropGoSDKHTTP.)

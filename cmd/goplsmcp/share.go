@@ -26,7 +26,7 @@ import (
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
 
-// Sharing (DESIGN §1, docs/daemon.md): a stdio goplsmcp with --share auto
+// Sharing (docs/daemon.md): a stdio goplsmcp with --share auto
 // does not start gopls itself. It relays its session to a daemon — the same
 // binary, as goplsmcp daemon serve — that serves every stdio session of
 // this user on the same workspace over a unix socket in a directory only

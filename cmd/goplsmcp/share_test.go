@@ -19,7 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// The shared daemon (DESIGN §1, docs/daemon.md), through the real binary:
+// The shared daemon (docs/daemon.md), through the real binary:
 // stdio sessions started as clients start them, each test with a runtime
 // directory of its own whose daemons it stops.
 

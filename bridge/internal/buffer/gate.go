@@ -10,7 +10,7 @@ import (
 )
 
 // Sessions share one gopls, but one session's unsaved files and snippets
-// must never show in another's answers (DESIGN §7).
+// must never show in another's answers (docs/safety.md, "Other sessions on one gopls").
 //
 // Snippets are simple: each lives in a scratch directory of its own, known
 // only to the session that made it. No other package can import it, so it

@@ -7,7 +7,7 @@ import (
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
 
-// EchoChars bounds a client string echoed in a message (DESIGN §6).
+// EchoChars bounds a client string echoed in a message (docs/safety.md, "Limits").
 const EchoChars = 80
 
 // HasControl reports whether s holds a C0 or C1 control character or DEL.
