@@ -259,7 +259,7 @@ func (b *Bridge) initReads() {
 		Document: func(uri string) (string, int32, bool) { return b.client.Document(uri) },
 		Written:  func(written map[string]bool) { b.client.Written(written) }}
 	b.actions = &action.Asker{Client: b.client, Proposer: b.edits, GoplsError: goplsError, Log: b.log}
-	b.buffers = buffer.NewSet(buffer.SetConfig{Client: b.client, Reads: b.reads, Addr: b.addr, Lines: &b.lines, InBuild: rootBuild.Has,
+	b.buffers = buffer.NewSet(buffer.SetConfig{Client: b.client, Reads: b.reads, Addr: b.addr, Lines: &b.lines, InBuild: rootBuild.Has, OtherBuild: rootBuild.Excludes,
 		Gate: b.gate.Gate, GoplsError: goplsError, Fault: mcp.InternalError, Log: b.log,
 		TextChars: b.limits.withDefaults().TextChars, Timeout: b.limits.withDefaults().Timeout})
 	b.targets = &target.Resolver{Buffers: b.buffers, Client: b.client, Reads: b.reads, Build: &b.build, Trees: &b.parsed}

@@ -47,6 +47,10 @@ type document struct {
 	// released orders the documents kept open with no holder by when
 	// their last holder let go (see keepLocked).
 	released uint64
+	// brief is set for a file outside the workspace's build (see
+	// [Client.HoldBriefly]): it is closed, not kept, when its last holder
+	// lets go.
+	brief bool
 }
 
 // maxKept bounds the documents read from disk that stay open in gopls

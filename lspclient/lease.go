@@ -31,7 +31,7 @@ type Lease struct {
 // it holds itself; calls that hold several should take them in a fixed
 // order (by URI) to avoid waiting on each other in a cycle.
 func (c *Client) Hold(ctx context.Context, uri, text string, overlay bool) (*Lease, error) {
-	return c.hold(ctx, uri, text, overlay, true)
+	return c.hold(ctx, uri, text, holdMode{overlay: overlay, open: true})
 }
 
 // HoldDisk is [Client.Hold] for text just read from the file on disk,
@@ -50,10 +50,31 @@ func (c *Client) Hold(ctx context.Context, uri, text string, overlay bool) (*Lea
 // document, before it hears of the change, and reads the disk again once
 // the last holder lets go.
 func (c *Client) HoldDisk(ctx context.Context, uri, text string) (*Lease, error) {
-	return c.hold(ctx, uri, text, false, false)
+	return c.hold(ctx, uri, text, holdMode{})
 }
 
-func (c *Client) hold(ctx context.Context, uri, text string, overlay, open bool) (*Lease, error) {
+// HoldBriefly is [Client.Hold] for text just read from a file that is
+// not in the build gopls makes for the workspace: one for another GOOS or
+// GOARCH, or left out by its build tags. gopls answers about such a file
+// only while it is open, in a build (view) it makes for the file, and it
+// keeps that build, with every package of it type-checked and diagnosed,
+// for as long as the file stays open: its errors ("undefined: X
+// [freebsd,386]") join the workspace's published diagnostics, and its
+// memory gopls's. So the document is opened for the call and closed when
+// its last holder lets go, which makes gopls drop that build, instead of
+// being kept open as files of the workspace's build are (see maxKept).
+func (c *Client) HoldBriefly(ctx context.Context, uri, text string) (*Lease, error) {
+	return c.hold(ctx, uri, text, holdMode{open: true, brief: true})
+}
+
+// holdMode says how a text is held: overlay, whether it is other than the
+// file on disk; open, whether gopls opens it while the call holds it (else
+// when the call lets go: see HoldDisk); brief, whether it is closed then
+// (see HoldBriefly).
+type holdMode struct{ overlay, open, brief bool }
+
+func (c *Client) hold(ctx context.Context, uri, text string, m holdMode) (*Lease, error) {
+	overlay, open := m.overlay, m.open
 	for {
 		if _, err := c.state(); errors.Is(err, ErrClosed) {
 			return nil, err
@@ -62,7 +83,7 @@ func (c *Client) hold(ctx context.Context, uri, text string, overlay, open bool)
 		doc, ok := c.docs.open[uri]
 		switch {
 		case !ok:
-			doc = &document{version: 1, text: text, overlay: overlay, holders: 1}
+			doc = &document{version: 1, text: text, overlay: overlay, holders: 1, brief: m.brief}
 			c.docs.open[uri] = doc
 			if open {
 				c.openLocked(uri, doc)
@@ -75,6 +96,7 @@ func (c *Client) hold(ctx context.Context, uri, text string, overlay, open bool)
 			// makes it disk-backed again, and the reverse.
 			doc.holders++
 			doc.overlay = overlay
+			doc.brief = m.brief
 			if open && !doc.sent {
 				c.openLocked(uri, doc)
 			}
@@ -84,7 +106,7 @@ func (c *Client) hold(ctx context.Context, uri, text string, overlay, open bool)
 		case doc.holders == 0:
 			// Only documents open in gopls outlive their holders.
 			next := doc.version + 1
-			doc.version, doc.text, doc.overlay, doc.stale, doc.holders = next, text, overlay, false, 1
+			doc.version, doc.text, doc.overlay, doc.stale, doc.holders, doc.brief = next, text, overlay, false, 1, m.brief
 			c.sendDocument("textDocument/didChange", map[string]any{
 				"textDocument":   map[string]any{"uri": uri, "version": next},
 				"contentChanges": []any{map[string]any{"text": text}},
@@ -142,9 +164,13 @@ func (l *Lease) Release() {
 			return
 		}
 		switch {
-		case doc.stale:
-			// It changed on disk meanwhile: let gopls read the disk.
+		case doc.stale, doc.brief && !doc.overlay:
+			// It changed on disk meanwhile: let gopls read the disk. Or it
+			// is outside the workspace's build: let gopls drop the build
+			// it made for it (see HoldBriefly).
 			c.closeLocked(l.URI)
+			c.docs.wake()
+			return
 		case !doc.sent:
 			// The call has its answer: open the document now, as Hold
 			// does before, so that later calls find its package

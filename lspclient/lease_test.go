@@ -222,3 +222,37 @@ func TestKeptOpenIsBounded(t *testing.T) {
 		t.Errorf("open documents after reading %d files (-want +got):\n%s", n, diff)
 	}
 }
+
+// TestHeldBrieflyIsClosed: a file outside the workspace's build is open
+// in gopls while calls hold it, and closed when the last lets go, so
+// that gopls drops the build it made for it.
+func TestHeldBrieflyIsClosed(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/brief\n\ngo 1.22\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(root, "only_freebsd.go")
+	text := "package brief\n\nfunc Free() {}\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := startWith(t, Options{Root: root})
+	ctx := context.Background()
+	uri := FileURI(path)
+	first, err := c.HoldBriefly(ctx, uri, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := c.HoldBriefly(ctx, uri, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Release()
+	if open := c.OpenDocuments(); !slices.Contains(open, uri) {
+		t.Errorf("open documents while a call still holds %s: %v", uri, open)
+	}
+	second.Release()
+	if open := c.OpenDocuments(); slices.Contains(open, uri) {
+		t.Errorf("open documents once no call holds %s: %v; want it closed", uri, open)
+	}
+}

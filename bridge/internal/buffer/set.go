@@ -59,6 +59,13 @@ type SetConfig struct {
 	// from disk, is opened in gopls only when the call lets go of it (see
 	// lspclient.Client.HoldDisk).
 	InBuild func(path string) bool
+	// OtherBuild, if set, reports whether the file at path is left out of
+	// the workspace's build by its build constraints (another GOOS, say;
+	// see gocmd.RootBuild.Excludes): such a file, read from disk, is open
+	// in gopls only while calls hold it (see
+	// lspclient.Client.HoldBriefly), so that what gopls builds to answer
+	// about it does not outlive the answer.
+	OtherBuild func(path string) bool
 }
 
 // A Set opens sources for calls: files inside the root, unsaved text for
@@ -156,9 +163,12 @@ func (s *Set) hold(ctx context.Context, c Caller, path, text string, kind Kind) 
 	}
 	var l *lspclient.Lease
 	var err error
-	if kind == FromDisk && s.c.InBuild != nil && !s.inGopls(src.URI) && s.c.InBuild(path) {
+	switch {
+	case kind == FromDisk && s.c.OtherBuild != nil && s.c.OtherBuild(path):
+		l, err = s.c.Client.HoldBriefly(ctx, src.URI, text)
+	case kind == FromDisk && s.c.InBuild != nil && !s.inGopls(src.URI) && s.c.InBuild(path):
 		l, err = s.c.Client.HoldDisk(ctx, src.URI, text)
-	} else {
+	default:
 		l, err = s.c.Client.Hold(ctx, src.URI, text, kind != FromDisk)
 	}
 	if err != nil {

@@ -36,6 +36,18 @@ func (r *RootBuild) env(key string) string {
 	return r.Env(key)
 }
 
+// Excludes reports whether the Go file at path, inside the root, is left
+// out of the root's build by its build constraints or its name: a file
+// for another GOOS or GOARCH, or one its tags leave out. gopls answers
+// about such a file in a build it makes for it while the file is open.
+func (r *RootBuild) Excludes(path string) bool {
+	if filepath.Ext(path) != ".go" || r.Build == nil || !place.Within(r.Gate.Root(), path) {
+		return false
+	}
+	dir, name := filepath.Split(path)
+	return !r.Build.Includes(filepath.Clean(dir), name)
+}
+
 // Has reports whether the Go file at path, inside the root, is in the
 // root's build.
 func (r *RootBuild) Has(path string) bool {

@@ -1,0 +1,54 @@
+package bridge_test
+
+import (
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+)
+
+// TestOtherBuildFile: a question about a file for another GOOS is
+// answered in that file's own build, and leaves the workspace's answers
+// as they were, about the build the user builds, as gopls mcp gives them:
+// gopls drops the build it made for the file once the call is done.
+func TestOtherBuildFile(t *testing.T) {
+	if runtime.GOOS == "freebsd" {
+		t.Skip("the fixture's other system is freebsd")
+	}
+	ar, err := txtar.ParseFile(filepath.Join("..", "testdata", "goos.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := copyArchive(t, ar)
+	st := startStackOf(t, root, stackConfig{})
+	s := &shape{root: root, ours: st.client, peer: startGoplsMCP(t, root, nil)}
+	ctx := testCtx(t)
+
+	s.ask(t, "go_diagnostics", `{}`)
+	// The freebsd file's own build is freebsd's, where X is undefined.
+	res, err := s.ours.CallTool(ctx, "go_diagnostics", map[string]any{"files": []string{"p/only_freebsd.go"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError || !strings.Contains(res.Text(), "undefined: X [freebsd") {
+		t.Errorf("go_diagnostics of p/only_freebsd.go: %q; want use.go's error in the freebsd build", res.Text())
+	}
+	other := "p/p_windows.go"
+	if runtime.GOOS == "windows" {
+		other = "p/p_default.go"
+	}
+	if res, err := s.ours.CallTool(ctx, "go_file_context", map[string]any{"file": other}); err != nil || res.IsError {
+		t.Fatalf("go_file_context of %s: %v %v", other, err, res)
+	}
+	// The workspace is what it was, file by file, as gopls mcp says.
+	s.ask(t, "go_diagnostics", `{}`)
+	s.ask(t, "go_diagnostics", `{"files":["$WORKDIR/p/use.go"]}`)
+	s.ask(t, "go_diagnostics", `{"files":["$WORKDIR/p/bad.go"]}`)
+	for _, uri := range st.lsp.OpenDocuments() {
+		if strings.HasSuffix(uri, "/only_freebsd.go") || strings.HasSuffix(uri, "/"+filepath.Base(other)) {
+			t.Errorf("%s is still open in gopls after the calls about it", uri)
+		}
+	}
+}
