@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/action"
 	"log/slog"
-	"slices"
 	"sync"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
@@ -50,12 +49,6 @@ type Config struct {
 	// mcp.Server.KeepTools to check.
 	Tools []string
 }
-
-// OptionalTools are gopls mcp's tools that it offers only when its
-// mcpTools setting names them: goplsmcp offers them, under their names
-// and with their parameters, only when --tools names them, so that the
-// default tools/list stays lean.
-var OptionalTools = []string{"go_context", "go_file_diagnostics", "go_file_metadata", "go_references"}
 
 // BuildContext counts what the command line fixed of gopls's build
 // context. Only the counts are reported, never the values, which may
@@ -158,34 +151,11 @@ func New(cfg Config) (*Bridge, error) {
 	return b, nil
 }
 
-// Register adds every tool to s. The list below is the only place that
-// names them all.
+// Register adds every tool to s (the catalogue's: see catalogue.go), then
+// the resources, prompts and middleware.
 func (b *Bridge) Register(s *mcp.Server) error {
 	for _, add := range []func(*mcp.Server) error{
-		b.addWorkspace,
-		b.addSearch,
-		b.addFileContext,
-		b.addPackageAPI,
-		b.addPackageGraph,
-		b.addSymbolReferences,
-		b.addRename,
-		b.addDiagnostics,
-		b.addDescribe,
-		b.addDefinition,
-		b.addSource,
-		b.addImplementations,
-		b.addSymbols,
-		b.addComplete,
-		b.addSignature,
-		b.addTokens,
-		b.addFormat,
-		b.addOrganizeImports,
-		b.addCodeActions,
-		b.addCallHierarchy,
-		b.addTypeHierarchy,
-		b.addVulncheck,
-		b.addClose,
-		b.addOptional,
+		b.addTools,
 		b.addResources,
 		b.addPrompts,
 		b.addSessions,
@@ -196,24 +166,6 @@ func (b *Bridge) Register(s *mcp.Server) error {
 	} {
 		if err := add(s); err != nil {
 			return fmt.Errorf("registering tools: %w", err)
-		}
-	}
-	return nil
-}
-
-// addOptional registers the optional tools Config.Tools names.
-func (b *Bridge) addOptional(s *mcp.Server) error {
-	adds := map[string]func(*mcp.Server) error{
-		"go_context":          b.addContext,
-		"go_file_diagnostics": b.addFileDiagnostics,
-		"go_file_metadata":    b.addFileMetadata,
-		"go_references":       b.addLocationReferences,
-	}
-	for _, name := range OptionalTools {
-		if slices.Contains(b.tools, name) {
-			if err := adds[name](s); err != nil {
-				return err
-			}
 		}
 	}
 	return nil

@@ -73,14 +73,25 @@ func (o *CodeActionsOutput) Render() string {
 	return b.String()
 }
 
-func (b *Bridge) addCodeActions(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_code_actions",
-		Title:       "Code actions",
-		Description: "Code actions and quick fixes at a position or range (fill struct, extract function or variable, inline, add missing method, ...); pick one by index or title for its edits (unified diff)." + b.edits.Note(),
-		Annotations: b.editing(),
-		Narrow:      "narrow the call: pass a smaller range, or kind to list fewer actions",
-	}, b.codeActionsTool)
+// codeActionsTool is go_code_actions's entry in the catalogue (see ToolSpec).
+var codeActionsTool = ToolSpec{
+	Name:        "go_code_actions",
+	Title:       "Code actions",
+	Description: "Code actions and quick fixes at a position or range (fill struct, extract function or variable, inline, add missing method, ...); pick one by index or title for its edits (unified diff).",
+	Narrow:      "narrow the call: pass a smaller range, or kind to list fewer actions",
+	Edits:       true,
+	Instruction: "rename, gofmt, fix imports, quick fixes, refactorings (fill struct, extract, inline): a unified diff; apply: true writes it if the server allows.",
+	Skill:       "Rename, gofmt, fix imports, quick fixes and refactorings (as a diff)",
+	Doc:         "the code actions at a position or range (quick fixes, fill struct, extract, inline, ...); with `index` or `title`, one action's edits and diff",
+	Summary:     "the code actions at a range, and one action's edits and diff",
+	Good:        Sample{Args: `{"text": "package scratch\n\ntype P struct{ X, Y int }\n\nvar p = P{}\n", "line": 4, "character": 8, "title": "Fill P"}`, Want: "Fill P [refactor.rewrite.fillStruct]"},
+	Bad:         Sample{Args: `{"text": "package scratch\n\ntype P struct{ X, Y int }\n\nvar p = P{}\n", "line": 4, "character": 8, "title": "No such action"}`, Want: `^no action here has a title like "No such action"`},
+	Questions: []string{
+		"extract this code into a function",
+		"fill in the struct fields",
+		"quick fix refactoring suggestions",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.codeActionsTool) },
 }
 
 func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*CodeActionsOutput, error) {

@@ -201,14 +201,26 @@ func (o *DiagnosticsOutput) Render() string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func (b *Bridge) addDiagnostics(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_diagnostics",
-		Title:       "Go diagnostics",
-		Description: "Compile errors, type errors and vet warnings (analyzers), with quick fixes. Pass the files you changed: errors an edit causes in other packages too. file + text (changes: several files): an unsaved edit, the errors it introduces marked +, removed ones first. text alone: a snippet.",
-		Annotations: readOnly(),
-		Narrow:      "narrow the call: pass a smaller limit, fewer files, or one file, and leave detailed out",
-	}, b.diagnostics)
+// diagnosticsTool is go_diagnostics's entry in the catalogue (see ToolSpec).
+var diagnosticsTool = ToolSpec{
+	Name:        "go_diagnostics",
+	Title:       "Go diagnostics",
+	Description: "Compile errors, type errors and vet warnings (analyzers), with quick fixes. Pass the files you changed: errors an edit causes in other packages too. file + text (changes: several files): an unsaved edit, the errors it introduces marked +, removed ones first. text alone: a snippet.",
+	Narrow:      "narrow the call: pass a smaller limit, fewer files, or one file, and leave detailed out",
+	Instruction: "compile errors and vet warnings with quick fixes. After an edit, pass the changed files: errors in other packages too. file + text (or changes): an unsaved edit's new and fixed errors first.",
+	Skill:       "Does it compile? Errors and vet warnings, with quick fixes",
+	Doc:         "as `gopls mcp`'s: the parse and type errors of every package of the whole workspace, always, plus full analyzer diagnostics for the `files` named (or one `file` with unsaved `text`), which come first, grouped by file; the named files' diagnostics with their quick fixes (`detailed`: their edits), every file's when none is named. An edit that breaks importers, unsaved or saved, shows in the answer about the file edited. `text` alone checks a snippet, alone",
+	Summary:     "parse and type errors of the whole workspace, analyzer findings for the files named, quick fixes; with unsaved `text`, what an edit would break before it is saved",
+	Good:        Sample{Args: `{"detailed": true}`, Want: "broken/broken.go: 1 error"},
+	Bad:         Sample{Args: `{"files": ["../outside.go"]}`, Want: `^file "\.\./outside\.go" is outside the workspace root`},
+	Questions: []string{
+		"check my code compiles",
+		"show compile errors",
+		"type errors after my edit",
+		"did my change break other packages",
+		"vet warnings in this file",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.diagnostics) },
 }
 
 func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*DiagnosticsOutput, error) {

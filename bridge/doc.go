@@ -72,8 +72,12 @@
 //     (resolved when gopls sent them lazily) and the quick fixes of a
 //     file's diagnostics; imports render, buffer, edit and lspclient.
 //
-// One file holds one tool: its input and output types, its handler and
-// its text rendering.
+// One file holds one tool: its input and output types, its handler, its
+// text rendering and its catalogue entry (a ToolSpec: everything else
+// about the tool, from its description to its sample calls). The
+// catalogue list in catalogue.go is the registry, and everything that
+// lists tools (the instructions, the docs' tables, the skill, the tests'
+// sample calls, .interop's calls) is derived from it.
 //
 // A tool whose answer spans the workspace (a search, the workspace's
 // diagnostics, references, a rename, implementations, hierarchies, a

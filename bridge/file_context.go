@@ -75,14 +75,24 @@ type contextDecl struct {
 	doc       string // its doc comment (detailed only)
 }
 
-func (b *Bridge) addFileContext(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_file_context",
-		Title:       "What a Go file uses",
-		Description: "What a Go file uses from other files and packages, as one-line signatures: read before editing it.",
-		Annotations: readOnly(),
-		Narrow:      "narrow the call: pass a smaller limit, and leave detailed out",
-	}, b.fileContext)
+// fileContextTool is go_file_context's entry in the catalogue (see ToolSpec).
+var fileContextTool = ToolSpec{
+	Name:        "go_file_context",
+	Title:       "What a Go file uses",
+	Description: "What a Go file uses from other files and packages, as one-line signatures: read before editing it.",
+	Narrow:      "narrow the call: pass a smaller limit, and leave detailed out",
+	Instruction: "what a file uses from other files; read before editing.",
+	Skill:       "What does this file use from other files? (read before editing it)",
+	Doc:         "a `file`'s package and the declarations it uses from other files and packages, as one-line signatures",
+	Summary:     "a file's package and the declarations it uses from other files and packages",
+	Good:        Sample{Args: `{"file": "report/report.go", "detailed": true}`, Want: "uses 3 declarations from other files"},
+	Bad:         Sample{Args: `{"file": "nope.go"}`, Want: `^file "nope\.go" does not exist; `},
+	Questions: []string{
+		"what does this file import and use from other files",
+		"summarize the contents of a file before editing it",
+		"what does this file depend on from other packages",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.fileContext) },
 }
 
 // A use is where the file refers to a name, found by syntax, whose

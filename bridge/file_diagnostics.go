@@ -51,13 +51,17 @@ func (o *FileDiagnosticsOutput) Render() string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func (b *Bridge) addFileDiagnostics(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_file_diagnostics",
-		Title:       "File diagnostics",
-		Description: "Diagnostics of one Go file (parse, type and analyzer), each with its quick fix as a diff (gopls mcp's go_file_diagnostics; go_diagnostics also finds what a change breaks elsewhere).",
-		Annotations: readOnly(),
-	}, b.fileDiagnostics)
+// fileDiagnosticsTool is go_file_diagnostics's entry in the catalogue (see ToolSpec).
+var fileDiagnosticsTool = ToolSpec{
+	Name:        "go_file_diagnostics",
+	Title:       "File diagnostics",
+	Description: "Diagnostics of one Go file (parse, type and analyzer), each with its quick fix as a diff (gopls mcp's go_file_diagnostics; go_diagnostics also finds what a change breaks elsewhere).",
+	Optional:    true,
+	Instruction: "gopls mcp's optional tools, under its names and parameters.",
+	Doc:         "the diagnostics of one `file`, each as `line:character-line:character: severity: message (analyzer)` with its quick fix as a diff",
+	Good:        Sample{Args: `{"file": "broken/broken.go"}`, Want: "7:29-7:32: error: cannot use \"1\""},
+	Bad:         Sample{Args: `{"file": "../outside.go"}`, Want: `^file "\.\./outside\.go" is outside the workspace root`},
+	add:         func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.fileDiagnostics) },
 }
 
 func (b *Bridge) fileDiagnostics(ctx context.Context, in *FileDiagnosticsInput) (*FileDiagnosticsOutput, error) {

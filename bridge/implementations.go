@@ -71,14 +71,23 @@ func (o *ImplementationsOutput) Render() string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func (b *Bridge) addImplementations(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_implementations",
-		Title:       "Find implementations",
-		Description: "Find implementations: types implementing an interface (methods implementing its method), or the interfaces a concrete type implements.",
-		Annotations: readOnly(),
-		Narrow:      "narrow the call: pass a smaller limit",
-	}, b.implementations)
+// implementationsTool is go_implementations's entry in the catalogue (see ToolSpec).
+var implementationsTool = ToolSpec{
+	Name:        "go_implementations",
+	Title:       "Find implementations",
+	Description: "Find implementations: types implementing an interface (methods implementing its method), or the interfaces a concrete type implements.",
+	Narrow:      "narrow the call: pass a smaller limit",
+	Instruction: "implementations of an interface; interfaces a type implements.",
+	Skill:       "Which types implement this interface; which interfaces does this type implement?",
+	Doc:         "the types implementing an interface (or method), or the interfaces a type (or method) satisfies",
+	Summary:     "implementations of an interface, or the interfaces a type satisfies",
+	Good:        Sample{Args: `{"file": "shapes/shapes.go", "symbol": "Shape"}`, Want: "2 implementations of Shape"},
+	Bad:         Sample{Args: `{"file": "shapes/shapes.go", "line": 0, "character": 500}`, Want: `^character 500 is past the end of line 0`},
+	Questions: []string{
+		"which types implement this interface",
+		"what interfaces does this struct satisfy",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.implementations) },
 }
 
 func (b *Bridge) implementations(ctx context.Context, in *ImplementationsInput) (*ImplementationsOutput, error) {

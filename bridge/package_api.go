@@ -116,14 +116,24 @@ func comment(text, indent string) string {
 	return b.String()
 }
 
-func (b *Bridge) addPackageAPI(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_package_api",
-		Title:       "Package API",
-		Description: "Exported API of packages by import path, like go doc: one-line signatures and first doc sentences; workspace, standard library or dependencies.",
-		Annotations: readOnly(),
-		Narrow:      "narrow the call: pass fewer packagePaths, a smaller limit, and leave detailed out",
-	}, b.packageAPI)
+// packageAPITool is go_package_api's entry in the catalogue (see ToolSpec).
+var packageAPITool = ToolSpec{
+	Name:        "go_package_api",
+	Title:       "Package API",
+	Description: "Exported API of packages by import path, like go doc: one-line signatures and first doc sentences; workspace, standard library or dependencies.",
+	Narrow:      "narrow the call: pass fewer packagePaths, a smaller limit, and leave detailed out",
+	Instruction: "a package's exported API: workspace, standard library or dependency.",
+	Skill:       "A package's exported API (workspace, standard library, dependency)",
+	Doc:         "the exported API of `packagePaths` (workspace, standard library or dependency): signatures and first doc sentences",
+	Summary:     "the exported API of packages: signatures and first doc sentences",
+	Good:        Sample{Args: `{"packagePaths": ["example.com/shapes/shapes"], "detailed": true}`, Want: "func TotalArea(shapes ...Shape) float64"},
+	Bad:         Sample{Args: `{"packagePaths": ["example.com/nope"]}`, Want: `^example\.com/nope: no such package `},
+	Questions: []string{
+		"what does package net/http export",
+		"public API of a dependency",
+		"go doc for a package",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.packageAPI) },
 }
 
 // go_package_api keeps the packages it described (see memo.Gen): a

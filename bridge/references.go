@@ -67,14 +67,25 @@ func (o *ReferencesOutput) Render() string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func (b *Bridge) addSymbolReferences(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_symbol_references",
-		Title:       "Find references",
-		Description: "Find usages: every reference to a symbol (function, type, method, field, variable), by file with source lines, the declaration included. Who uses this? radius: the blast radius, what a change breaks.",
-		Annotations: readOnly(),
-		Narrow:      "narrow the call: pass a smaller limit (every file keeps its count)",
-	}, b.references)
+// symbolReferencesTool is go_symbol_references's entry in the catalogue (see ToolSpec).
+var symbolReferencesTool = ToolSpec{
+	Name:        "go_symbol_references",
+	Title:       "Find references",
+	Description: "Find usages: every reference to a symbol (function, type, method, field, variable), by file with source lines, the declaration included. Who uses this? radius: the blast radius, what a change breaks.",
+	Narrow:      "narrow the call: pass a smaller limit (every file keeps its count)",
+	Instruction: "find usages: who uses this function, type, field or variable? radius: what a change reaches.",
+	Skill:       "Who uses this function, type, field or variable? With `radius: 1..3`, what a change to it reaches (references by package, tests apart, and the packages importing those)",
+	Doc:         "every reference to a symbol, grouped by file, with the source line; the declaration is listed too and named (`includeDeclaration: false` leaves it out)",
+	Summary:     "every reference to a symbol, grouped by file, with the source line; with `radius`, its blast radius: references by package, tests apart, and the packages importing them",
+	Good:        Sample{Args: `{"file": "shapes/shapes.go", "symbol": "Shape", "limit": 2}`, Want: "references to Shape in 3 files"},
+	Bad:         Sample{Args: `{"file": "shapes/shapes.go", "symbol": "NoSuchSymbol"}`, Want: `^symbol "NoSuchSymbol" is not declared `},
+	Questions: []string{
+		"find all usages of a method",
+		"who uses this function",
+		"what breaks if I change this function signature",
+		"blast radius of changing a struct",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.references) },
 }
 
 func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*ReferencesOutput, error) {

@@ -44,14 +44,24 @@ func (o *RenameOutput) Render() string {
 	return strings.Join(parts, "\n")
 }
 
-func (b *Bridge) addRename(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_rename_symbol",
-		Title:       "Rename a symbol",
-		Description: "Rename a symbol everywhere, across packages (a safe refactor, not search and replace): edits as a unified diff." + b.edits.Note(),
-		Annotations: b.editing(),
-		Narrow:      "the rename touches too much to show at once; see where the symbol is used with go_symbol_references, and rename a symbol with fewer uses",
-	}, b.rename)
+// renameTool is go_rename_symbol's entry in the catalogue (see ToolSpec).
+var renameTool = ToolSpec{
+	Name:        "go_rename_symbol",
+	Title:       "Rename a symbol",
+	Description: "Rename a symbol everywhere, across packages (a safe refactor, not search and replace): edits as a unified diff.",
+	Narrow:      "the rename touches too much to show at once; see where the symbol is used with go_symbol_references, and rename a symbol with fewer uses",
+	Edits:       true,
+	Instruction: "rename, gofmt, fix imports, quick fixes, refactorings (fill struct, extract, inline): a unified diff; apply: true writes it if the server allows.",
+	Skill:       "Rename, gofmt, fix imports, quick fixes and refactorings (as a diff)",
+	Doc:         "the edits and unified diff that rename a symbol everywhere (`new_name`)",
+	Summary:     "the edits and unified diff that rename a symbol everywhere",
+	Good:        Sample{Args: `{"file": "shapes/shapes.go", "symbol": "TotalArea", "new_name": "SumAreas"}`, Want: "+func SumAreas("},
+	Bad:         Sample{Args: `{"file": "shapes/shapes.go", "symbol": "TotalArea", "new_name": "1bad"}`, Want: `^new_name "1bad" is not a Go identifier`},
+	Questions: []string{
+		"rename a function everywhere",
+		"safely rename a variable across the project",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.rename) },
 }
 
 func (b *Bridge) rename(ctx context.Context, in *RenameInput) (*RenameOutput, error) {

@@ -78,14 +78,24 @@ func (o *SearchOutput) Render() string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func (b *Bridge) addSearch(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_search",
-		Title:       "Search Go symbols",
-		Description: "Find a symbol by name: fuzzy search for declarations (functions, types, methods, fields, constants) in the workspace, with file and line; scope \"all\" adds dependencies and the standard library. Use instead of grep.",
-		Annotations: readOnly(),
-		Narrow:      "narrow the call: pass a smaller limit or a more specific query, and leave detailed out",
-	}, b.search)
+// searchTool is go_search's entry in the catalogue (see ToolSpec).
+var searchTool = ToolSpec{
+	Name:        "go_search",
+	Title:       "Search Go symbols",
+	Description: "Find a symbol by name: fuzzy search for declarations (functions, types, methods, fields, constants) in the workspace, with file and line; scope \"all\" adds dependencies and the standard library. Use instead of grep.",
+	Narrow:      "narrow the call: pass a smaller limit or a more specific query, and leave detailed out",
+	Instruction: "where is a symbol declared? Find it by fuzzy name.",
+	Skill:       "Where is `Foo` declared? Find a symbol by (fuzzy) name",
+	Doc:         "declarations matching a fuzzy `query` in the workspace, with kind and position; the count says how many more `scope: \"all\"` adds from dependencies and the standard library (gopls stops at 100 matches, and says so)",
+	Summary:     "declarations matching a fuzzy `query`, with kind and position",
+	Good:        Sample{Args: `{"query": "Area"}`, Want: "method Rect.Area"},
+	Bad:         Sample{Args: `{"query": ""}`, Want: `^query is empty; `},
+	Questions: []string{
+		"find a function by name",
+		"locate where a type is declared in the codebase without grep",
+		"search for a symbol in the standard library",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.search) },
 }
 
 // symbolInfo is one symbol of gopls's answer to workspace/symbol.

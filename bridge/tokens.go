@@ -46,14 +46,22 @@ func (o *TokensOutput) Render() string {
 	return b.String()
 }
 
-func (b *Bridge) addTokens(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_tokens",
-		Title:       "Semantic tokens",
-		Description: "Semantic tokens: how gopls classifies each token of a file or line range (highlighting), with modifiers.",
-		Annotations: readOnly(),
-		Narrow:      "narrow the call: pass startLine and endLine for fewer lines, types to keep only some token types, or a smaller limit",
-	}, b.tokens)
+// tokensTool is go_tokens's entry in the catalogue (see ToolSpec).
+var tokensTool = ToolSpec{
+	Name:        "go_tokens",
+	Title:       "Semantic tokens",
+	Description: "Semantic tokens: how gopls classifies each token of a file or line range (highlighting), with modifiers.",
+	Narrow:      "narrow the call: pass startLine and endLine for fewer lines, types to keep only some token types, or a smaller limit",
+	Instruction: "semantic tokens of a file.",
+	Skill:       "Semantic tokens of a file",
+	Doc:         "semantic tokens of a `file` or a line range, each as `line:character type[modifiers] text`",
+	Summary:     "semantic tokens of a file or a line range",
+	Good:        Sample{Args: `{"file": "shapes/shapes.go", "startLine": 5, "endLine": 8}`, Want: "type[definition,interface] Shape"},
+	Bad:         Sample{Args: `{"file": "main.go", "startLine": 10, "endLine": 2}`, Want: `^endLine 2 is before startLine 10`},
+	Questions: []string{
+		"semantic highlighting of a file",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.tokens) },
 }
 
 func (b *Bridge) tokens(ctx context.Context, in *TokensInput) (*TokensOutput, error) {

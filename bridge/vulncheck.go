@@ -89,14 +89,23 @@ func (o *VulncheckOutput) Render() string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func (b *Bridge) addVulncheck(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_vulncheck",
-		Title:       "Vulnerability check",
-		Description: "Security: known vulnerabilities (CVE, GO-IDs) in dependencies and the standard library, and if the code calls them (govulncheck). Needs a local database (GOVULNDB) or --allow-network.",
-		Annotations: readOnly(),
-		Narrow:      "narrow the call: pass a narrower pattern",
-	}, b.vulncheck)
+// vulncheckTool is go_vulncheck's entry in the catalogue (see ToolSpec).
+var vulncheckTool = ToolSpec{
+	Name:        "go_vulncheck",
+	Title:       "Vulnerability check",
+	Description: "Security: known vulnerabilities (CVE, GO-IDs) in dependencies and the standard library, and if the code calls them (govulncheck). Needs a local database (GOVULNDB) or --allow-network.",
+	Narrow:      "narrow the call: pass a narrower pattern",
+	Instruction: "known vulnerabilities in dependencies.",
+	Skill:       "Known vulnerabilities the code reaches",
+	Doc:         "known vulnerabilities of the module's dependencies (and the standard library), with `gopls mcp`'s parameters (`dir`, `pattern`, default `./...`): each by ID with the affected module at the version in use, the fixed version, whether the code calls the vulnerable symbol (`called`), only imports its package (`imported`) or only requires the module (`required`), and one call path; see [Vulnerabilities](flags.md#vulnerabilities-go_vulncheck)",
+	Summary:     "known vulnerabilities of the dependencies, and whether the code calls them",
+	Good:        Sample{Args: `{"pattern": "./shapes/..."}`, Want: "no known vulnerabilities"},
+	Bad:         Sample{Args: `{"pattern": "-json"}`, Want: `^pattern "-json" is not a package pattern`},
+	Questions: []string{
+		"security vulnerabilities in dependencies",
+		"is this module affected by a CVE",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.vulncheck) },
 }
 
 func (b *Bridge) vulncheck(ctx context.Context, in *VulncheckInput) (*VulncheckOutput, error) {

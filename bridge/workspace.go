@@ -111,16 +111,28 @@ func (o *WorkspaceOutput) ResourceLinks() []mcp.ResourceLink {
 		Description: "This answer as a resource."}}
 }
 
-func (b *Bridge) addWorkspace(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_workspace",
-		Title:       "Go workspace summary",
-		Description: "Workspace summary: modules (go.mod), Go and gopls versions, build kind, package count, load state. A good first call: waits for gopls to load.",
-		Annotations: readOnly(),
-		Narrow:      "the summary has no parts to leave out, so ask the person running goplsmcp to raise --max-result-bytes",
-	}, func(ctx context.Context, _ *WorkspaceInput) (*WorkspaceOutput, error) {
-		return b.workspace(ctx)
-	})
+// workspaceTool is go_workspace's entry in the catalogue (see ToolSpec).
+var workspaceTool = ToolSpec{
+	Name:        "go_workspace",
+	Title:       "Go workspace summary",
+	Description: "Workspace summary: modules (go.mod), Go and gopls versions, build kind, package count, load state. A good first call: waits for gopls to load.",
+	Narrow:      "the summary has no parts to leave out, so ask the person running goplsmcp to raise --max-result-bytes",
+	Instruction: "modules, Go and gopls versions, load state; a good first call.",
+	Skill:       "What is this workspace: modules, Go version, is it loaded? (a good first call)",
+	Doc:         "modules (with their `go.mod` and `go` directive, and the `go.work` file), Go and gopls versions, build kind (module, go.work, GOPATH), package count, load state, the shared daemon (`--remote`) and how many build flags, variables and settings were fixed at launch; waits for gopls to finish loading, so it is a good first call",
+	Summary:     "modules, Go and gopls versions, build kind, package count, load state; a good first call",
+	Good:        Sample{Args: `{}`, Want: "example.com/shapes: go.mod"},
+	Bad:         Sample{Args: `{"root": "/etc"}`, Want: `^invalid arguments: unknown arguments \["root"\]; the tool takes no arguments$`},
+	Questions: []string{
+		"what go version and modules does this workspace use",
+		"project overview: modules, go.mod and packages",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.workspaceCall) },
+}
+
+// workspaceCall is go_workspace's handler: the tool takes no arguments.
+func (b *Bridge) workspaceCall(ctx context.Context, _ *WorkspaceInput) (*WorkspaceOutput, error) {
+	return b.workspace(ctx)
 }
 
 func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
