@@ -421,24 +421,33 @@ func TestProgressRelay(t *testing.T) {
 	}
 }
 
+// instructionsBudget bounds the instructions after their first line:
+// every session reads them before its first question.
+const instructionsBudget = 2048
+
+// TestInstructionsBudget checks that the default instructions after the
+// first line fit in 2 KiB, and logs the room left for a new tool's line.
+func TestInstructionsBudget(t *testing.T) {
+	_, rest, _ := strings.Cut(bridge.Instructions, "\n")
+	t.Logf("instructions after the first line: %d bytes, %d left of %d", len(rest), instructionsBudget-len(rest), instructionsBudget)
+	if len(rest) > instructionsBudget {
+		t.Errorf("the instructions after the first line are %d bytes, %d over %d: shorten the catalogue's Instruction lines", len(rest), len(rest)-instructionsBudget, instructionsBudget)
+	}
+}
+
 // TestInstructions checks docs/protocol.md's instructions: initialize returns
 // guidance whose first line (all Codex shows) says in at most 120
-// characters what goplsmcp is for, whose rest (at most 2 KiB) names every
-// tool offered and no other, and which steers the agent to the tools
+// characters what goplsmcp is for, whose rest (at most 2 KiB, see
+// TestInstructionsBudget) names every tool offered and no other, and which steers the agent to the tools
 // instead of grep and whole files, away from running the code, and
 // explains positions and the symbol alternative.
 func TestInstructions(t *testing.T) {
 	st := startStackWith(t, exampleRoot(t), "2025-11-25", bridge.Limits{})
 	text := bridge.Instructions
-	head, rest, _ := strings.Cut(text, "\n")
+	head, _, _ := strings.Cut(text, "\n")
 	if len(head) > 120 {
 		t.Errorf("the first line is %d characters, over 120: %s", len(head), head)
 	}
-	const budget = 2048
-	if len(rest) > budget {
-		t.Errorf("the instructions after the first line are %d bytes, %d over %d: shorten the catalogue's Instruction lines", len(rest), len(rest)-budget, budget)
-	}
-	t.Logf("instructions after the first line: %d bytes, %d left of %d", len(rest), budget-len(rest), budget)
 	for _, want := range []string{"grep", "whole files", "Never build, run or test", "0-based", "UTF-16", "symbol"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("instructions lack %q:\n%s", want, text)
