@@ -99,7 +99,7 @@ func (b *Bridge) callHierarchy(ctx context.Context, in *CallHierarchyInput) (*Ca
 	if err != nil {
 		return nil, err
 	}
-	limit, err := render.LimitOr(in.Limit, hierarchy.DefaultLimit)
+	limit, err := limitOr(in.Limit, hierarchy.DefaultLimit)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
@@ -85,7 +86,7 @@ var completionKinds = [...]string{
 }
 
 func (b *Bridge) complete(ctx context.Context, in *CompleteInput) (*CompleteOutput, error) {
-	limit, err := render.LimitOr(in.Limit, defaultCompletionLimit)
+	limit, err := limitOr(in.Limit, defaultCompletionLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +110,7 @@ func (b *Bridge) complete(ctx context.Context, in *CompleteInput) (*CompleteOutp
 		} `json:"items"`
 	}
 	if err := b.client.Call(ctx, "textDocument/completion", t.Position(), &list); err != nil {
-		return nil, goplsError(err)
+		return nil, ask.Error(err)
 	}
 	out := &CompleteOutput{Note: t.Note, found: len(list.Items), Items: []string{}}
 	if len(list.Items) > 0 {

@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/decl"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
-	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -94,7 +94,7 @@ var contextTool = ToolSpec{
 }
 
 func (b *Bridge) contextOf(ctx context.Context, in *ContextInput) (*ContextOutput, error) {
-	limit, err := render.LimitOr(in.Limit, defaultContextLimit)
+	limit, err := limitOr(in.Limit, defaultContextLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +175,7 @@ func (b *Bridge) packageFiles(ctx context.Context, dir string) ([]string, error)
 	}
 	var res struct{ Files []string }
 	if err := b.client.ExecuteCommand(ctx, "gopls.package_symbols", map[string]any{"URI": lspclient.FileURI(file)}, &res); err != nil {
-		return nil, goplsError(err)
+		return nil, ask.Error(err)
 	}
 	var out []string
 	for _, uri := range res.Files {

@@ -9,8 +9,8 @@ import (
 	"go/token"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/decl"
-	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -83,7 +83,7 @@ var sourceTool = ToolSpec{
 }
 
 func (b *Bridge) source(ctx context.Context, in *SourceInput) (*SourceOutput, error) {
-	limit, err := render.LimitOr(in.Limit, defaultSourceLines)
+	limit, err := limitOr(in.Limit, defaultSourceLines)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ func (b *Bridge) source(ctx context.Context, in *SourceInput) (*SourceOutput, er
 		// the declaration itself.
 		var locs []protocol.Location
 		if err := b.client.Call(ctx, "textDocument/definition", t.Position(), &locs); err != nil {
-			return nil, goplsError(err)
+			return nil, ask.Error(err)
 		}
 		if len(locs) == 0 {
 			return nil, fmt.Errorf("no declaration for what is at %d:%d; point at an identifier, or pass symbol", t.Line, t.Character)

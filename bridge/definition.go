@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
 )
@@ -77,7 +78,7 @@ func (b *Bridge) definition(ctx context.Context, in *DefinitionInput) (*Definiti
 	defer t.Release()
 	var locs []protocol.Location
 	if err := b.client.Call(ctx, method, t.Position(), &locs); err != nil {
-		return nil, goplsError(err)
+		return nil, ask.Error(err)
 	}
 	if hint := b.mods.HintAt(t.Src, t.Line, t.Character); hint != "" {
 		if len(locs) == 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -82,7 +83,7 @@ func (b *Bridge) describe(ctx context.Context, in *DescribeInput) (*DescribeOutp
 	defer t.Release()
 	var hover *protocol.Hover
 	if err := b.client.Call(ctx, "textDocument/hover", t.Position(), &hover); err != nil {
-		return nil, goplsError(err)
+		return nil, ask.Error(err)
 	}
 	out := &DescribeOutput{URI: t.Buffer, Note: t.Note}
 	if hover != nil && hover.Contents.Value != "" {

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/decl"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
@@ -114,7 +115,7 @@ type pkgDecl struct {
 }
 
 func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileContextOutput, error) {
-	limit, err := render.LimitOr(in.Limit, defaultFileContextLimit)
+	limit, err := limitOr(in.Limit, defaultFileContextLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +132,7 @@ func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileCo
 	// from the rest.
 	f, err := parser.ParseFile(fset, src.Path, src.Text, 0)
 	if f == nil {
-		return nil, fmt.Errorf("cannot parse %s: %s", b.displayPath(src.Path), render.ClipN(err.Error(), goplsMessageChars))
+		return nil, fmt.Errorf("cannot parse %s: %s", b.displayPath(src.Path), render.ClipN(err.Error(), ask.MessageChars))
 	}
 	uses := usesOf(f, func(p token.Pos) use {
 		pos := fset.Position(p)
@@ -177,7 +178,7 @@ func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileCo
 func (b *Bridge) declarationsOf(ctx context.Context, src *buffer.Source, uses []use) ([]declAt, error) {
 	found := make([][]protocol.Location, len(uses))
 	errs := make([]error, len(uses))
-	render.ForEach(ctx, len(uses), func(i int) {
+	ask.ForEach(ctx, len(uses), func(i int) {
 		t := &target.Target{Src: src, Line: uses[i].line, Character: uses[i].char}
 		errs[i] = b.client.Call(ctx, "textDocument/definition", t.Position(), &found[i])
 	})
@@ -189,7 +190,7 @@ func (b *Bridge) declarationsOf(ctx context.Context, src *buffer.Source, uses []
 		// gopls failing as a whole is not.
 		var re *lspclient.ResponseError
 		if err != nil && !errors.As(err, &re) {
-			return nil, goplsError(err)
+			return nil, ask.Error(err)
 		}
 	}
 	builtin := filepath.Join(b.env.GOROOT(), "src", "builtin")

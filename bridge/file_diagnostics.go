@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
@@ -74,7 +75,7 @@ func (b *Bridge) fileDiagnostics(ctx context.Context, in *FileDiagnosticsInput) 
 	src.OpenInGopls()
 	diags, err := b.client.DiagnoseFile(ctx, src.URI)
 	if err != nil {
-		return nil, goplsError(err)
+		return nil, ask.Error(err)
 	}
 	out := &FileDiagnosticsOutput{Diagnostics: []FileDiagnostic{}}
 	if len(diags) == 0 {
@@ -86,7 +87,7 @@ func (b *Bridge) fileDiagnostics(ctx context.Context, in *FileDiagnosticsInput) 
 	// gopls offers an analyzer's fixes only for diagnostics it computed
 	// and stored in a full diagnosis of the text it holds.
 	if err := b.client.DiagnoseFiles(ctx, []string{src.URI}); err != nil {
-		return nil, goplsError(err)
+		return nil, ask.Error(err)
 	}
 	fixes, err := b.actions.QuickFixes(ctx, src, diags)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -62,7 +63,7 @@ func (b *Bridge) format(ctx context.Context, in *FormatInput) (*FormatOutput, er
 		"options":      map[string]any{"tabSize": 8, "insertSpaces": false},
 	}, &edits)
 	if err != nil {
-		return nil, goplsError(err)
+		return nil, ask.Error(err)
 	}
 	es, err := b.edits.From(ctx, &edit.WorkspaceEdit{Changes: map[string][]protocol.TextEdit{src.URI: edits}}, asked)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/decl"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
@@ -93,7 +94,7 @@ var implementationsTool = ToolSpec{
 func (b *Bridge) implementations(ctx context.Context, in *ImplementationsInput) (*ImplementationsOutput, error) {
 	// Types in packages that just appeared on disk count too.
 	ctx = lspclient.WorkspaceWide(ctx)
-	limit, err := render.LimitOr(in.Limit, defaultImplementationLimit)
+	limit, err := limitOr(in.Limit, defaultImplementationLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +107,7 @@ func (b *Bridge) implementations(ctx context.Context, in *ImplementationsInput) 
 	// which its declaration tells; both are asked for at once.
 	var locs, defs []protocol.Location
 	var implErr, defErr error
-	render.ForEach(ctx, 2, func(i int) {
+	ask.ForEach(ctx, 2, func(i int) {
 		if i == 0 {
 			implErr = b.client.Call(ctx, "textDocument/implementation", t.Position(), &locs)
 		} else {
@@ -120,7 +121,7 @@ func (b *Bridge) implementations(ctx context.Context, in *ImplementationsInput) 
 		implErr = defErr
 	}
 	if implErr != nil {
-		return nil, goplsError(implErr)
+		return nil, ask.Error(implErr)
 	}
 	locs = b.buffers.DropForeign(b.caller(ctx), locs)
 	b.sortLocations(locs)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/graph"
-	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
@@ -113,7 +112,7 @@ func (b *Bridge) packageGraph(ctx context.Context, in *PackageGraphInput) (*Pack
 	case depth < 1 || depth > 3:
 		return nil, errors.New("depth must be 1, 2 or 3 (levels of importers); leave it out for direct importers only")
 	}
-	limit, err := render.LimitOr(in.Limit, defaultGraphLimit)
+	limit, err := limitOr(in.Limit, defaultGraphLimit)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
 	"github.com/goplsmcp/goplsmcp/lspclient"
@@ -91,7 +92,7 @@ var symbolReferencesTool = ToolSpec{
 func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*ReferencesOutput, error) {
 	// References in packages that just appeared on disk count too.
 	ctx = lspclient.WorkspaceWide(ctx)
-	limit, err := render.LimitOr(in.Limit, defaultReferenceLimit)
+	limit, err := limitOr(in.Limit, defaultReferenceLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +115,7 @@ func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*Referenc
 		calls = 2
 	}
 	var defErr error
-	render.ForEach(ctx, calls, func(i int) {
+	ask.ForEach(ctx, calls, func(i int) {
 		if i == 0 {
 			err = b.client.Call(ctx, "textDocument/references", params, &locs)
 		} else {
@@ -128,7 +129,7 @@ func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*Referenc
 		err = defErr
 	}
 	if err != nil {
-		return nil, goplsError(err)
+		return nil, ask.Error(err)
 	}
 	locs = b.buffers.DropForeign(b.caller(ctx), locs)
 	slices.SortFunc(locs, func(a, b protocol.Location) int {

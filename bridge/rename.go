@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
@@ -86,7 +87,7 @@ func (b *Bridge) rename(ctx context.Context, in *RenameInput) (*RenameOutput, er
 		Placeholder string         `json:"placeholder"`
 	}
 	if err := b.client.Call(ctx, "textDocument/prepareRename", t.Position(), &prep); err != nil {
-		return nil, goplsError(err)
+		return nil, ask.Error(err)
 	}
 	if prep == nil {
 		return nil, fmt.Errorf("there is nothing to rename at %s:%d:%d; point at an identifier, or pass symbol", b.displayPath(t.Src.Path), t.Line, t.Character)
@@ -103,7 +104,7 @@ func (b *Bridge) rename(ctx context.Context, in *RenameInput) (*RenameOutput, er
 	var we edit.WorkspaceEdit
 	asked := time.Now()
 	if err := b.client.Call(ctx, "textDocument/rename", params, &we); err != nil {
-		return nil, goplsError(err)
+		return nil, ask.Error(err)
 	}
 	if b.afterCompute != nil {
 		b.afterCompute()

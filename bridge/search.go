@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
@@ -113,7 +114,7 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 	if query == "" {
 		return nil, errors.New("query is empty; pass part of a symbol name, e.g. \"Handler\"")
 	}
-	limit, err := render.LimitOr(in.Limit, defaultSearchLimit)
+	limit, err := limitOr(in.Limit, defaultSearchLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +130,7 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 	found, ok := b.searches.Get(gen, query)
 	if !ok {
 		if err := b.client.Call(ctx, "workspace/symbol", map[string]any{"query": query}, &found); err != nil {
-			return nil, goplsError(err)
+			return nil, ask.Error(err)
 		}
 		b.searches.Put(gen, b.client.Changed(gen), query, found)
 	}

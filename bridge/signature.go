@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf16"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
@@ -86,7 +87,7 @@ func (b *Bridge) signature(ctx context.Context, in *SignatureInput) (*SignatureO
 		ActiveParameter *int `json:"activeParameter"`
 	}
 	if err := b.client.Call(ctx, "textDocument/signatureHelp", t.Position(), &help); err != nil {
-		return nil, goplsError(err)
+		return nil, ask.Error(err)
 	}
 	out := &SignatureOutput{Note: t.Note}
 	if help == nil || len(help.Signatures) == 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -108,7 +109,7 @@ type documentSymbol struct {
 }
 
 func (b *Bridge) symbols(ctx context.Context, in *SymbolsInput) (*SymbolsOutput, error) {
-	limit, err := render.LimitOr(in.Limit, defaultSymbolsLimit)
+	limit, err := limitOr(in.Limit, defaultSymbolsLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +121,7 @@ func (b *Bridge) symbols(ctx context.Context, in *SymbolsInput) (*SymbolsOutput,
 	var syms []documentSymbol
 	params := map[string]any{"textDocument": map[string]any{"uri": src.URI}}
 	if err := b.client.Call(ctx, "textDocument/documentSymbol", params, &syms); err != nil {
-		return nil, goplsError(err)
+		return nil, ask.Error(err)
 	}
 	out := &SymbolsOutput{file: b.displayPath(src.Path), Symbols: []string{}}
 	// walk lists ds (members indented, nested ones named Field.Sub),

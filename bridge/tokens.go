@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -65,7 +66,7 @@ var tokensTool = ToolSpec{
 }
 
 func (b *Bridge) tokens(ctx context.Context, in *TokensInput) (*TokensOutput, error) {
-	limit, err := render.LimitOr(in.Limit, defaultTokenLimit)
+	limit, err := limitOr(in.Limit, defaultTokenLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +114,7 @@ func (b *Bridge) tokens(ctx context.Context, in *TokensInput) (*TokensOutput, er
 		Data []uint32 `json:"data"`
 	}
 	if err := b.client.Call(ctx, method, params, &res); err != nil {
-		return nil, goplsError(err)
+		return nil, ask.Error(err)
 	}
 	out := &TokensOutput{file: b.displayPath(src.Path), Tokens: []string{}}
 	if res == nil {

@@ -109,7 +109,7 @@ func (b *Bridge) typeHierarchy(ctx context.Context, in *TypeHierarchyInput) (*Ty
 	if err != nil {
 		return nil, err
 	}
-	limit, err := render.LimitOr(in.Limit, hierarchy.DefaultLimit)
+	limit, err := limitOr(in.Limit, hierarchy.DefaultLimit)
 	if err != nil {
 		return nil, err
 	}

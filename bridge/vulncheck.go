@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 
@@ -217,13 +218,13 @@ func (b *Bridge) runGovulncheck(ctx context.Context, dir, pattern string) (*vuln
 	case err != nil:
 		msg := stderr.String()
 		if first, ok := b.loadError(msg); ok {
-			return nil, fmt.Errorf("govulncheck loads only packages that compile, and one in %s does not (%s); fix it (see go_diagnostics) or pass a pattern that leaves it out", render.Quote(pattern), render.ClipN(first, goplsMessageChars))
+			return nil, fmt.Errorf("govulncheck loads only packages that compile, and one in %s does not (%s); fix it (see go_diagnostics) or pass a pattern that leaves it out", render.Quote(pattern), render.ClipN(first, ask.MessageChars))
 		}
 		why := strings.Join(strings.Fields(strings.ReplaceAll(msg, b.root+string(filepath.Separator), "")), " ")
 		if why == "" {
 			why = err.Error()
 		}
-		return nil, fmt.Errorf("govulncheck failed: %s", render.ClipN(why, goplsMessageChars))
+		return nil, fmt.Errorf("govulncheck failed: %s", render.ClipN(why, ask.MessageChars))
 	case decodeErr != nil:
 		return nil, fmt.Errorf("reading govulncheck's answer: %v", decodeErr)
 	}
@@ -418,7 +419,7 @@ func (b *Bridge) moduleDirs(ctx context.Context) (map[string]string, error) {
 	}
 	args := map[string]any{"Files": []string{lspclient.FileURI(b.root)}, "Recursive": true}
 	if err := b.client.ExecuteCommand(ctx, "gopls.packages", args, &res); err != nil {
-		return nil, goplsError(err)
+		return nil, ask.Error(err)
 	}
 	dirs := map[string]string{}
 	for mod, m := range res.Module {

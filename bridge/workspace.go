@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/modules"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
@@ -150,7 +151,7 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		out.LoadError = shortMessage(goplsError(err))
+		out.LoadError = shortMessage(ask.Error(err))
 	}
 	out.Loading = !b.client.Loaded()
 	// Nested modules that build with another of the tree get a build of
@@ -159,78 +160,12 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 		return nil, err
 	}
 
-	var found []modules.View
-	if err := b.client.ExecuteCommand(ctx, "gopls.views", nil, &found); err != nil {
-		return nil, fmt.Errorf("listing gopls's views: %w", goplsError(err))
+	seen, err := b.workspaceViews(ctx, out)
+	if err != nil {
+		return nil, err
 	}
-	kinds := map[string]bool{}
-	pkgs := map[string]bool{}
-	known := map[string]bool{} // go.mod files gopls builds
-	views := map[string]string{}
-	var viewDirs []string
-	for _, v := range found {
-		dir, err := lspclient.URIPath(v.Root)
-		if err != nil {
-			continue
-		}
-		build := buildKind(v.Type)
-		kinds[build] = true
-		if _, seen := views[dir]; !seen {
-			viewDirs = append(viewDirs, dir)
-		}
-		views[dir] = build
-		if v.Type == "GoWork" && out.GoWork == "" {
-			if work := filepath.Join(dir, "go.work"); iplace.Within(b.root, work) {
-				out.GoWork = b.displayPath(work)
-			}
-		}
-
-		var res modules.Packages
-		err = b.client.ExecuteCommand(ctx, "gopls.packages", map[string]any{
-			"Files": []string{v.Root}, "Recursive": true,
-		}, &res)
-		if err != nil {
-			return nil, fmt.Errorf("listing packages: %w", goplsError(err))
-		}
-		for _, p := range res.Packages {
-			if p.ForTest == "" && !b.buffers.ForeignPackage(b.caller(ctx), p.Path) {
-				pkgs[p.Path] = true
-			}
-		}
-		for _, m := range res.Module {
-			if gomod, err := lspclient.URIPath(m.GoMod); err == nil {
-				known[gomod] = true
-			}
-		}
-	}
-	switch len(kinds) {
-	case 0:
-		out.Build = "none"
-	case 1:
-		for k := range kinds {
-			out.Build = k
-		}
-	default:
-		out.Build = "mixed"
-	}
-	if len(viewDirs) > 1 {
-		slices.Sort(viewDirs)
-		for _, dir := range viewDirs {
-			out.Views.Set(b.displayPath(dir), views[dir])
-		}
-	}
-	// Every go.mod under the root, whether gopls builds it yet or not.
-	for _, m := range b.mods.OnDisk() {
-		wm := WorkspaceModule{GoMod: b.displayPath(m.GoMod), Go: m.GoVersion, NotLoaded: !known[m.GoMod] && views[m.Dir] == ""}
-		if len(m.Missing) > 0 {
-			wm.Missing, wm.Fix = m.Missing, b.mods.Hint(b.displayPath(m.Dir))
-		}
-		wm.Problem = m.LoadFix
-		if _, dup := out.Modules.Get(m.Path); !dup {
-			out.Modules.Set(m.Path, wm)
-		}
-	}
-	out.Packages = len(pkgs)
+	b.workspaceModules(out, seen)
+	out.Packages = len(seen.pkgs)
 	out.ActiveWork = b.client.ActiveWork()
 	slices.Sort(out.ActiveWork)
 	for _, uri := range b.client.OpenDocuments() {
@@ -244,6 +179,103 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 		out.BuildContext = &bc
 	}
 	return out, nil
+}
+
+// viewsSeen is what gopls's views say of the workspace.
+type viewsSeen struct {
+	pkgs  map[string]bool   // the packages, tests apart
+	known map[string]bool   // the go.mod files gopls builds
+	views map[string]string // the build kind of each view's directory
+}
+
+// workspaceViews lists gopls's views, with their build kinds and the
+// go.work file, and the packages and modules each builds.
+func (b *Bridge) workspaceViews(ctx context.Context, out *WorkspaceOutput) (viewsSeen, error) {
+	var found []modules.View
+	if err := b.client.ExecuteCommand(ctx, "gopls.views", nil, &found); err != nil {
+		return viewsSeen{}, fmt.Errorf("listing gopls's views: %w", ask.Error(err))
+	}
+	seen := viewsSeen{pkgs: map[string]bool{}, known: map[string]bool{}, views: map[string]string{}}
+	kinds := map[string]bool{}
+	var viewDirs []string
+	for _, v := range found {
+		dir, err := lspclient.URIPath(v.Root)
+		if err != nil {
+			continue
+		}
+		build := buildKind(v.Type)
+		kinds[build] = true
+		if _, dup := seen.views[dir]; !dup {
+			viewDirs = append(viewDirs, dir)
+		}
+		seen.views[dir] = build
+		if v.Type == "GoWork" && out.GoWork == "" {
+			if work := filepath.Join(dir, "go.work"); iplace.Within(b.root, work) {
+				out.GoWork = b.displayPath(work)
+			}
+		}
+		if err := b.viewPackages(ctx, v, seen); err != nil {
+			return viewsSeen{}, err
+		}
+	}
+	out.Build = buildOf(kinds)
+	if len(viewDirs) > 1 {
+		slices.Sort(viewDirs)
+		for _, dir := range viewDirs {
+			out.Views.Set(b.displayPath(dir), seen.views[dir])
+		}
+	}
+	return seen, nil
+}
+
+// viewPackages adds the packages and go.mod files view v builds to seen.
+func (b *Bridge) viewPackages(ctx context.Context, v modules.View, seen viewsSeen) error {
+	var res modules.Packages
+	err := b.client.ExecuteCommand(ctx, "gopls.packages", map[string]any{
+		"Files": []string{v.Root}, "Recursive": true,
+	}, &res)
+	if err != nil {
+		return fmt.Errorf("listing packages: %w", ask.Error(err))
+	}
+	for _, p := range res.Packages {
+		if p.ForTest == "" && !b.buffers.ForeignPackage(b.caller(ctx), p.Path) {
+			seen.pkgs[p.Path] = true
+		}
+	}
+	for _, m := range res.Module {
+		if gomod, err := lspclient.URIPath(m.GoMod); err == nil {
+			seen.known[gomod] = true
+		}
+	}
+	return nil
+}
+
+// buildOf names the build of the workspace from its views' kinds.
+func buildOf(kinds map[string]bool) string {
+	switch len(kinds) {
+	case 0:
+		return "none"
+	case 1:
+		for k := range kinds {
+			return k
+		}
+	}
+	return "mixed"
+}
+
+// workspaceModules lists every go.mod under the root, whether gopls
+// builds it yet or not.
+func (b *Bridge) workspaceModules(out *WorkspaceOutput, seen viewsSeen) {
+	for _, m := range b.mods.OnDisk() {
+		wm := WorkspaceModule{GoMod: b.displayPath(m.GoMod), Go: m.GoVersion, NotLoaded: !seen.known[m.GoMod] && seen.views[m.Dir] == ""}
+		if len(m.Missing) > 0 {
+			wm.Missing, wm.Fix = m.Missing, b.mods.Hint(b.displayPath(m.Dir))
+		}
+		wm.Problem = m.LoadFix
+		if _, dup := out.Modules.Get(m.Path); !dup {
+			out.Modules.Set(m.Path, wm)
+		}
+	}
 }
 
 // buildKind names a gopls view type (cache.ViewType) for a reader.
