@@ -79,7 +79,7 @@ func rpcCode(err error) int {
 // TestResources checks docs/tools.md's resources: the four goplsmcp:// URIs,
 // all application/json, keywords and predeclared identifiers as the Go
 // specification lists them, the limits in force, the same workspace
-// summary as go_workspace, and -32602 for an unknown resource (§3).
+// summary as go_workspace, and -32602 for an unknown resource (docs/protocol.md).
 func TestResources(t *testing.T) {
 	root := exampleRoot(t)
 	limits := bridge.Limits{MessageBytes: 1 << 20, ResultBytes: 1000, TextChars: 2000, Timeout: 1500 * time.Millisecond}
@@ -177,7 +177,7 @@ func TestResources(t *testing.T) {
 // TestPrompts checks docs/tools.md's prompts: explain-go and review-go take a
 // required file and an optional symbol, tell the model to use the tools
 // (only those registered) and not to run the code; a missing or bad file
-// is -32602 (§3).
+// is -32602 (docs/protocol.md).
 func TestPrompts(t *testing.T) {
 	root := exampleRoot(t)
 	st := startStackWith(t, root, "2025-11-25", bridge.Limits{})
