@@ -159,5 +159,7 @@ func (b *Bridge) addTools(s *mcp.Server) error {
 }
 
 // The tables of the README, docs/tools.md and the Claude skill, and
-// .interop/catalogue.json, are written from the catalogue.
+// .interop/catalogue.json, are written from the catalogue
+// (TestCatalogueFiles -update).
+//
 //go:generate go test -run ^TestCatalogueFiles$ -update

@@ -25,7 +25,9 @@ import (
 // marked block in their file, so that a person's text around it survives
 // every run.
 
-// The committed GOPLSMCP.md is what goplsmcp rules writes.
+// The committed GOPLSMCP.md is what goplsmcp rules writes: go generate
+// writes it (TestClientPackages -update).
+//
 //go:generate go test -run ^TestClientPackages$ -update
 
 const (
