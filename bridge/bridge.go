@@ -125,7 +125,10 @@ type Bridge struct {
 	gate       gate
 }
 
-// New returns a bridge for cfg.
+// New returns a bridge for cfg, built in this order: the go command's
+// environment and build context (from the client), the session gate, the
+// machinery over them (initReads), and the bounds of the answer caches.
+// Register then adds the tools and the middleware.
 func New(cfg Config) (*Bridge, error) {
 	if cfg.Root == "" || cfg.Client == nil {
 		return nil, errors.New("bridge: Root and Client are required")
