@@ -1,36 +1,27 @@
-// The good calls of every tool on testdata/example, shared by interop.mjs
-// (the 2025 SDK) and modern.mjs (the 2026-07-28 client).
+// The good and bad calls of every tool on testdata/example, shared by
+// interop.mjs (the 2025 SDK), modern.mjs (the 2026-07-28 client) and
+// modern-peer.mjs.
 
-// The arguments of each tool's call on testdata/example. Every tool the
-// server lists must have an entry: a new tool without one fails the run.
-// Positions are 0-based; main.go line 12 is
+import { readFileSync } from 'node:fs';
+
+// Each default tool's good and bad sample call, as bridge's catalogue
+// declares them (catalogue.json is written by go generate ./bridge, and a
+// Go test keeps it current). Positions are 0-based; main.go line 12 is
 // "\tfmt.Println(report.Summary(list))".
-export const calls = {
-  go_workspace: {},
-  go_search: { query: 'Rect' },
-  go_file_context: { file: 'main.go' },
-  go_package_api: { packagePaths: ['example.com/shapes/shapes'] },
-  go_symbol_references: { file: 'shapes/shapes.go', symbol: 'TotalArea' },
-  go_rename_symbol: { file: 'shapes/shapes.go', symbol: 'TotalArea', new_name: 'SumOfAreas' },
-  go_diagnostics: { files: ['broken/broken.go'] },
-  go_describe: { file: 'shapes/shapes.go', symbol: 'Rect.Area' },
-  go_definition: { file: 'main.go', line: 12, character: 22, name: 'Summary' },
-  go_implementations: { file: 'shapes/shapes.go', symbol: 'Shape' },
-  go_symbols: { file: 'shapes/shapes.go' },
-  go_complete: { file: 'main.go', line: 12, character: 20 },
-  go_signature: { file: 'main.go', line: 12, character: 28 },
-  go_tokens: { file: 'main.go' },
-  go_format: { text: 'package scratch\nvar x=1\n' },
-  go_organize_imports: { file: 'main.go' },
-  go_code_actions: { text: 'package scratch\n\ntype P struct{ X, Y int }\n\nvar p = P{}\n', line: 4, character: 8, title: 'Fill P' },
-  go_call_hierarchy: { file: 'shapes/shapes.go', symbol: 'TotalArea' },
-  go_type_hierarchy: { file: 'shapes/shapes.go', symbol: 'Rect' },
-  go_source: { file: 'main.go', symbol: 'report.Summary' },
-  go_package_graph: { packagePaths: ['example.com/shapes/shapes'], depth: 2 },
-  // The example's broken package does not compile, which govulncheck needs.
-  go_vulncheck: { pattern: './shapes/...' },
-  go_close: { file: 'main.go' },
-};
+const catalogue = JSON.parse(readFileSync(new URL('./catalogue.json', import.meta.url), 'utf8')).tools;
+
+// The arguments of each tool's good call on testdata/example. Every tool
+// the server lists must have an entry: a new tool without one fails the run.
+export const calls = Object.fromEntries(catalogue.map((t) => [t.name, t.good]));
+// wants are a fragment of each good call's text.
+export const wants = Object.fromEntries(catalogue.map((t) => [t.name, t.want]));
+
+// A bad call of each tool, on testdata/example, and a pattern its message
+// must match: a file that does not exist or is outside the root, an
+// unknown symbol, a position past the end, a value out of range, gopls
+// refusing.
+export const badCalls = Object.fromEntries(catalogue.map((t) => [t.name, [t.bad, new RegExp(t.error)]]));
+
 // More calls, for the cases the table's one call per tool leaves out.
 export const extraCalls = [
   ['go_diagnostics', {}],

@@ -23,7 +23,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-import { calls, extraCalls } from './calls.mjs';
+import { badCalls, calls, extraCalls, wants } from './calls.mjs';
 import { Failures, fixture as copyFixture, options, serveHTTP, shareEnv } from './lib.mjs';
 
 const opts = options();
@@ -35,36 +35,6 @@ const { server, gopls } = opts;
 // as --env GOVULNDB gives it (offline, it needs one).
 const vulnEnv = ['--env', 'GOVULNDB=file://' + resolve(opts.fixture, '../vulncheck/vulndb')];
 
-// A bad call of each tool, on testdata/example, and a pattern its message
-// must match: a file that does not exist or is outside the root, an
-// unknown symbol, a position past the end, a value out of range, gopls
-// refusing. Every tool the server lists must have an entry.
-const badCalls = {
-  go_workspace: [{ root: '/etc' }, /^invalid arguments: unknown arguments \["root"\]; the tool takes no arguments$/],
-  go_search: [{ query: '' }, /^query is empty; /],
-  go_file_context: [{ file: 'nope.go' }, /^file "nope\.go" does not exist; /],
-  go_package_api: [{ packagePaths: ['example.com/nope'] }, /^example\.com\/nope: no such package /],
-  go_symbol_references: [{ file: 'shapes/shapes.go', symbol: 'NoSuchSymbol' }, /^symbol "NoSuchSymbol" is not declared /],
-  go_rename_symbol: [{ file: 'shapes/shapes.go', symbol: 'TotalArea', new_name: '1bad' }, /^new_name "1bad" is not a Go identifier/],
-  go_diagnostics: [{ files: ['../outside.go'] }, /^file "\.\.\/outside\.go" is outside the workspace root/],
-  go_describe: [{ file: 'main.go', line: 999, character: 0 }, /^line 999 is past the end of the file/],
-  go_definition: [{ file: 'main.go', symbol: 'report.Nope' }, /^symbol "report\.Nope" is not declared /],
-  go_implementations: [{ file: 'shapes/shapes.go', line: 0, character: 500 }, /^character 500 is past the end of line 0/],
-  go_symbols: [{ file: 'missing.go' }, /^file "missing\.go" does not exist; /],
-  go_complete: [{ file: 'main.go', line: -1, character: 0 }, /must not be negative/],
-  go_signature: [{ file: 'main.go', uri: 'file:///x.go', line: 0, character: 0 }, /^pass file or uri, not both/],
-  go_tokens: [{ file: 'main.go', startLine: 10, endLine: 2 }, /^endLine 2 is before startLine 10/],
-  go_format: [{ text: 'package p\nfunc {' }, /^gopls: .*expected 'IDENT'/],
-  go_organize_imports: [{ uri: 'file:///etc/passwd' }, /^uri "file:\/\/\/etc\/passwd" is outside the workspace root/],
-  go_code_actions: [{ text: 'package scratch\n\ntype P struct{ X, Y int }\n\nvar p = P{}\n', line: 4, character: 8, title: 'No such action' },
-    /^no action here has a title like "No such action"/],
-  go_call_hierarchy: [{ file: 'shapes/shapes.go', symbol: 'TotalArea', direction: 'sideways' }, /^direction must be "incoming" or "outgoing"/],
-  go_type_hierarchy: [{ file: 'shapes/shapes.go', symbol: 'Rect', depth: 99 }, /^depth must be 1, 2 or 3/],
-  go_source: [{ file: 'main.go', symbol: 'report.Nope' }, /^symbol "report\.Nope" is not declared /],
-  go_package_graph: [{ packagePaths: ['example.com/nope'] }, /^example\.com\/nope: no such package /],
-  go_vulncheck: [{ pattern: '-json' }, /^pattern "-json" is not a package pattern/],
-  go_close: [{ uri: 'file:///etc/passwd' }, /^uri "file:\/\/\/etc\/passwd" is outside the workspace root/],
-};
 // More bad calls: gopls itself refusing, a tool that does not exist, and
 // an error with debug: true (the trace follows the message in the text).
 const extraBadCalls = [
@@ -106,8 +76,8 @@ async function exercise(name, client) {
     } else if (validate(wrongTypes(t.outputSchema)).valid) {
       fail(name, `${t.name}'s outputSchema accepts anything`);
     }
-    if (!(t.name in calls)) fail(name, `${t.name} is listed but interop.mjs has no call for it; add one to the table`);
-    if (!(t.name in badCalls)) fail(name, `${t.name} is listed but interop.mjs has no bad call for it; add one to badCalls`);
+    if (!(t.name in calls)) fail(name, `${t.name} is listed but bridge's catalogue has no good call for it`);
+    if (!(t.name in badCalls)) fail(name, `${t.name} is listed but bridge's catalogue has no bad call for it`);
   }
   for (const t of [...Object.keys(calls), ...Object.keys(badCalls)]) {
     if (!listed.includes(t)) fail(name, `${t} is not listed`);
@@ -132,6 +102,8 @@ async function exercise(name, client) {
       fail(name, `${tool} has no structuredContent`);
     } else if (!text) {
       fail(name, `${tool} has no text block`);
+    } else if (args === calls[tool] && !text.includes(wants[tool])) {
+      fail(name, `${tool} ${JSON.stringify(args)} answered without ${JSON.stringify(wants[tool])}`, text.slice(0, 200));
     }
     console.log(`  ${name} ${tool} ok (${Date.now() - start} ms): ${text.split('\n')[0].slice(0, 70)}`);
   }

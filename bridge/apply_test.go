@@ -282,7 +282,14 @@ func TestApplyDisabled(t *testing.T) {
 		t.Errorf("files changed without --allow-write (-want +got):\n%s", diff)
 	}
 
-	editTools := []string{"go_code_actions", "go_format", "go_organize_imports", "go_rename_symbol"}
+	// The catalogue's editing tools, which alone take apply.
+	var editTools []string
+	for _, spec := range bridge.Catalogue() {
+		if spec.Edits && !spec.Optional {
+			editTools = append(editTools, spec.Name)
+		}
+	}
+	slices.Sort(editTools)
 	for _, allow := range []bool{false, true} {
 		c := c
 		if allow {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/action"
 	"log/slog"
-	"slices"
 	"sync"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
@@ -17,7 +16,6 @@ import (
 	"github.com/goplsmcp/goplsmcp/bridge/internal/memo"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/modules"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
-	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/target"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -50,12 +48,6 @@ type Config struct {
 	// mcp.Server.KeepTools to check.
 	Tools []string
 }
-
-// OptionalTools are gopls mcp's tools that it offers only when its
-// mcpTools setting names them: goplsmcp offers them, under their names
-// and with their parameters, only when --tools names them, so that the
-// default tools/list stays lean.
-var OptionalTools = []string{"go_context", "go_file_diagnostics", "go_file_metadata", "go_references"}
 
 // BuildContext counts what the command line fixed of gopls's build
 // context. Only the counts are reported, never the values, which may
@@ -133,7 +125,10 @@ type Bridge struct {
 	gate       gate
 }
 
-// New returns a bridge for cfg.
+// New returns a bridge for cfg, built in this order: the go command's
+// environment and build context (from the client), the session gate, the
+// machinery over them (initReads), and the bounds of the answer caches.
+// Register then adds the tools and the middleware.
 func New(cfg Config) (*Bridge, error) {
 	if cfg.Root == "" || cfg.Client == nil {
 		return nil, errors.New("bridge: Root and Client are required")
@@ -148,7 +143,8 @@ func New(cfg Config) (*Bridge, error) {
 	b.build.From = func() ([]string, string, []string) {
 		return cfg.Client.GoEnv(), lspclient.LookupEnv(cfg.Client.OfflineGoEnv(), "GOFLAGS"), cfg.Client.BuildFlags()
 	}
-	// The gate first: the buffers initReads makes switch sessions through it.
+	// The session gate first: the buffers initReads makes switch sessions
+	// through it.
 	b.gate.init()
 	b.initReads()
 	b.diags.files.Max, b.diags.fixes.Max = maxCachedDiagFiles, maxCachedFixes
@@ -158,62 +154,31 @@ func New(cfg Config) (*Bridge, error) {
 	return b, nil
 }
 
-// Register adds every tool to s. The list below is the only place that
-// names them all.
+// Register adds every tool to s (the catalogue's: see catalogue.go), the
+// resources and prompts, then the tool middleware. This list is the one
+// place that orders the middleware: each added wraps those before it, so
+// a call passes them from the last to the first on its way in:
+//
+//   - visible, outermost: whatever leaves, answer or error, is shown
+//     without a repository's control characters;
+//   - debugTrace: debug: true reports the gopls requests the call made;
+//   - progressRelay: gopls's progress reaches a call with a token;
+//   - missingHints: an error a missing module causes says how to get it;
+//   - sessions, innermost: the call runs as its session, through the gate
+//     that decides whose overlays gopls holds.
 func (b *Bridge) Register(s *mcp.Server) error {
 	for _, add := range []func(*mcp.Server) error{
-		b.addWorkspace,
-		b.addSearch,
-		b.addFileContext,
-		b.addPackageAPI,
-		b.addPackageGraph,
-		b.addSymbolReferences,
-		b.addRename,
-		b.addDiagnostics,
-		b.addDescribe,
-		b.addDefinition,
-		b.addSource,
-		b.addImplementations,
-		b.addSymbols,
-		b.addComplete,
-		b.addSignature,
-		b.addTokens,
-		b.addFormat,
-		b.addOrganizeImports,
-		b.addCodeActions,
-		b.addCallHierarchy,
-		b.addTypeHierarchy,
-		b.addVulncheck,
-		b.addClose,
-		b.addOptional,
+		b.addTools,
 		b.addResources,
 		b.addPrompts,
 		b.addSessions,
 		b.addMissingHints,
 		b.addProgressRelay,
 		b.addDebugTrace,
-		b.addVisible, // last: the outermost middleware
+		b.addVisible,
 	} {
 		if err := add(s); err != nil {
 			return fmt.Errorf("registering tools: %w", err)
-		}
-	}
-	return nil
-}
-
-// addOptional registers the optional tools Config.Tools names.
-func (b *Bridge) addOptional(s *mcp.Server) error {
-	adds := map[string]func(*mcp.Server) error{
-		"go_context":          b.addContext,
-		"go_file_diagnostics": b.addFileDiagnostics,
-		"go_file_metadata":    b.addFileMetadata,
-		"go_references":       b.addLocationReferences,
-	}
-	for _, name := range OptionalTools {
-		if slices.Contains(b.tools, name) {
-			if err := adds[name](s); err != nil {
-				return err
-			}
 		}
 	}
 	return nil
@@ -235,10 +200,30 @@ func readOnly() *mcp.ToolAnnotations {
 	return &mcp.ToolAnnotations{ReadOnlyHint: &t, IdempotentHint: &t, OpenWorldHint: &f}
 }
 
-// initReads makes the read gate of the root, which learns GOROOT and
-// GOMODCACHE from the go command on first need, and the buffers opened,
-// the edits proposed and the code actions asked for through it.
+// initReads builds the machinery the tools share, each part from those
+// made before it:
+//
+//  1. the read gate of the root and the resolver of file and uri
+//     arguments (readGate): every byte read for an answer passes them;
+//  2. the edit proposer, the only write path (editPath), and the code
+//     actions asked of gopls over it;
+//  3. the buffers calls work on (bufferSet), through the read gate and
+//     the session gate New made first;
+//  4. what works over the buffers (overBuffers): targets, the package
+//     graph, hierarchies and modules.
+//
+// The proposer asks the buffers, made after it, only when a call runs.
 func (b *Bridge) initReads() {
+	b.readGate()
+	b.editPath()
+	b.bufferSet()
+	b.overBuffers()
+}
+
+// readGate makes the read gate of the root, which learns GOROOT and
+// GOMODCACHE from the go command on first need, and the resolver of
+// arguments over it.
+func (b *Bridge) readGate() {
 	b.reads = iplace.New(b.root, func() (string, string) {
 		return b.env.Dirs()
 	})
@@ -248,25 +233,38 @@ func (b *Bridge) initReads() {
 		}
 		return b.client.DiskEpoch(dir)
 	})
-	var env func(string) string
-	if b.client != nil { // tests of paths alone have none
-		env = b.client.GoVar
-	}
-	// Which files gopls knows without having them open.
-	rootBuild := &gocmd.RootBuild{Gate: b.reads, Build: &b.build, Env: env}
+}
+
+// editPath makes the edit proposer and the code actions asker over it.
+func (b *Bridge) editPath() {
 	b.edits = &edit.Proposer{Gate: b.reads, AllowWrite: b.allowWrite, Journal: b.journal, ResultBytes: b.limits.withDefaults().ResultBytes,
 		Foreign:  func(ctx context.Context, uri string) bool { return b.buffers.Foreign(b.caller(ctx), uri) },
 		Document: func(uri string) (string, int32, bool) { return b.client.Document(uri) },
 		Written:  func(written map[string]bool) { b.client.Written(written) }}
-	b.actions = &action.Asker{Client: b.client, Proposer: b.edits, GoplsError: goplsError, Log: b.log}
+	b.actions = &action.Asker{Client: b.client, Proposer: b.edits, Log: b.log}
+}
+
+// bufferSet makes the buffers, which know the files gopls builds without
+// having them open from the root's build.
+func (b *Bridge) bufferSet() {
+	var env func(string) string
+	if b.client != nil { // tests of paths alone have none
+		env = b.client.GoVar
+	}
+	rootBuild := &gocmd.RootBuild{Gate: b.reads, Build: &b.build, Env: env}
 	b.buffers = buffer.NewSet(buffer.SetConfig{Client: b.client, Reads: b.reads, Addr: b.addr, Lines: &b.lines, InBuild: rootBuild.Has, OtherBuild: rootBuild.Excludes,
-		Gate: b.gate.Gate, GoplsError: goplsError, Fault: mcp.InternalError, Log: b.log,
+		Gate: b.gate.Gate, Fault: mcp.InternalError, Log: b.log,
 		TextChars: b.limits.withDefaults().TextChars, Timeout: b.limits.withDefaults().Timeout})
+}
+
+// overBuffers makes the parts that find places and packages in the
+// buffers.
+func (b *Bridge) overBuffers() {
 	b.targets = &target.Resolver{Buffers: b.buffers, Client: b.client, Reads: b.reads, Build: &b.build, Trees: &b.parsed}
-	b.graph = &graph.Graph{Root: b.root, Client: b.client, Buffers: b.buffers, Reads: b.reads, Lines: &b.lines, Env: &b.env, Build: &b.build, Each: render.ForEach}
-	b.hierarchies = &hierarchy.Walker{Client: b.client, Buffers: b.buffers, Reads: b.reads, Each: render.ForEach}
+	b.graph = &graph.Graph{Root: b.root, Client: b.client, Buffers: b.buffers, Reads: b.reads, Lines: &b.lines, Env: &b.env, Build: &b.build}
+	b.hierarchies = &hierarchy.Walker{Client: b.client, Buffers: b.buffers, Reads: b.reads}
 	b.mods = modules.New(modules.Config{Client: b.client, Reads: b.reads, Env: &b.env, Buffers: b.buffers,
-		GoVersion: b.goVersion, GoplsError: goplsError, Log: b.log})
+		GoVersion: b.goVersion, Log: b.log})
 }
 
 // displayPath shows path relative to the root when inside it, and as
@@ -282,12 +280,3 @@ func (b *Bridge) displayURI(uri string) string {
 	}
 	return b.displayPath(p)
 }
-
-// goplsError turns an error from the client into a sentence for the model
-// (see target.GoplsError). It stays a name of bridge because every tool
-// file and the edit files use it: one short name for the one mapping.
-func goplsError(err error) error { return target.GoplsError(err) }
-
-// goplsMessageChars bounds the part of a gopls or parser error shown in a
-// tool error (see target.MessageChars).
-const goplsMessageChars = target.MessageChars

@@ -64,14 +64,24 @@ func (o *CallHierarchyOutput) Render() string {
 	return b.String()
 }
 
-func (b *Bridge) addCallHierarchy(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_call_hierarchy",
-		Title:       "Call hierarchy",
-		Description: "Call hierarchy: who calls a function or method (callers, incoming, with call sites) and what it calls (callees, outgoing), up to 3 levels.",
-		Annotations: readOnly(),
-		Narrow:      "narrow the call: pass a smaller depth or limit",
-	}, b.callHierarchy)
+// callHierarchyTool is go_call_hierarchy's entry in the catalogue (see ToolSpec).
+var callHierarchyTool = ToolSpec{
+	Name:        "go_call_hierarchy",
+	Title:       "Call hierarchy",
+	Description: "Call hierarchy: who calls a function or method (callers, incoming, with call sites) and what it calls (callees, outgoing), up to 3 levels.",
+	Narrow:      "narrow the call: pass a smaller depth or limit",
+	Instruction: "who calls this function, and what does it call?",
+	Skill:       "Who calls this function, and what does it call?",
+	Doc:         "callers (`incoming`, with call sites) or callees (`outgoing`) of a function, `depth` 1–3",
+	Summary:     "callers or callees of a function, 1–3 levels",
+	Good:        Sample{Args: `{"file": "shapes/shapes.go", "symbol": "TotalArea", "depth": 2}`, Want: "  main main.go:12:20:"},
+	Bad:         Sample{Args: `{"file": "shapes/shapes.go", "symbol": "TotalArea", "direction": "sideways"}`, Want: `^direction must be "incoming" or "outgoing"`},
+	Questions: []string{
+		"find callers of a function",
+		"what functions does this function call",
+		"call graph of a method",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.callHierarchy) },
 }
 
 func (b *Bridge) callHierarchy(ctx context.Context, in *CallHierarchyInput) (*CallHierarchyOutput, error) {
@@ -89,7 +99,7 @@ func (b *Bridge) callHierarchy(ctx context.Context, in *CallHierarchyInput) (*Ca
 	if err != nil {
 		return nil, err
 	}
-	limit, err := render.LimitOr(in.Limit, hierarchy.DefaultLimit)
+	limit, err := limitOr(in.Limit, hierarchy.DefaultLimit)
 	if err != nil {
 		return nil, err
 	}

@@ -38,13 +38,21 @@ func (o *CloseOutput) Render() string {
 	return "closed " + o.Closed
 }
 
-func (b *Bridge) addClose(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_close",
-		Title:       "Forget a buffer",
-		Description: "Forget a snippet or a file's unsaved text (by uri or file); gopls sees the file on disk again.",
-		Annotations: readOnly(),
-	}, b.close)
+// closeTool is go_close's entry in the catalogue (see ToolSpec).
+var closeTool = ToolSpec{
+	Name:        "go_close",
+	Title:       "Forget a buffer",
+	Description: "Forget a snippet or a file's unsaved text (by uri or file); gopls sees the file on disk again.",
+	Instruction: "forget unsaved text or a snippet.",
+	Skill:       "Forget unsaved text or a snippet",
+	Doc:         "forget a snippet, or the unsaved text given for a file",
+	Summary:     "forget a snippet or unsaved text",
+	Good:        Sample{Args: `{"file": "shapes/shapes.go"}`, Want: "/shapes/shapes.go"},
+	Bad:         Sample{Args: `{"uri": "file:///etc/passwd"}`, Want: `^uri "file:///etc/passwd" is outside the workspace root`},
+	Questions: []string{
+		"discard my unsaved changes to a file",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.close) },
 }
 
 func (b *Bridge) close(ctx context.Context, in *CloseInput) (*CloseOutput, error) {

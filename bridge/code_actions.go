@@ -7,10 +7,12 @@ import (
 	"github.com/goplsmcp/goplsmcp/bridge/internal/action"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/target"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
 )
@@ -73,26 +75,30 @@ func (o *CodeActionsOutput) Render() string {
 	return b.String()
 }
 
-func (b *Bridge) addCodeActions(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_code_actions",
-		Title:       "Code actions",
-		Description: "Code actions and quick fixes at a position or range (fill struct, extract function or variable, inline, add missing method, ...); pick one by index or title for its edits (unified diff)." + b.edits.Note(),
-		Annotations: b.editing(),
-		Narrow:      "narrow the call: pass a smaller range, or kind to list fewer actions",
-	}, b.codeActionsTool)
+// codeActionsTool is go_code_actions's entry in the catalogue (see ToolSpec).
+var codeActionsTool = ToolSpec{
+	Name:        "go_code_actions",
+	Title:       "Code actions",
+	Description: "Code actions and quick fixes at a position or range (fill struct, extract function or variable, inline, add missing method, ...); pick one by index or title for its edits (unified diff).",
+	Narrow:      "narrow the call: pass a smaller range, or kind to list fewer actions",
+	Edits:       true,
+	Instruction: "rename, gofmt, fix imports, quick fixes, refactorings (fill struct, extract, inline): a unified diff; apply: true writes it if the server allows.",
+	Skill:       "Rename, gofmt, fix imports, quick fixes and refactorings (as a diff)",
+	Doc:         "the code actions at a position or range (quick fixes, fill struct, extract, inline, ...); with `index` or `title`, one action's edits and diff",
+	Summary:     "the code actions at a range, and one action's edits and diff",
+	Good:        Sample{Args: `{"text": "package scratch\n\ntype P struct{ X, Y int }\n\nvar p = P{}\n", "line": 4, "character": 8, "title": "Fill P"}`, Want: "Fill P [refactor.rewrite.fillStruct]"},
+	Bad:         Sample{Args: `{"text": "package scratch\n\ntype P struct{ X, Y int }\n\nvar p = P{}\n", "line": 4, "character": 8, "title": "No such action"}`, Want: `^no action here has a title like "No such action"`},
+	Questions: []string{
+		"extract this code into a function",
+		"fill in the struct fields",
+		"quick fix refactoring suggestions",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.codeActionsTool) },
 }
 
 func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*CodeActionsOutput, error) {
-	switch {
-	case (in.EndLine == nil) != (in.EndCharacter == nil):
-		return nil, errors.New("endLine and endCharacter go together; pass both (0-based), or neither")
-	case in.Index != nil && in.Title != "":
-		return nil, errors.New("choose an action by index or by title, not both")
-	case in.Index != nil && *in.Index < 0:
-		return nil, errors.New("index is 0-based and must not be negative")
-	case in.Apply && in.Index == nil && in.Title == "":
-		return nil, errors.New("apply writes the edits of one action: choose it with index or title")
+	if err := in.check(); err != nil {
+		return nil, err
 	}
 	if err := b.edits.Check(in.Write); err != nil {
 		return nil, err
@@ -105,42 +111,13 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 	if t.Src.Kind == buffer.AsContext {
 		return nil, fmt.Errorf("%s is outside the workspace root; code actions apply to code inside it", b.displayPath(t.Src.Path))
 	}
-	start := protocol.Position{Line: uint32(t.Line), Character: uint32(t.Character)}
-	end := start
-	switch {
-	case in.EndLine != nil:
-		if err := t.Src.CheckPosition(*in.EndLine, *in.EndCharacter); err != nil {
-			return nil, fmt.Errorf("end: %w", err)
-		}
-		end = protocol.Position{Line: uint32(*in.EndLine), Character: uint32(*in.EndCharacter)}
-		if iplace.ComparePos(end, start) < 0 {
-			return nil, fmt.Errorf("the range ends (%d:%d) before it starts (%d:%d)", *in.EndLine, *in.EndCharacter, t.Line, t.Character)
-		}
-	case in.Symbol != "":
-		// The symbol's name, as the range.
-		name := symbol.IdentAt(t.Src.Line(t.Line), t.Character)
-		end.Character += uint32(iplace.UTF16Len(name))
-	}
-	rng := protocol.Range{Start: start, End: end}
-
-	// The diagnostics in the range, whose fixes gopls offers only when
-	// told of them, and only once it has stored them for this text, which
-	// it does for open files.
-	t.Src.OpenInGopls()
-	diags, err := b.client.DiagnoseFile(ctx, t.Src.URI)
+	rng, err := actionRange(t, in)
 	if err != nil {
-		return nil, goplsError(err)
+		return nil, err
 	}
-	var here []protocol.Diagnostic
-	for _, d := range diags {
-		if iplace.ComparePos(d.Range.Start, rng.End) <= 0 && iplace.ComparePos(rng.Start, d.Range.End) <= 0 {
-			here = append(here, d)
-		}
-	}
-	if len(here) > 0 {
-		if err := b.client.ExecuteCommand(ctx, "gopls.diagnose_files", map[string]any{"Files": []string{t.Src.URI}}, nil); err != nil {
-			return nil, goplsError(err)
-		}
+	here, err := b.diagnosticsIn(ctx, t, rng)
+	if err != nil {
+		return nil, err
 	}
 	var only []string
 	if in.Kind != "" {
@@ -150,9 +127,9 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 	if err != nil {
 		return nil, err
 	}
-	at := fmt.Sprintf("%s:%d:%d", b.displayPath(t.Src.Path), start.Line, start.Character)
-	if end != start {
-		at += fmt.Sprintf("-%d:%d", end.Line, end.Character)
+	at := fmt.Sprintf("%s:%d:%d", b.displayPath(t.Src.Path), rng.Start.Line, rng.Start.Character)
+	if rng.End != rng.Start {
+		at += fmt.Sprintf("-%d:%d", rng.End.Line, rng.End.Character)
 	}
 	out := &CodeActionsOutput{URI: t.Buffer, Note: t.Note, At: at}
 	var usable []*action.Action
@@ -164,18 +141,91 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 		usable = append(usable, a)
 	}
 	if in.Index == nil && in.Title == "" {
-		for i, a := range usable {
-			entry := fmt.Sprintf("%d: %s [%s]", i, a.Title, a.Kind)
-			if a.IsPreferred {
-				entry += " (preferred)"
-			}
-			if len(a.Diagnostics) > 0 {
-				entry += " fixes: " + a.Diagnostics[0].Message
-			}
-			out.Actions = append(out.Actions, entry)
-		}
+		out.Actions = listActions(usable)
 		return out, nil
 	}
+	return b.chosenAction(ctx, in, usable, out)
+}
+
+// check refuses arguments that contradict each other.
+func (in *CodeActionsInput) check() error {
+	switch {
+	case (in.EndLine == nil) != (in.EndCharacter == nil):
+		return errors.New("endLine and endCharacter go together; pass both (0-based), or neither")
+	case in.Index != nil && in.Title != "":
+		return errors.New("choose an action by index or by title, not both")
+	case in.Index != nil && *in.Index < 0:
+		return errors.New("index is 0-based and must not be negative")
+	case in.Apply && in.Index == nil && in.Title == "":
+		return errors.New("apply writes the edits of one action: choose it with index or title")
+	}
+	return nil
+}
+
+// actionRange is the range the call asks about: from the target to the
+// end given, or over the symbol's name, or empty at the position.
+func actionRange(t *target.Target, in *CodeActionsInput) (protocol.Range, error) {
+	start := protocol.Position{Line: uint32(t.Line), Character: uint32(t.Character)}
+	end := start
+	switch {
+	case in.EndLine != nil:
+		if err := t.Src.CheckPosition(*in.EndLine, *in.EndCharacter); err != nil {
+			return protocol.Range{}, fmt.Errorf("end: %w", err)
+		}
+		end = protocol.Position{Line: uint32(*in.EndLine), Character: uint32(*in.EndCharacter)}
+		if iplace.ComparePos(end, start) < 0 {
+			return protocol.Range{}, fmt.Errorf("the range ends (%d:%d) before it starts (%d:%d)", *in.EndLine, *in.EndCharacter, t.Line, t.Character)
+		}
+	case in.Symbol != "":
+		// The symbol's name, as the range.
+		name := symbol.IdentAt(t.Src.Line(t.Line), t.Character)
+		end.Character += uint32(iplace.UTF16Len(name))
+	}
+	return protocol.Range{Start: start, End: end}, nil
+}
+
+// diagnosticsIn returns the diagnostics in rng, whose fixes gopls offers
+// only when told of them, and only once it has stored them for this
+// text, which it does for open files.
+func (b *Bridge) diagnosticsIn(ctx context.Context, t *target.Target, rng protocol.Range) ([]protocol.Diagnostic, error) {
+	t.Src.OpenInGopls()
+	diags, err := b.client.DiagnoseFile(ctx, t.Src.URI)
+	if err != nil {
+		return nil, ask.Error(err)
+	}
+	var here []protocol.Diagnostic
+	for _, d := range diags {
+		if iplace.ComparePos(d.Range.Start, rng.End) <= 0 && iplace.ComparePos(rng.Start, d.Range.End) <= 0 {
+			here = append(here, d)
+		}
+	}
+	if len(here) > 0 {
+		if err := b.client.ExecuteCommand(ctx, "gopls.diagnose_files", map[string]any{"Files": []string{t.Src.URI}}, nil); err != nil {
+			return nil, ask.Error(err)
+		}
+	}
+	return here, nil
+}
+
+// listActions is one line per usable action, by index.
+func listActions(usable []*action.Action) []string {
+	var lines []string
+	for i, a := range usable {
+		entry := fmt.Sprintf("%d: %s [%s]", i, a.Title, a.Kind)
+		if a.IsPreferred {
+			entry += " (preferred)"
+		}
+		if len(a.Diagnostics) > 0 {
+			entry += " fixes: " + a.Diagnostics[0].Message
+		}
+		lines = append(lines, entry)
+	}
+	return lines
+}
+
+// chosenAction answers with the edits of the action the call chose,
+// written when it asked to apply them.
+func (b *Bridge) chosenAction(ctx context.Context, in *CodeActionsInput, usable []*action.Action, out *CodeActionsOutput) (*CodeActionsOutput, error) {
 	a, err := choose(usable, in.Index, in.Title)
 	if err != nil {
 		return nil, err

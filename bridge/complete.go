@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
@@ -56,14 +57,23 @@ func (o *CompleteOutput) Render() string {
 	return b.String()
 }
 
-func (b *Bridge) addComplete(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_complete",
-		Title:       "Complete Go code",
-		Description: "Code completion at a position: candidates best first (fields and methods after \"x.\"), with types or signatures.",
-		Annotations: readOnly(),
-		Narrow:      "narrow the call: pass a smaller limit, and leave detailed out",
-	}, b.complete)
+// completeTool is go_complete's entry in the catalogue (see ToolSpec).
+var completeTool = ToolSpec{
+	Name:        "go_complete",
+	Title:       "Complete Go code",
+	Description: "Code completion at a position: candidates best first (fields and methods after \"x.\"), with types or signatures.",
+	Narrow:      "narrow the call: pass a smaller limit, and leave detailed out",
+	Instruction: "completions at a position.",
+	Skill:       "Completions at a position",
+	Doc:         "completion candidates at a position, best first, with type or signature",
+	Summary:     "completion candidates at a position",
+	Good:        Sample{Args: `{"file": "report/report.go", "line": 11, "character": 12, "limit": 3}`, Want: "Sprintf func(format string, a ...any) string"},
+	Bad:         Sample{Args: `{"file": "main.go", "line": -1, "character": 0}`, Want: `must not be negative`},
+	Questions: []string{
+		"autocomplete methods after a dot",
+		"completion suggestions at the cursor",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.complete) },
 }
 
 // completionKinds names LSP completion item kinds in Go's words.
@@ -76,7 +86,7 @@ var completionKinds = [...]string{
 }
 
 func (b *Bridge) complete(ctx context.Context, in *CompleteInput) (*CompleteOutput, error) {
-	limit, err := render.LimitOr(in.Limit, defaultCompletionLimit)
+	limit, err := limitOr(in.Limit, defaultCompletionLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +110,7 @@ func (b *Bridge) complete(ctx context.Context, in *CompleteInput) (*CompleteOutp
 		} `json:"items"`
 	}
 	if err := b.client.Call(ctx, "textDocument/completion", t.Position(), &list); err != nil {
-		return nil, goplsError(err)
+		return nil, ask.Error(err)
 	}
 	out := &CompleteOutput{Note: t.Note, found: len(list.Items), Items: []string{}}
 	if len(list.Items) > 0 {

@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/decl"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
-	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -79,18 +79,22 @@ func (o *ContextOutput) Render() string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func (b *Bridge) addContext(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_context",
-		Title:       "Package context of a file",
-		Description: "Context for a Go file: the declarations of its package's files, its imports, and the exported declarations of the imported packages outside the standard library (gopls mcp's go_context).",
-		Annotations: readOnly(),
-		Narrow:      "narrow the call: pass a smaller limit, or use go_file_context",
-	}, b.contextOf)
+// contextTool is go_context's entry in the catalogue (see ToolSpec).
+var contextTool = ToolSpec{
+	Name:        "go_context",
+	Title:       "Package context of a file",
+	Description: "Context for a Go file: the declarations of its package's files, its imports, and the exported declarations of the imported packages outside the standard library (gopls mcp's go_context).",
+	Narrow:      "narrow the call: pass a smaller limit, or use go_file_context",
+	Optional:    true,
+	Instruction: "gopls mcp's optional tools, under its names and parameters.",
+	Doc:         "for a `file`: its package's files with their declarations (functions by doc comment and signature, other declarations whole), the file's imports, and the exported declarations of the imported packages outside the standard library",
+	Good:        Sample{Args: `{"file": "main.go"}`, Want: "imports: fmt, example.com/shapes/report, example.com/shapes/shapes"},
+	Bad:         Sample{Args: `{"file": "nope.go"}`, Want: `^file "nope\.go" does not exist; `},
+	add:         func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.contextOf) },
 }
 
 func (b *Bridge) contextOf(ctx context.Context, in *ContextInput) (*ContextOutput, error) {
-	limit, err := render.LimitOr(in.Limit, defaultContextLimit)
+	limit, err := limitOr(in.Limit, defaultContextLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +175,7 @@ func (b *Bridge) packageFiles(ctx context.Context, dir string) ([]string, error)
 	}
 	var res struct{ Files []string }
 	if err := b.client.ExecuteCommand(ctx, "gopls.package_symbols", map[string]any{"URI": lspclient.FileURI(file)}, &res); err != nil {
-		return nil, goplsError(err)
+		return nil, ask.Error(err)
 	}
 	var out []string
 	for _, uri := range res.Files {

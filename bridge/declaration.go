@@ -9,8 +9,8 @@ import (
 	"go/token"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/decl"
-	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -63,18 +63,27 @@ func (o *SourceOutput) Render() string {
 	return b.String()
 }
 
-func (b *Bridge) addSource(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_source",
-		Title:       "Declaration source",
-		Description: "Show the code of a function, method, type, const or var: its declaration's exact source and doc comment, by symbol (e.g. \"(*Server).Serve\") or at a use. Instead of reading the whole file.",
-		Annotations: readOnly(),
-		Narrow:      "narrow the call: pass a smaller limit",
-	}, b.source)
+// sourceTool is go_source's entry in the catalogue (see ToolSpec).
+var sourceTool = ToolSpec{
+	Name:        "go_source",
+	Title:       "Declaration source",
+	Description: "Show the code of a function, method, type, const or var: its declaration's exact source and doc comment, by symbol (e.g. \"(*Server).Serve\") or at a use. Instead of reading the whole file.",
+	Narrow:      "narrow the call: pass a smaller limit",
+	Instruction: "show me the code: one function, method or type, not the whole file.",
+	Skill:       "Show me one function, method or type's code, not the whole file",
+	Doc:         "the exact source of one declaration, its doc comment included and nothing around it: a function, a method, a type with its fields, a const or var (a group member with the group's range), a field; by `symbol`, or at a position (a use: the declaration it refers to), in the workspace, the standard library or the module cache; with its range as `line:character-line:character`, so an edit can target it; over `limit` lines (200) it is cut at a line and says how many are left",
+	Summary:     "the exact source of one declaration, doc comment included",
+	Good:        Sample{Args: `{"file": "main.go", "symbol": "report.Summary"}`, Want: "func Summary(list []shapes.Shape) string {"},
+	Bad:         Sample{Args: `{"file": "main.go", "symbol": "report.Nope"}`, Want: `^symbol "report\.Nope" is not declared `},
+	Questions: []string{
+		"show me the source code of a method",
+		"read the body of a function without opening the whole file",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.source) },
 }
 
 func (b *Bridge) source(ctx context.Context, in *SourceInput) (*SourceOutput, error) {
-	limit, err := render.LimitOr(in.Limit, defaultSourceLines)
+	limit, err := limitOr(in.Limit, defaultSourceLines)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +99,7 @@ func (b *Bridge) source(ctx context.Context, in *SourceInput) (*SourceOutput, er
 		// the declaration itself.
 		var locs []protocol.Location
 		if err := b.client.Call(ctx, "textDocument/definition", t.Position(), &locs); err != nil {
-			return nil, goplsError(err)
+			return nil, ask.Error(err)
 		}
 		if len(locs) == 0 {
 			return nil, fmt.Errorf("no declaration for what is at %d:%d; point at an identifier, or pass symbol", t.Line, t.Character)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
 )
@@ -41,14 +42,24 @@ func (o *DefinitionOutput) Render() string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func (b *Bridge) addDefinition(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_definition",
-		Title:       "Go to definition",
-		Description: "Go to definition: where a symbol, or the identifier at a position, is defined (jump to declaration). kind \"type\": of its type.",
-		Annotations: readOnly(),
-		Narrow:      "narrow the call: ask about a single identifier",
-	}, b.definition)
+// definitionTool is go_definition's entry in the catalogue (see ToolSpec).
+var definitionTool = ToolSpec{
+	Name:        "go_definition",
+	Title:       "Go to definition",
+	Description: "Go to definition: where a symbol, or the identifier at a position, is defined (jump to declaration). kind \"type\": of its type.",
+	Narrow:      "narrow the call: ask about a single identifier",
+	Instruction: "go to definition of a symbol or the identifier at a position.",
+	Skill:       "Go to the definition of this identifier, or of its type (`kind: \"type\"`)",
+	Doc:         "where the target is declared (`kind: \"type\"`: where its type is declared)",
+	Summary:     "where the target (or its type) is declared",
+	Good:        Sample{Args: `{"file": "report/report.go", "symbol": "shapes.TotalArea"}`, Want: "shapes/shapes.go:36:5: func TotalArea("},
+	Bad:         Sample{Args: `{"file": "main.go", "symbol": "report.Nope"}`, Want: `^symbol "report\.Nope" is not declared `},
+	Questions: []string{
+		"where is this function defined",
+		"jump to declaration of a variable",
+		"go to the definition of the type of this field",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.definition) },
 }
 
 func (b *Bridge) definition(ctx context.Context, in *DefinitionInput) (*DefinitionOutput, error) {
@@ -67,7 +78,7 @@ func (b *Bridge) definition(ctx context.Context, in *DefinitionInput) (*Definiti
 	defer t.Release()
 	var locs []protocol.Location
 	if err := b.client.Call(ctx, method, t.Position(), &locs); err != nil {
-		return nil, goplsError(err)
+		return nil, ask.Error(err)
 	}
 	if hint := b.mods.HintAt(t.Src, t.Line, t.Character); hint != "" {
 		if len(locs) == 0 {

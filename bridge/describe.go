@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -50,14 +51,28 @@ func (o *DescribeOutput) Render() string {
 	return strings.Join(parts, "\n")
 }
 
-func (b *Bridge) addDescribe(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_describe",
-		Title:       "Describe a Go identifier",
-		Description: "Hover: type, signature and documentation of a symbol or the identifier at a position; a struct's fields; detailed: a type's method set. What type is this variable?",
-		Annotations: readOnly(),
-		Narrow:      "narrow the call: leave detailed out",
-	}, b.describe)
+// describeTool is go_describe's entry in the catalogue (see ToolSpec).
+var describeTool = ToolSpec{
+	Name:        "go_describe",
+	Title:       "Describe a Go identifier",
+	Description: "Hover: type, signature and documentation of a symbol or the identifier at a position; a struct's fields; detailed: a type's method set. What type is this variable?",
+	Narrow:      "narrow the call: leave detailed out",
+	Instruction: "type, signature and doc of an identifier (hover).",
+	Skill:       "What type is this, what is its signature and doc? (hover)",
+	Doc:         "type, signature and documentation of the identifier at a position or of a `symbol`; a struct with its fields, and with `detailed` a type's methods",
+	Summary:     "type, signature and documentation at a position or of a `symbol`",
+	Good:        Sample{Args: `{"file": "shapes/shapes.go", "symbol": "Rect.Area", "detailed": true}`, Want: "func (r Rect) Area() float64"},
+	Bad:         Sample{Args: `{"file": "main.go", "line": 999, "character": 0}`, Want: `^line 999 is past the end of the file`},
+	Questions: []string{
+		"what type is this variable",
+		"show the documentation of a function",
+		"hover info for an identifier",
+		"what methods and fields does this struct have",
+		"list the fields of this struct type",
+		"show the method set of a type",
+		"which methods are defined on this type",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.describe) },
 }
 
 func (b *Bridge) describe(ctx context.Context, in *DescribeInput) (*DescribeOutput, error) {
@@ -68,7 +83,7 @@ func (b *Bridge) describe(ctx context.Context, in *DescribeInput) (*DescribeOutp
 	defer t.Release()
 	var hover *protocol.Hover
 	if err := b.client.Call(ctx, "textDocument/hover", t.Position(), &hover); err != nil {
-		return nil, goplsError(err)
+		return nil, ask.Error(err)
 	}
 	out := &DescribeOutput{URI: t.Buffer, Note: t.Note}
 	if hover != nil && hover.Contents.Value != "" {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/memo"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
@@ -201,31 +202,35 @@ func (o *DiagnosticsOutput) Render() string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func (b *Bridge) addDiagnostics(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_diagnostics",
-		Title:       "Go diagnostics",
-		Description: "Compile errors, type errors and vet warnings (analyzers), with quick fixes. Pass the files you changed: errors an edit causes in other packages too. file + text (changes: several files): an unsaved edit, the errors it introduces marked +, removed ones first. text alone: a snippet.",
-		Annotations: readOnly(),
-		Narrow:      "narrow the call: pass a smaller limit, fewer files, or one file, and leave detailed out",
-	}, b.diagnostics)
+// diagnosticsTool is go_diagnostics's entry in the catalogue (see ToolSpec).
+var diagnosticsTool = ToolSpec{
+	Name:        "go_diagnostics",
+	Title:       "Go diagnostics",
+	Description: "Compile errors, type errors and vet warnings (analyzers), with quick fixes. Pass the files you changed: errors an edit causes in other packages too. file + text (changes: several files): an unsaved edit, the errors it introduces marked +, removed ones first. text alone: a snippet.",
+	Narrow:      "narrow the call: pass a smaller limit, fewer files, or one file, and leave detailed out",
+	Instruction: "compile errors and vet warnings with quick fixes. After an edit, pass the changed files: errors in other packages too. file + text (or changes): an unsaved edit's new and fixed errors first.",
+	Skill:       "Does it compile? Errors and vet warnings, with quick fixes",
+	Doc:         "as `gopls mcp`'s: the parse and type errors of every package of the whole workspace, always, plus full analyzer diagnostics for the `files` named (or one `file` with unsaved `text`), which come first, grouped by file; the named files' diagnostics with their quick fixes (`detailed`: their edits), every file's when none is named. An edit that breaks importers, unsaved or saved, shows in the answer about the file edited. `text` alone checks a snippet, alone",
+	Summary:     "parse and type errors of the whole workspace, analyzer findings for the files named, quick fixes; with unsaved `text`, what an edit would break before it is saved",
+	Good:        Sample{Args: `{"detailed": true}`, Want: "broken/broken.go: 1 error"},
+	Bad:         Sample{Args: `{"files": ["../outside.go"]}`, Want: `^file "\.\./outside\.go" is outside the workspace root`},
+	Questions: []string{
+		"check my code compiles",
+		"show compile errors",
+		"type errors after my edit",
+		"did my change break other packages",
+		"vet warnings in this file",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.diagnostics) },
 }
 
 func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*DiagnosticsOutput, error) {
-	limit, err := render.LimitOr(in.Limit, defaultDiagnosticLimit)
+	limit, err := limitOr(in.Limit, defaultDiagnosticLimit)
 	if err != nil {
 		return nil, err
 	}
-	if len(in.Files) > 0 && (in.Given() || len(in.Changes) > 0) {
-		return nil, errors.New("pass files (files as on disk), or unsaved text (file with text, or changes), or uri, or text alone, not two of them")
-	}
-	if len(in.Changes) > 0 && in.Given() && !in.Doc.Overlay() {
-		return nil, errors.New("changes go alone or with file and text, not with uri or a snippet")
-	}
-	for _, c := range in.Changes {
-		if c.File == "" || c.Text == "" {
-			return nil, errors.New("each of changes needs file and text; to check a file as on disk, pass it in files")
-		}
+	if err := in.check(); err != nil {
+		return nil, err
 	}
 	edits := in.edits()
 	// The edit is measured against the files on disk, diagnosed before
@@ -236,82 +241,167 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 			return nil, err
 		}
 	}
-	var srcs []*buffer.Source
-	defer func() {
-		for _, s := range srcs {
-			s.Release()
+	d := &diagnosed{workspace: true}
+	defer d.release()
+	if err := b.openDiagnosed(ctx, in, edits, d); err != nil {
+		return nil, err
+	}
+	byURI, err := b.diagnoseWith(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	gen := b.client.Generation()
+	out := b.shapeDiagnostics(byURI, limit, in.Detailed, d.first)
+	out.URI = d.bufferURI
+	if before != nil {
+		b.impact(before, byURI, out)
+	}
+	if err := b.addFixes(ctx, out, d.fixed(byURI), d.srcs, gen, d.workspace); err != nil {
+		return nil, err
+	}
+	out.finish()
+	return out, nil
+}
+
+// check refuses arguments that name the code two ways at once.
+func (in *DiagnosticsInput) check() error {
+	if len(in.Files) > 0 && (in.Given() || len(in.Changes) > 0) {
+		return errors.New("pass files (files as on disk), or unsaved text (file with text, or changes), or uri, or text alone, not two of them")
+	}
+	if len(in.Changes) > 0 && in.Given() && !in.Doc.Overlay() {
+		return errors.New("changes go alone or with file and text, not with uri or a snippet")
+	}
+	for _, c := range in.Changes {
+		if c.File == "" || c.Text == "" {
+			return errors.New("each of changes needs file and text; to check a file as on disk, pass it in files")
 		}
-	}()
+	}
+	return nil
+}
+
+// diagnosed is what a go_diagnostics call holds while gopls diagnoses it.
+type diagnosed struct {
+	// srcs are the sources held, released at the end of the call.
+	srcs []*buffer.Source
 	// first are the files the call names, which the answer lists first,
 	// in the order named.
-	var first []string
-	var bufferURI string
-	// A snippet is checked alone: it is no part of the workspace.
-	workspace := true
+	first []string
+	// bufferURI is the buffer of the one text given, if one was.
+	bufferURI string
+	// workspace is false for a snippet, which is checked alone: it is no
+	// part of the workspace.
+	workspace bool
+}
+
+func (d *diagnosed) release() {
+	for _, s := range d.srcs {
+		s.Release()
+	}
+}
+
+// fixed are the diagnostics whose quick fixes the answer gets: of the
+// files named, where the call's attention is (the errors an edit causes
+// elsewhere are mended in the edit); of every file listed when none is
+// named. Each file's fixes cost gopls its package's analysis.
+func (d *diagnosed) fixed(byURI map[string][]protocol.Diagnostic) map[string][]protocol.Diagnostic {
+	if len(d.first) == 0 {
+		return byURI
+	}
+	fixed := map[string][]protocol.Diagnostic{}
+	for _, uri := range d.first {
+		if diags, ok := byURI[uri]; ok {
+			fixed[uri] = diags
+		}
+	}
+	return fixed
+}
+
+// openDiagnosed holds in d the sources the call names: the edits' texts,
+// one text given (a file's unsaved text, a buffer or a snippet), or files
+// as on disk; none for the workspace's diagnostics alone.
+func (b *Bridge) openDiagnosed(ctx context.Context, in *DiagnosticsInput, edits []Doc, d *diagnosed) error {
 	switch {
 	case len(edits) > 0:
-		for _, d := range edits {
-			src, err := b.buffers.OpenDoc(ctx, b.caller(ctx), d)
-			if err != nil {
-				return nil, err
-			}
-			if findSource(srcs, src.URI) != nil {
-				src.Release()
-				return nil, fmt.Errorf("%s is given twice; give each file's text once", render.Quote(d.File))
-			}
-			srcs = append(srcs, src)
-			first = append(first, src.URI)
-		}
-		if len(edits) == 1 {
-			bufferURI = srcs[0].BufferURI()
-		}
+		return b.openEdits(ctx, edits, d)
 	case in.Given():
 		src, err := b.buffers.OpenDoc(ctx, b.caller(ctx), in.Doc)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		srcs = append(srcs, src)
-		bufferURI = src.BufferURI()
-		first = append(first, src.URI)
-		workspace = src.Kind != buffer.FromSnippet
+		d.srcs = append(d.srcs, src)
+		d.bufferURI = src.BufferURI()
+		d.first = append(d.first, src.URI)
+		d.workspace = src.Kind != buffer.FromSnippet
 	case len(in.Files) > 0:
-		paths := make([]string, 0, len(in.Files))
-		for _, f := range in.Files {
-			p, err := b.addr.File(f)
-			if err != nil {
-				return nil, err
-			}
-			if uri := lspclient.FileURI(p); !slices.Contains(first, uri) {
-				first = append(first, uri)
-				paths = append(paths, p)
-			}
+		return b.openFiles(ctx, in.Files, d)
+	}
+	return nil
+}
+
+// openEdits holds each edited file's unsaved text.
+func (b *Bridge) openEdits(ctx context.Context, edits []Doc, d *diagnosed) error {
+	for _, e := range edits {
+		src, err := b.buffers.OpenDoc(ctx, b.caller(ctx), e)
+		if err != nil {
+			return err
 		}
-		// Held in a fixed order, so that calls holding several files
-		// never wait on each other in a cycle.
-		slices.Sort(paths)
-		for _, p := range paths {
-			src, err := b.buffers.Open(ctx, b.caller(ctx), p)
-			if err != nil {
-				return nil, err
-			}
-			srcs = append(srcs, src)
+		if findSource(d.srcs, src.URI) != nil {
+			src.Release()
+			return fmt.Errorf("%s is given twice; give each file's text once", render.Quote(e.File))
+		}
+		d.srcs = append(d.srcs, src)
+		d.first = append(d.first, src.URI)
+	}
+	if len(edits) == 1 {
+		d.bufferURI = d.srcs[0].BufferURI()
+	}
+	return nil
+}
+
+// openFiles holds the files named, as on disk.
+func (b *Bridge) openFiles(ctx context.Context, files []string, d *diagnosed) error {
+	paths := make([]string, 0, len(files))
+	for _, f := range files {
+		p, err := b.addr.File(f)
+		if err != nil {
+			return err
+		}
+		if uri := lspclient.FileURI(p); !slices.Contains(d.first, uri) {
+			d.first = append(d.first, uri)
+			paths = append(paths, p)
 		}
 	}
+	// Held in a fixed order, so that calls holding several files never
+	// wait on each other in a cycle.
+	slices.Sort(paths)
+	for _, p := range paths {
+		src, err := b.buffers.Open(ctx, b.caller(ctx), p)
+		if err != nil {
+			return err
+		}
+		d.srcs = append(d.srcs, src)
+	}
+	return nil
+}
+
+// diagnoseWith asks gopls for the diagnostics of d's sources and, unless
+// d is a snippet, for the whole workspace's parse and type errors: an
+// edit breaks other packages, as gopls finds with the text it holds now,
+// the named files' unsaved text included. The named files' own
+// diagnostics win over the workspace's.
+func (b *Bridge) diagnoseWith(ctx context.Context, d *diagnosed) (map[string][]protocol.Diagnostic, error) {
 	// gopls runs its analyzers, and keeps their fixes, for open files.
-	for _, s := range srcs {
+	for _, s := range d.srcs {
 		s.OpenInGopls()
 	}
-	// An edit breaks other packages: the whole workspace's parse and type
-	// errors, as gopls finds them with the text it holds now, the named
-	// files' unsaved text included, asked for beside the named files' own.
 	var others map[string][]protocol.Diagnostic
 	var othersErr error
 	var wg sync.WaitGroup
-	if workspace {
+	if d.workspace {
 		wg.Go(func() { others, othersErr = b.workspaceErrors(ctx) })
 	}
 	byURI := map[string][]protocol.Diagnostic{}
-	err = b.diagnoseSources(ctx, srcs, byURI)
+	err := b.diagnoseSources(ctx, d.srcs, byURI)
 	wg.Wait()
 	if err == nil {
 		err = othersErr
@@ -324,30 +414,7 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 			byURI[uri] = diags
 		}
 	}
-	gen := b.client.Generation()
-	out := b.shapeDiagnostics(byURI, limit, in.Detailed, first)
-	out.URI = bufferURI
-	if before != nil {
-		b.impact(before, byURI, out)
-	}
-	// The quick fixes: of the files named, where the call's attention is
-	// (the errors an edit causes elsewhere are mended in the edit); of
-	// every file listed when none is named. Each file's fixes cost gopls
-	// its package's analysis.
-	fixed := byURI
-	if len(first) > 0 {
-		fixed = map[string][]protocol.Diagnostic{}
-		for _, uri := range first {
-			if d, ok := byURI[uri]; ok {
-				fixed[uri] = d
-			}
-		}
-	}
-	if err := b.addFixes(ctx, out, fixed, srcs, gen, workspace); err != nil {
-		return nil, err
-	}
-	out.finish()
-	return out, nil
+	return byURI, nil
 }
 
 // workspaceErrors returns the parse and type errors gopls finds in every
@@ -361,7 +428,7 @@ func (b *Bridge) workspaceErrors(ctx context.Context) (map[string][]protocol.Dia
 	}
 	published, err := b.client.WorkspaceDiagnostics(ctx, files...)
 	if err != nil {
-		return nil, goplsError(err)
+		return nil, ask.Error(err)
 	}
 	byURI := map[string][]protocol.Diagnostic{}
 	scratch := filepath.Join(b.root, filepath.FromSlash(buffer.ScratchDir))
@@ -437,7 +504,7 @@ func (b *Bridge) diagnoseSources(ctx context.Context, srcs []*buffer.Source, int
 			defer mu.Unlock()
 			if err != nil {
 				if firstErr == nil {
-					firstErr = fmt.Errorf("%s: %w", b.displayPath(src.Path), goplsError(err))
+					firstErr = fmt.Errorf("%s: %w", b.displayPath(src.Path), ask.Error(err))
 				}
 				return
 			}
@@ -501,7 +568,7 @@ func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map
 				uris[i] = s.URI
 			}
 			if err := b.client.DiagnoseFiles(ctx, uris); err != nil {
-				return goplsError(err)
+				return ask.Error(err)
 			}
 			diagnosed = true
 		}

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/decl"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
@@ -75,14 +76,24 @@ type contextDecl struct {
 	doc       string // its doc comment (detailed only)
 }
 
-func (b *Bridge) addFileContext(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_file_context",
-		Title:       "What a Go file uses",
-		Description: "What a Go file uses from other files and packages, as one-line signatures: read before editing it.",
-		Annotations: readOnly(),
-		Narrow:      "narrow the call: pass a smaller limit, and leave detailed out",
-	}, b.fileContext)
+// fileContextTool is go_file_context's entry in the catalogue (see ToolSpec).
+var fileContextTool = ToolSpec{
+	Name:        "go_file_context",
+	Title:       "What a Go file uses",
+	Description: "What a Go file uses from other files and packages, as one-line signatures: read before editing it.",
+	Narrow:      "narrow the call: pass a smaller limit, and leave detailed out",
+	Instruction: "what a file uses from other files; read before editing.",
+	Skill:       "What does this file use from other files? (read before editing it)",
+	Doc:         "a `file`'s package and the declarations it uses from other files and packages, as one-line signatures",
+	Summary:     "a file's package and the declarations it uses from other files and packages",
+	Good:        Sample{Args: `{"file": "report/report.go", "detailed": true}`, Want: "uses 3 declarations from other files"},
+	Bad:         Sample{Args: `{"file": "nope.go"}`, Want: `^file "nope\.go" does not exist; `},
+	Questions: []string{
+		"what does this file import and use from other files",
+		"summarize the contents of a file before editing it",
+		"what does this file depend on from other packages",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.fileContext) },
 }
 
 // A use is where the file refers to a name, found by syntax, whose
@@ -104,7 +115,7 @@ type pkgDecl struct {
 }
 
 func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileContextOutput, error) {
-	limit, err := render.LimitOr(in.Limit, defaultFileContextLimit)
+	limit, err := limitOr(in.Limit, defaultFileContextLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +132,7 @@ func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileCo
 	// from the rest.
 	f, err := parser.ParseFile(fset, src.Path, src.Text, 0)
 	if f == nil {
-		return nil, fmt.Errorf("cannot parse %s: %s", b.displayPath(src.Path), render.ClipN(err.Error(), goplsMessageChars))
+		return nil, fmt.Errorf("cannot parse %s: %s", b.displayPath(src.Path), render.ClipN(err.Error(), ask.MessageChars))
 	}
 	uses := usesOf(f, func(p token.Pos) use {
 		pos := fset.Position(p)
@@ -167,7 +178,7 @@ func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileCo
 func (b *Bridge) declarationsOf(ctx context.Context, src *buffer.Source, uses []use) ([]declAt, error) {
 	found := make([][]protocol.Location, len(uses))
 	errs := make([]error, len(uses))
-	render.ForEach(ctx, len(uses), func(i int) {
+	ask.ForEach(ctx, len(uses), func(i int) {
 		t := &target.Target{Src: src, Line: uses[i].line, Character: uses[i].char}
 		errs[i] = b.client.Call(ctx, "textDocument/definition", t.Position(), &found[i])
 	})
@@ -179,7 +190,7 @@ func (b *Bridge) declarationsOf(ctx context.Context, src *buffer.Source, uses []
 		// gopls failing as a whole is not.
 		var re *lspclient.ResponseError
 		if err != nil && !errors.As(err, &re) {
-			return nil, goplsError(err)
+			return nil, ask.Error(err)
 		}
 	}
 	builtin := filepath.Join(b.env.GOROOT(), "src", "builtin")

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
@@ -51,13 +52,17 @@ func (o *FileDiagnosticsOutput) Render() string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func (b *Bridge) addFileDiagnostics(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_file_diagnostics",
-		Title:       "File diagnostics",
-		Description: "Diagnostics of one Go file (parse, type and analyzer), each with its quick fix as a diff (gopls mcp's go_file_diagnostics; go_diagnostics also finds what a change breaks elsewhere).",
-		Annotations: readOnly(),
-	}, b.fileDiagnostics)
+// fileDiagnosticsTool is go_file_diagnostics's entry in the catalogue (see ToolSpec).
+var fileDiagnosticsTool = ToolSpec{
+	Name:        "go_file_diagnostics",
+	Title:       "File diagnostics",
+	Description: "Diagnostics of one Go file (parse, type and analyzer), each with its quick fix as a diff (gopls mcp's go_file_diagnostics; go_diagnostics also finds what a change breaks elsewhere).",
+	Optional:    true,
+	Instruction: "gopls mcp's optional tools, under its names and parameters.",
+	Doc:         "the diagnostics of one `file`, each as `line:character-line:character: severity: message (analyzer)` with its quick fix as a diff",
+	Good:        Sample{Args: `{"file": "broken/broken.go"}`, Want: "7:29-7:32: error: cannot use \"1\""},
+	Bad:         Sample{Args: `{"file": "../outside.go"}`, Want: `^file "\.\./outside\.go" is outside the workspace root`},
+	add:         func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.fileDiagnostics) },
 }
 
 func (b *Bridge) fileDiagnostics(ctx context.Context, in *FileDiagnosticsInput) (*FileDiagnosticsOutput, error) {
@@ -70,7 +75,7 @@ func (b *Bridge) fileDiagnostics(ctx context.Context, in *FileDiagnosticsInput) 
 	src.OpenInGopls()
 	diags, err := b.client.DiagnoseFile(ctx, src.URI)
 	if err != nil {
-		return nil, goplsError(err)
+		return nil, ask.Error(err)
 	}
 	out := &FileDiagnosticsOutput{Diagnostics: []FileDiagnostic{}}
 	if len(diags) == 0 {
@@ -82,7 +87,7 @@ func (b *Bridge) fileDiagnostics(ctx context.Context, in *FileDiagnosticsInput) 
 	// gopls offers an analyzer's fixes only for diagnostics it computed
 	// and stored in a full diagnosis of the text it holds.
 	if err := b.client.DiagnoseFiles(ctx, []string{src.URI}); err != nil {
-		return nil, goplsError(err)
+		return nil, ask.Error(err)
 	}
 	fixes, err := b.actions.QuickFixes(ctx, src, diags)
 	if err != nil {

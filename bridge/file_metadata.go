@@ -36,13 +36,17 @@ func (o *FileMetadataOutput) Render() string {
 	return b.String()
 }
 
-func (b *Bridge) addFileMetadata(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_file_metadata",
-		Title:       "File's package",
-		Description: "The package a Go file belongs to: its import path, name and files (gopls mcp's go_file_metadata).",
-		Annotations: readOnly(),
-	}, b.fileMetadata)
+// fileMetadataTool is go_file_metadata's entry in the catalogue (see ToolSpec).
+var fileMetadataTool = ToolSpec{
+	Name:        "go_file_metadata",
+	Title:       "File's package",
+	Description: "The package a Go file belongs to: its import path, name and files (gopls mcp's go_file_metadata).",
+	Optional:    true,
+	Instruction: "gopls mcp's optional tools, under its names and parameters.",
+	Doc:         "the package of a `file`: its import path, name and files",
+	Good:        Sample{Args: `{"file": "main.go"}`, Want: "package example.com/shapes (main), 1 file:"},
+	Bad:         Sample{Args: `{"file": "missing.go"}`, Want: `^file "missing\.go" does not exist; `},
+	add:         func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.fileMetadata) },
 }
 
 func (b *Bridge) fileMetadata(ctx context.Context, in *FileMetadataInput) (*FileMetadataOutput, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -27,14 +28,23 @@ func (o *FormatOutput) Render() string {
 	return render.WithBuffer(o.URI, o.Text("already formatted"))
 }
 
-func (b *Bridge) addFormat(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_format",
-		Title:       "Format Go code",
-		Description: "Format a Go file with gofmt: the changes as a unified diff." + b.edits.Note(),
-		Annotations: b.editing(),
-		Narrow:      "the file needs more formatting than fits; run gofmt on it instead, or pass file with text holding part of it",
-	}, b.format)
+// formatTool is go_format's entry in the catalogue (see ToolSpec).
+var formatTool = ToolSpec{
+	Name:        "go_format",
+	Title:       "Format Go code",
+	Description: "Format a Go file with gofmt: the changes as a unified diff.",
+	Narrow:      "the file needs more formatting than fits; run gofmt on it instead, or pass file with text holding part of it",
+	Edits:       true,
+	Instruction: "rename, gofmt, fix imports, quick fixes, refactorings (fill struct, extract, inline): a unified diff; apply: true writes it if the server allows.",
+	Skill:       "Rename, gofmt, fix imports, quick fixes and refactorings (as a diff)",
+	Doc:         "the edits and diff gofmt would make",
+	Summary:     "gofmt's edits and diff",
+	Good:        Sample{Args: `{"text": "package scratch\nvar x=1\n"}`, Want: "+var x = 1"},
+	Bad:         Sample{Args: `{"text": "package p\nfunc {"}`, Want: `^gopls: .*expected 'IDENT'`},
+	Questions: []string{
+		"format this go file with gofmt",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.format) },
 }
 
 func (b *Bridge) format(ctx context.Context, in *FormatInput) (*FormatOutput, error) {
@@ -53,7 +63,7 @@ func (b *Bridge) format(ctx context.Context, in *FormatInput) (*FormatOutput, er
 		"options":      map[string]any{"tabSize": 8, "insertSpaces": false},
 	}, &edits)
 	if err != nil {
-		return nil, goplsError(err)
+		return nil, ask.Error(err)
 	}
 	es, err := b.edits.From(ctx, &edit.WorkspaceEdit{Changes: map[string][]protocol.TextEdit{src.URI: edits}}, asked)
 	if err != nil {

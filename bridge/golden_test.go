@@ -21,7 +21,7 @@ import (
 	"golang.org/x/tools/txtar"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden sections of testdata/golden/*.txtar")
+var update = flag.Bool("update", false, "rewrite the golden sections of testdata/golden/*.txtar, and the files the catalogue writes (TestCatalogueFiles)")
 
 // TestGolden runs each archive in testdata/golden against a real gopls.
 //

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/decl"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
@@ -71,20 +72,29 @@ func (o *ImplementationsOutput) Render() string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func (b *Bridge) addImplementations(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_implementations",
-		Title:       "Find implementations",
-		Description: "Find implementations: types implementing an interface (methods implementing its method), or the interfaces a concrete type implements.",
-		Annotations: readOnly(),
-		Narrow:      "narrow the call: pass a smaller limit",
-	}, b.implementations)
+// implementationsTool is go_implementations's entry in the catalogue (see ToolSpec).
+var implementationsTool = ToolSpec{
+	Name:        "go_implementations",
+	Title:       "Find implementations",
+	Description: "Find implementations: types implementing an interface (methods implementing its method), or the interfaces a concrete type implements.",
+	Narrow:      "narrow the call: pass a smaller limit",
+	Instruction: "implementations of an interface; interfaces a type implements.",
+	Skill:       "Which types implement this interface; which interfaces does this type implement?",
+	Doc:         "the types implementing an interface (or method), or the interfaces a type (or method) satisfies",
+	Summary:     "implementations of an interface, or the interfaces a type satisfies",
+	Good:        Sample{Args: `{"file": "shapes/shapes.go", "symbol": "Shape"}`, Want: "2 implementations of Shape"},
+	Bad:         Sample{Args: `{"file": "shapes/shapes.go", "line": 0, "character": 500}`, Want: `^character 500 is past the end of line 0`},
+	Questions: []string{
+		"which types implement this interface",
+		"what interfaces does this struct satisfy",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.implementations) },
 }
 
 func (b *Bridge) implementations(ctx context.Context, in *ImplementationsInput) (*ImplementationsOutput, error) {
 	// Types in packages that just appeared on disk count too.
 	ctx = lspclient.WorkspaceWide(ctx)
-	limit, err := render.LimitOr(in.Limit, defaultImplementationLimit)
+	limit, err := limitOr(in.Limit, defaultImplementationLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +107,7 @@ func (b *Bridge) implementations(ctx context.Context, in *ImplementationsInput) 
 	// which its declaration tells; both are asked for at once.
 	var locs, defs []protocol.Location
 	var implErr, defErr error
-	render.ForEach(ctx, 2, func(i int) {
+	ask.ForEach(ctx, 2, func(i int) {
 		if i == 0 {
 			implErr = b.client.Call(ctx, "textDocument/implementation", t.Position(), &locs)
 		} else {
@@ -111,7 +121,7 @@ func (b *Bridge) implementations(ctx context.Context, in *ImplementationsInput) 
 		implErr = defErr
 	}
 	if implErr != nil {
-		return nil, goplsError(implErr)
+		return nil, ask.Error(implErr)
 	}
 	locs = b.buffers.DropForeign(b.caller(ctx), locs)
 	b.sortLocations(locs)

@@ -19,14 +19,18 @@ type Location struct {
 	Range Range  `json:"range"`
 }
 
-func (b *Bridge) addLocationReferences(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_references",
-		Title:       "References at a location",
-		Description: "Find usages of the symbol at an LSP location (uri and range), grouped by file with source lines, the declaration included (gopls mcp's go_references; go_symbol_references takes a file and symbol).",
-		Annotations: readOnly(),
-		Narrow:      "narrow the call: use go_symbol_references with a smaller limit",
-	}, b.locationReferences)
+// locationReferencesTool is go_references's entry in the catalogue (see ToolSpec).
+var locationReferencesTool = ToolSpec{
+	Name:        "go_references",
+	Title:       "References at a location",
+	Description: "Find usages of the symbol at an LSP location (uri and range), grouped by file with source lines, the declaration included (gopls mcp's go_references; go_symbol_references takes a file and symbol).",
+	Narrow:      "narrow the call: use go_symbol_references with a smaller limit",
+	Optional:    true,
+	Instruction: "gopls mcp's optional tools, under its names and parameters.",
+	Doc:         "the references to the symbol at an LSP `location` (`uri` and `range`), as `go_symbol_references` answers them",
+	Good:        Sample{Args: `{"location": {"uri": "file://$ROOT/shapes/shapes.go", "range": {"start": {"line": 36, "character": 5}, "end": {"line": 36, "character": 14}}}}`, Want: "2 references to TotalArea in 2 files"},
+	Bad:         Sample{Args: `{"location": {"uri": "file:///etc/passwd", "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}}}`, Want: `^uri "file:///etc/passwd" is outside the workspace root`},
+	add:         func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.locationReferences) },
 }
 
 func (b *Bridge) locationReferences(ctx context.Context, in *LocationReferencesInput) (*ReferencesOutput, error) {

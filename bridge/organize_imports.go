@@ -25,14 +25,24 @@ func (o *OrganizeImportsOutput) Render() string {
 	return render.WithBuffer(o.URI, o.Text("imports already organized"))
 }
 
-func (b *Bridge) addOrganizeImports(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_organize_imports",
-		Title:       "Organize imports",
-		Description: "Fix imports like goimports: add missing, remove unused, sort; as a unified diff." + b.edits.Note(),
-		Annotations: b.editing(),
-		Narrow:      "narrow the call: pass file with text holding only its import block and the code that uses them",
-	}, b.organizeImports)
+// organizeImportsTool is go_organize_imports's entry in the catalogue (see ToolSpec).
+var organizeImportsTool = ToolSpec{
+	Name:        "go_organize_imports",
+	Title:       "Organize imports",
+	Description: "Fix imports like goimports: add missing, remove unused, sort; as a unified diff.",
+	Narrow:      "narrow the call: pass file with text holding only its import block and the code that uses them",
+	Edits:       true,
+	Instruction: "rename, gofmt, fix imports, quick fixes, refactorings (fill struct, extract, inline): a unified diff; apply: true writes it if the server allows.",
+	Skill:       "Rename, gofmt, fix imports, quick fixes and refactorings (as a diff)",
+	Doc:         "the import edits and diff gopls proposes (add missing, remove unused)",
+	Summary:     "import edits and diff",
+	Good:        Sample{Args: `{"file": "main.go"}`, Want: "imports already organized"},
+	Bad:         Sample{Args: `{"uri": "file:///etc/passwd"}`, Want: `^uri "file:///etc/passwd" is outside the workspace root`},
+	Questions: []string{
+		"fix missing imports",
+		"remove unused imports",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.organizeImports) },
 }
 
 func (b *Bridge) organizeImports(ctx context.Context, in *OrganizeImportsInput) (*OrganizeImportsOutput, error) {

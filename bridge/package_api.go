@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/decl"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
@@ -116,14 +117,24 @@ func comment(text, indent string) string {
 	return b.String()
 }
 
-func (b *Bridge) addPackageAPI(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_package_api",
-		Title:       "Package API",
-		Description: "Exported API of packages by import path, like go doc: one-line signatures and first doc sentences; workspace, standard library or dependencies.",
-		Annotations: readOnly(),
-		Narrow:      "narrow the call: pass fewer packagePaths, a smaller limit, and leave detailed out",
-	}, b.packageAPI)
+// packageAPITool is go_package_api's entry in the catalogue (see ToolSpec).
+var packageAPITool = ToolSpec{
+	Name:        "go_package_api",
+	Title:       "Package API",
+	Description: "Exported API of packages by import path, like go doc: one-line signatures and first doc sentences; workspace, standard library or dependencies.",
+	Narrow:      "narrow the call: pass fewer packagePaths, a smaller limit, and leave detailed out",
+	Instruction: "a package's exported API: workspace, standard library or dependency.",
+	Skill:       "A package's exported API (workspace, standard library, dependency)",
+	Doc:         "the exported API of `packagePaths` (workspace, standard library or dependency): signatures and first doc sentences",
+	Summary:     "the exported API of packages: signatures and first doc sentences",
+	Good:        Sample{Args: `{"packagePaths": ["example.com/shapes/shapes"], "detailed": true}`, Want: "func TotalArea(shapes ...Shape) float64"},
+	Bad:         Sample{Args: `{"packagePaths": ["example.com/nope"]}`, Want: `^example\.com/nope: no such package `},
+	Questions: []string{
+		"what does package net/http export",
+		"public API of a dependency",
+		"go doc for a package",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.packageAPI) },
 }
 
 // go_package_api keeps the packages it described (see memo.Gen): a
@@ -155,7 +166,7 @@ func (b *Bridge) packageAPI(ctx context.Context, in *PackageAPIInput) (*PackageA
 	if len(in.PackagePaths) == 0 {
 		return nil, errors.New(`packagePaths is empty; pass import paths such as ["fmt"] or ["example.com/m/store"]`)
 	}
-	limit, err := render.LimitOr(in.Limit, defaultPackageAPILimit)
+	limit, err := limitOr(in.Limit, defaultPackageAPILimit)
 	if err != nil {
 		return nil, err
 	}
@@ -242,47 +253,14 @@ func declCount(decls *Places) int {
 // dir. gopls names the package's files, honouring the build configuration
 // it runs with; syntax gives the declarations.
 func (b *Bridge) describePackage(ctx context.Context, files *decl.Files, dir string, p *PackageAPI, detailed bool) error {
-	var candidates []string
-	entries, err := os.ReadDir(dir)
+	paths, err := b.apiFiles(ctx, dir)
 	if err != nil {
-		return fmt.Errorf("cannot read its directory: %v", err)
+		return err
 	}
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		if ok, err := build.Default.MatchFile(dir, name); err == nil && ok {
-			candidates = append(candidates, filepath.Join(dir, name))
-		}
-	}
-	if len(candidates) == 0 {
-		return errors.New("its directory has no Go files for this platform")
-	}
-	var res struct {
-		PackageName string
-		Files       []string
-	}
-	if err := b.client.ExecuteCommand(ctx, "gopls.package_symbols", map[string]any{"URI": lspclient.FileURI(candidates[0])}, &res); err != nil {
-		return goplsError(err)
-	}
-	var paths []string
-	for _, uri := range res.Files {
-		if path, err := lspclient.URIPath(uri); err == nil && filepath.Dir(path) == dir {
-			paths = append(paths, path)
-		}
-	}
-	if len(paths) <= 1 {
-		// gopls knows no package for the file; take the directory's.
-		paths = candidates
-	}
-	slices.Sort(paths)
 	if detailed {
 		p.Dir = b.displayPath(dir)
 	}
-
-	var consts, vars, funcs, types []apiDecl
-	methods := map[string][]apiDecl{}
+	api := apiDecls{detailed: detailed, methods: map[string][]apiDecl{}}
 	for _, path := range paths {
 		g := files.Get(path)
 		if g == nil {
@@ -294,73 +272,13 @@ func (b *Bridge) describePackage(ctx context.Context, files *decl.Files, dir str
 		if g.AST.Doc != nil && (p.Doc == "" || filepath.Base(path) == "doc.go") {
 			p.Doc = strings.TrimSpace(g.AST.Doc.Text())
 		}
-		file := filepath.Base(path)
-		add := func(list *[]apiDecl, info *decl.Info, at token.Pos) {
-			line, char := g.Where(at)
-			doc := strings.TrimSpace(info.Doc)
-			if !detailed {
-				doc = render.FirstSentence(doc)
-			}
-			*list = append(*list, apiDecl{name: info.Name, sig: info.Sig, doc: doc, file: file, line: line, char: char})
-		}
-		for _, d := range g.AST.Decls {
-			switch d := d.(type) {
-			case *ast.FuncDecl:
-				if !d.Name.IsExported() {
-					continue
-				}
-				recv := symbol.ReceiverType(d)
-				switch {
-				case d.Recv == nil:
-					add(&funcs, g.Func(d), d.Name.Pos())
-				case token.IsExported(recv):
-					list := methods[recv]
-					add(&list, g.Func(d), d.Name.Pos())
-					methods[recv] = list
-				}
-			case *ast.GenDecl:
-				for i, spec := range d.Specs {
-					switch s := spec.(type) {
-					case *ast.TypeSpec:
-						if s.Name.IsExported() {
-							add(&types, g.Type(d, s, true), s.Name.Pos())
-						}
-					case *ast.ValueSpec:
-						var names []string
-						for _, n := range s.Names {
-							if n.IsExported() {
-								names = append(names, n.Name)
-							}
-						}
-						if len(names) == 0 {
-							continue
-						}
-						info := g.Value(d, i, names[0])
-						info.Name = strings.Join(names, ", ")
-						if d.Tok == token.CONST {
-							add(&consts, info, s.Names[0].Pos())
-						} else {
-							add(&vars, info, s.Names[0].Pos())
-						}
-					}
-				}
-			}
-		}
+		api.addFile(g, filepath.Base(path))
 	}
 	p.Doc = strings.TrimSpace(p.Doc)
 	if !detailed {
 		p.Doc = render.FirstSentence(p.Doc)
 	}
-	byName := func(a, b apiDecl) int { return cmp.Compare(a.name, b.name) }
-	slices.SortStableFunc(funcs, byName)
-	slices.SortStableFunc(types, byName)
-	decls := append(append(consts, vars...), funcs...)
-	for _, t := range types {
-		decls = append(decls, t)
-		ms := methods[t.name]
-		slices.SortStableFunc(ms, byName)
-		decls = append(decls, ms...)
-	}
+	decls := api.ordered()
 	// By file, as gopls mcp names them, in the order above within each.
 	for _, path := range paths {
 		file := filepath.Base(path)
@@ -375,4 +293,125 @@ func (b *Bridge) describePackage(ctx context.Context, files *decl.Files, dir str
 		}
 	}
 	return nil
+}
+
+// apiFiles returns the sorted paths of the Go files gopls builds the
+// package in dir from (tests apart), or the directory's files for this
+// platform when gopls knows no package there.
+func (b *Bridge) apiFiles(ctx context.Context, dir string) ([]string, error) {
+	var candidates []string
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read its directory: %v", err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		if ok, err := build.Default.MatchFile(dir, name); err == nil && ok {
+			candidates = append(candidates, filepath.Join(dir, name))
+		}
+	}
+	if len(candidates) == 0 {
+		return nil, errors.New("its directory has no Go files for this platform")
+	}
+	var res struct {
+		PackageName string
+		Files       []string
+	}
+	if err := b.client.ExecuteCommand(ctx, "gopls.package_symbols", map[string]any{"URI": lspclient.FileURI(candidates[0])}, &res); err != nil {
+		return nil, ask.Error(err)
+	}
+	var paths []string
+	for _, uri := range res.Files {
+		if path, err := lspclient.URIPath(uri); err == nil && filepath.Dir(path) == dir {
+			paths = append(paths, path)
+		}
+	}
+	if len(paths) <= 1 {
+		// gopls knows no package for the file; take the directory's.
+		paths = candidates
+	}
+	slices.Sort(paths)
+	return paths, nil
+}
+
+// apiDecls gathers a package's exported declarations by kind, methods by
+// their receiver type.
+type apiDecls struct {
+	detailed                   bool
+	consts, vars, funcs, types []apiDecl
+	methods                    map[string][]apiDecl
+}
+
+// addFile adds the exported declarations of g, the file named file.
+func (a *apiDecls) addFile(g *decl.File, file string) {
+	add := func(list *[]apiDecl, info *decl.Info, at token.Pos) {
+		line, char := g.Where(at)
+		doc := strings.TrimSpace(info.Doc)
+		if !a.detailed {
+			doc = render.FirstSentence(doc)
+		}
+		*list = append(*list, apiDecl{name: info.Name, sig: info.Sig, doc: doc, file: file, line: line, char: char})
+	}
+	for _, d := range g.AST.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if !d.Name.IsExported() {
+				continue
+			}
+			recv := symbol.ReceiverType(d)
+			switch {
+			case d.Recv == nil:
+				add(&a.funcs, g.Func(d), d.Name.Pos())
+			case token.IsExported(recv):
+				list := a.methods[recv]
+				add(&list, g.Func(d), d.Name.Pos())
+				a.methods[recv] = list
+			}
+		case *ast.GenDecl:
+			for i, spec := range d.Specs {
+				switch s := spec.(type) {
+				case *ast.TypeSpec:
+					if s.Name.IsExported() {
+						add(&a.types, g.Type(d, s, true), s.Name.Pos())
+					}
+				case *ast.ValueSpec:
+					var names []string
+					for _, n := range s.Names {
+						if n.IsExported() {
+							names = append(names, n.Name)
+						}
+					}
+					if len(names) == 0 {
+						continue
+					}
+					info := g.Value(d, i, names[0])
+					info.Name = strings.Join(names, ", ")
+					if d.Tok == token.CONST {
+						add(&a.consts, info, s.Names[0].Pos())
+					} else {
+						add(&a.vars, info, s.Names[0].Pos())
+					}
+				}
+			}
+		}
+	}
+}
+
+// ordered lists the declarations as go doc does: constants, variables,
+// functions, then each type followed by its methods, by name within each.
+func (a *apiDecls) ordered() []apiDecl {
+	byName := func(x, y apiDecl) int { return cmp.Compare(x.name, y.name) }
+	slices.SortStableFunc(a.funcs, byName)
+	slices.SortStableFunc(a.types, byName)
+	decls := append(append(a.consts, a.vars...), a.funcs...)
+	for _, t := range a.types {
+		decls = append(decls, t)
+		ms := a.methods[t.name]
+		slices.SortStableFunc(ms, byName)
+		decls = append(decls, ms...)
+	}
+	return decls
 }

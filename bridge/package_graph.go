@@ -8,7 +8,6 @@ import (
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/graph"
-	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
@@ -80,14 +79,24 @@ func (o *PackageGraphOutput) Render() string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func (b *Bridge) addPackageGraph(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_package_graph",
-		Title:       "Package dependency graph",
-		Description: "Package dependencies: a package's imports (workspace, standard library, external) and the workspace packages importing it (reverse dependencies), depth 1-3. Who depends on it?",
-		Annotations: readOnly(),
-		Narrow:      "narrow the call: pass fewer packagePaths, a smaller depth or a smaller limit",
-	}, b.packageGraph)
+// packageGraphTool is go_package_graph's entry in the catalogue (see ToolSpec).
+var packageGraphTool = ToolSpec{
+	Name:        "go_package_graph",
+	Title:       "Package dependency graph",
+	Description: "Package dependencies: a package's imports (workspace, standard library, external) and the workspace packages importing it (reverse dependencies), depth 1-3. Who depends on it?",
+	Narrow:      "narrow the call: pass fewer packagePaths, a smaller depth or a smaller limit",
+	Instruction: "a package's imports, and who imports it.",
+	Skill:       "A package's imports and importers",
+	Doc:         "for `packagePaths`, their direct imports grouped `workspace`, `std` and `external`, and the workspace packages importing them (reverse dependencies), `depth` 1–3 levels of importers, tests named as such (`path_test`, `path (test)`); from gopls's own knowledge (`gopls.list_imports`, and its references to the package clause), each list bounded by `limit` with what it leaves out",
+	Summary:     "a package's imports and the workspace packages importing it",
+	Good:        Sample{Args: `{"packagePaths": ["example.com/shapes/shapes"], "depth": 2}`, Want: "importers: example.com/shapes, "},
+	Bad:         Sample{Args: `{"packagePaths": ["example.com/nope"]}`, Want: `^example\.com/nope: no such package `},
+	Questions: []string{
+		"which packages import this package",
+		"reverse dependencies of a package",
+		"what does this package depend on",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.packageGraph) },
 }
 
 func (b *Bridge) packageGraph(ctx context.Context, in *PackageGraphInput) (*PackageGraphOutput, error) {
@@ -103,7 +112,7 @@ func (b *Bridge) packageGraph(ctx context.Context, in *PackageGraphInput) (*Pack
 	case depth < 1 || depth > 3:
 		return nil, errors.New("depth must be 1, 2 or 3 (levels of importers); leave it out for direct importers only")
 	}
-	limit, err := render.LimitOr(in.Limit, defaultGraphLimit)
+	limit, err := limitOr(in.Limit, defaultGraphLimit)
 	if err != nil {
 		return nil, err
 	}

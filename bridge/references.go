@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
 	"github.com/goplsmcp/goplsmcp/lspclient"
@@ -67,20 +68,31 @@ func (o *ReferencesOutput) Render() string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func (b *Bridge) addSymbolReferences(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_symbol_references",
-		Title:       "Find references",
-		Description: "Find usages: every reference to a symbol (function, type, method, field, variable), by file with source lines, the declaration included. Who uses this? radius: the blast radius, what a change breaks.",
-		Annotations: readOnly(),
-		Narrow:      "narrow the call: pass a smaller limit (every file keeps its count)",
-	}, b.references)
+// symbolReferencesTool is go_symbol_references's entry in the catalogue (see ToolSpec).
+var symbolReferencesTool = ToolSpec{
+	Name:        "go_symbol_references",
+	Title:       "Find references",
+	Description: "Find usages: every reference to a symbol (function, type, method, field, variable), by file with source lines, the declaration included. Who uses this? radius: the blast radius, what a change breaks.",
+	Narrow:      "narrow the call: pass a smaller limit (every file keeps its count)",
+	Instruction: "find usages: who uses this function, type, field or variable? radius: what a change reaches.",
+	Skill:       "Who uses this function, type, field or variable? With `radius: 1..3`, what a change to it reaches (references by package, tests apart, and the packages importing those)",
+	Doc:         "every reference to a symbol, grouped by file, with the source line; the declaration is listed too and named (`includeDeclaration: false` leaves it out)",
+	Summary:     "every reference to a symbol, grouped by file, with the source line; with `radius`, its blast radius: references by package, tests apart, and the packages importing them",
+	Good:        Sample{Args: `{"file": "shapes/shapes.go", "symbol": "Shape", "limit": 2}`, Want: "references to Shape in 3 files"},
+	Bad:         Sample{Args: `{"file": "shapes/shapes.go", "symbol": "NoSuchSymbol"}`, Want: `^symbol "NoSuchSymbol" is not declared `},
+	Questions: []string{
+		"find all usages of a method",
+		"who uses this function",
+		"what breaks if I change this function signature",
+		"blast radius of changing a struct",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.references) },
 }
 
 func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*ReferencesOutput, error) {
 	// References in packages that just appeared on disk count too.
 	ctx = lspclient.WorkspaceWide(ctx)
-	limit, err := render.LimitOr(in.Limit, defaultReferenceLimit)
+	limit, err := limitOr(in.Limit, defaultReferenceLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +115,7 @@ func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*Referenc
 		calls = 2
 	}
 	var defErr error
-	render.ForEach(ctx, calls, func(i int) {
+	ask.ForEach(ctx, calls, func(i int) {
 		if i == 0 {
 			err = b.client.Call(ctx, "textDocument/references", params, &locs)
 		} else {
@@ -117,7 +129,7 @@ func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*Referenc
 		err = defErr
 	}
 	if err != nil {
-		return nil, goplsError(err)
+		return nil, ask.Error(err)
 	}
 	locs = b.buffers.DropForeign(b.caller(ctx), locs)
 	slices.SortFunc(locs, func(a, b protocol.Location) int {

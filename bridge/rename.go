@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
@@ -44,14 +45,24 @@ func (o *RenameOutput) Render() string {
 	return strings.Join(parts, "\n")
 }
 
-func (b *Bridge) addRename(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_rename_symbol",
-		Title:       "Rename a symbol",
-		Description: "Rename a symbol everywhere, across packages (a safe refactor, not search and replace): edits as a unified diff." + b.edits.Note(),
-		Annotations: b.editing(),
-		Narrow:      "the rename touches too much to show at once; see where the symbol is used with go_symbol_references, and rename a symbol with fewer uses",
-	}, b.rename)
+// renameTool is go_rename_symbol's entry in the catalogue (see ToolSpec).
+var renameTool = ToolSpec{
+	Name:        "go_rename_symbol",
+	Title:       "Rename a symbol",
+	Description: "Rename a symbol everywhere, across packages (a safe refactor, not search and replace): edits as a unified diff.",
+	Narrow:      "the rename touches too much to show at once; see where the symbol is used with go_symbol_references, and rename a symbol with fewer uses",
+	Edits:       true,
+	Instruction: "rename, gofmt, fix imports, quick fixes, refactorings (fill struct, extract, inline): a unified diff; apply: true writes it if the server allows.",
+	Skill:       "Rename, gofmt, fix imports, quick fixes and refactorings (as a diff)",
+	Doc:         "the edits and unified diff that rename a symbol everywhere (`new_name`)",
+	Summary:     "the edits and unified diff that rename a symbol everywhere",
+	Good:        Sample{Args: `{"file": "shapes/shapes.go", "symbol": "TotalArea", "new_name": "SumAreas"}`, Want: "+func SumAreas("},
+	Bad:         Sample{Args: `{"file": "shapes/shapes.go", "symbol": "TotalArea", "new_name": "1bad"}`, Want: `^new_name "1bad" is not a Go identifier`},
+	Questions: []string{
+		"rename a function everywhere",
+		"safely rename a variable across the project",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.rename) },
 }
 
 func (b *Bridge) rename(ctx context.Context, in *RenameInput) (*RenameOutput, error) {
@@ -76,7 +87,7 @@ func (b *Bridge) rename(ctx context.Context, in *RenameInput) (*RenameOutput, er
 		Placeholder string         `json:"placeholder"`
 	}
 	if err := b.client.Call(ctx, "textDocument/prepareRename", t.Position(), &prep); err != nil {
-		return nil, goplsError(err)
+		return nil, ask.Error(err)
 	}
 	if prep == nil {
 		return nil, fmt.Errorf("there is nothing to rename at %s:%d:%d; point at an identifier, or pass symbol", b.displayPath(t.Src.Path), t.Line, t.Character)
@@ -93,7 +104,7 @@ func (b *Bridge) rename(ctx context.Context, in *RenameInput) (*RenameOutput, er
 	var we edit.WorkspaceEdit
 	asked := time.Now()
 	if err := b.client.Call(ctx, "textDocument/rename", params, &we); err != nil {
-		return nil, goplsError(err)
+		return nil, ask.Error(err)
 	}
 	if b.afterCompute != nil {
 		b.afterCompute()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -13,49 +14,15 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// schemaSamples is one sample call per tool, run against testdata/example.
-// Every registered tool must have a row: TestOutputSchemas fails for a tool
-// without one, so a new tool's author adds its row here.
-var schemaSamples = []struct {
-	tool string
-	args string
-}{
-	{"go_workspace", `{}`},
-	{"go_search", `{"query": "Area"}`},
-	{"go_file_context", `{"file": "report/report.go", "detailed": true}`},
-	{"go_package_api", `{"packagePaths": ["example.com/shapes/shapes"], "detailed": true}`},
-	{"go_symbol_references", `{"file": "shapes/shapes.go", "symbol": "Shape", "limit": 2}`},
-	{"go_rename_symbol", `{"file": "shapes/shapes.go", "symbol": "TotalArea", "new_name": "SumAreas"}`},
-	{"go_diagnostics", `{"detailed": true}`},
-	{"go_describe", `{"file": "shapes/shapes.go", "symbol": "Rect.Area", "detailed": true}`},
-	{"go_definition", `{"file": "report/report.go", "symbol": "shapes.TotalArea"}`},
-	{"go_implementations", `{"file": "shapes/shapes.go", "symbol": "Shape"}`},
-	{"go_symbols", `{"file": "shapes/shapes.go", "detailed": true}`},
-	{"go_complete", `{"file": "report/report.go", "line": 11, "character": 12, "limit": 3}`},
-	{"go_signature", `{"file": "report/report.go", "line": 11, "character": 24}`},
-	{"go_tokens", `{"file": "shapes/shapes.go", "startLine": 5, "endLine": 8}`},
-	{"go_format", `{"file": "main.go"}`},
-	{"go_organize_imports", `{"file": "main.go"}`},
-	{"go_code_actions", `{"file": "shapes/shapes.go", "line": 14, "character": 5, "name": "Rect"}`},
-	{"go_call_hierarchy", `{"file": "shapes/shapes.go", "symbol": "TotalArea", "depth": 2}`},
-	{"go_type_hierarchy", `{"file": "shapes/shapes.go", "symbol": "Shape"}`},
-	{"go_close", `{"file": "shapes/shapes.go"}`},
-	{"go_source", `{"file": "main.go", "symbol": "report.Summary"}`},
-	{"go_package_graph", `{"packagePaths": ["example.com/shapes/shapes"], "depth": 2}`},
-	{"go_vulncheck", `{"pattern": "./shapes/..."}`},
-	{"go_context", `{"file": "main.go"}`},
-	{"go_file_diagnostics", `{"file": "broken/broken.go"}`},
-	{"go_file_metadata", `{"file": "main.go"}`},
-	{"go_references", `{"location": {"uri": "file://$ROOT/shapes/shapes.go", "range": {"start": {"line": 36, "character": 5}, "end": {"line": 36, "character": 14}}}}`},
-}
-
 // TestOutputSchemas checks docs/protocol.md's schema rules on every registered
 // tool, with a validator independent of the one that generated the
 // schemas: input and output schemas are valid JSON Schema 2020-12, every
 // object schema has properties, every schema node has one type (inputs
 // without $ref), inputs forbid unknown properties, every
 // tool has a title, a description and annotations, and a live
-// structuredContent validates against the tool's outputSchema.
+// structuredContent validates against the tool's outputSchema. The live
+// calls are the catalogue's: each tool's good sample must answer its
+// fragment, and its bad sample a one-line tool error its pattern matches.
 func TestOutputSchemas(t *testing.T) {
 	// Every tool, gopls mcp's optional ones included, and a
 	// vulnerability database for go_vulncheck.
@@ -78,7 +45,11 @@ func TestOutputSchemas(t *testing.T) {
 	if err := st.client.Call(ctx, "tools/list", nil, &list); err != nil {
 		t.Fatal(err)
 	}
-	sampled := map[string]bool{}
+	specs := map[string]bridge.ToolSpec{}
+	for _, spec := range bridge.Catalogue() {
+		specs[spec.Name] = spec
+	}
+	listed := map[string]bool{}
 	for _, tool := range list.Tools {
 		t.Run(tool.Name, func(t *testing.T) {
 			if tool.Title == "" || tool.Description == "" || len(tool.OutputSchema) == 0 {
@@ -99,37 +70,48 @@ func TestOutputSchemas(t *testing.T) {
 			checkPortable(t, "inputSchema", decode(t, tool.InputSchema), true)
 			checkPortable(t, "outputSchema", decode(t, tool.OutputSchema), false)
 
-			n := 0
-			for _, s := range schemaSamples {
-				if s.tool != tool.Name {
-					continue
-				}
-				n++
-				sampled[s.tool] = true
-				args := decode(t, json.RawMessage(strings.ReplaceAll(s.args, "$ROOT", root)))
-				if err := in.Validate(args); err != nil {
-					t.Errorf("sample arguments %s do not validate against the inputSchema: %v", s.args, err)
-				}
-				res, err := st.client.CallTool(ctx, tool.Name, args)
-				if err != nil {
-					t.Fatalf("%s %s: %v", tool.Name, s.args, err)
-				}
-				if res.IsError {
-					t.Fatalf("%s %s: tool error %q; a sample must succeed", tool.Name, s.args, res.Text())
-				}
-				if err := out.Validate(decode(t, res.StructuredContent)); err != nil {
-					t.Errorf("%s %s: structuredContent does not validate against the outputSchema:\n%v\nstructuredContent: %s",
-						tool.Name, s.args, err, res.StructuredContent)
-				}
+			spec, ok := specs[tool.Name]
+			if !ok {
+				t.Fatalf("%s is listed but not in the catalogue (bridge/catalogue.go)", tool.Name)
 			}
-			if n == 0 {
-				t.Errorf("no sample call for %s in schemaSamples (bridge/schema_test.go); add one", tool.Name)
+			listed[tool.Name] = true
+			good := spec.Good
+			args := decode(t, json.RawMessage(strings.ReplaceAll(good.Args, "$ROOT", root)))
+			if err := in.Validate(args); err != nil {
+				t.Errorf("the good sample's arguments %s do not validate against the inputSchema: %v", good.Args, err)
+			}
+			res, err := st.client.CallTool(ctx, tool.Name, args)
+			if err != nil {
+				t.Fatalf("%s %s: %v", tool.Name, good.Args, err)
+			}
+			if res.IsError {
+				t.Fatalf("%s %s: tool error %q; the good sample must succeed", tool.Name, good.Args, res.Text())
+			}
+			if !strings.Contains(res.Text(), strings.ReplaceAll(good.Want, "$ROOT", root)) {
+				t.Errorf("%s %s answered\n%s\nwant it to contain %q", tool.Name, good.Args, res.Text(), good.Want)
+			}
+			if err := out.Validate(decode(t, res.StructuredContent)); err != nil {
+				t.Errorf("%s %s: structuredContent does not validate against the outputSchema:\n%v\nstructuredContent: %s",
+					tool.Name, good.Args, err, res.StructuredContent)
+			}
+
+			bad := spec.Bad
+			pattern, err := regexp.Compile(bad.Want)
+			if err != nil {
+				t.Fatalf("the bad sample's pattern %q: %v", bad.Want, err)
+			}
+			res, err = st.client.CallTool(ctx, tool.Name, decode(t, json.RawMessage(strings.ReplaceAll(bad.Args, "$ROOT", root))))
+			if err != nil {
+				t.Fatalf("%s %s: %v", tool.Name, bad.Args, err)
+			}
+			if !res.IsError || !pattern.MatchString(res.Text()) || strings.Contains(res.Text(), "\n") {
+				t.Errorf("%s %s: isError=%v %q; want a one-line tool error matching %s", tool.Name, bad.Args, res.IsError, res.Text(), bad.Want)
 			}
 		})
 	}
-	for _, s := range schemaSamples {
-		if !sampled[s.tool] {
-			t.Errorf("schemaSamples has a row for %s, which is not registered", s.tool)
+	for name := range specs {
+		if !listed[name] {
+			t.Errorf("the catalogue has %s, which is not registered", name)
 		}
 	}
 }
@@ -272,9 +254,9 @@ const toolsListBudget = 32 << 10
 
 // TestToolsListSize measures the live tools/list result at 2025-11-25 (the
 // largest: titles, output schemas and annotations included), with writes
-// allowed and not (the edit tools' descriptions differ): all twenty-three
-// default tools must fit in 32 KiB, and gopls mcp's optional tools are
-// not among them.
+// allowed and not (the edit tools' descriptions differ): every default
+// tool must be listed, on one page, in 32 KiB, and gopls mcp's optional
+// tools not among them.
 func TestToolsListSize(t *testing.T) {
 	for _, allowWrite := range []bool{false, true} {
 		t.Run(fmt.Sprintf("allowWrite=%v", allowWrite), func(t *testing.T) {
@@ -295,8 +277,8 @@ func TestToolsListSize(t *testing.T) {
 			if err := json.Unmarshal(raw, &list); err != nil {
 				t.Fatal(err)
 			}
-			if len(list.Tools) != 23 || list.NextCursor != "" {
-				t.Fatalf("tools/list has %d tools and cursor %q; want all twenty-three on one page", len(list.Tools), list.NextCursor)
+			if n := len(bridge.DefaultTools()); len(list.Tools) != n || list.NextCursor != "" {
+				t.Fatalf("tools/list has %d tools and cursor %q; want all %d default ones on one page", len(list.Tools), list.NextCursor, n)
 			}
 			in, out, desc := 0, 0, 0
 			for _, tool := range list.Tools {
@@ -310,7 +292,8 @@ func TestToolsListSize(t *testing.T) {
 				out += len(tool.OutputSchema)
 				desc += len(tool.Description)
 			}
-			t.Logf("tools/list: %d bytes (input schemas %d, output schemas %d, descriptions %d)", len(raw), in, out, desc)
+			t.Logf("tools/list: %d bytes, %d left of the %d budget (input schemas %d, output schemas %d, descriptions %d)",
+				len(raw), toolsListBudget-len(raw), toolsListBudget, in, out, desc)
 			if len(raw) > toolsListBudget {
 				t.Errorf("tools/list is %d bytes, over the %d budget (input schemas %d, output schemas %d, descriptions %d)",
 					len(raw), toolsListBudget, in, out, desc)
@@ -325,9 +308,9 @@ func TestToolsListSize(t *testing.T) {
 const eagerBudget = 16 << 10
 
 // TestEagerToolsSize measures the tool definitions an eager client puts in
-// every request (name, description, inputSchema of the twenty-three default
-// tools, compact JSON, as one array), with writes allowed and not, and
-// fails above 16 KiB.
+// every request (name, description, inputSchema of every default tool,
+// compact JSON, as one array), with writes allowed and not, and fails
+// above 16 KiB.
 func TestEagerToolsSize(t *testing.T) {
 	for _, allowWrite := range []bool{false, true} {
 		t.Run(fmt.Sprintf("allowWrite=%v", allowWrite), func(t *testing.T) {
@@ -342,8 +325,8 @@ func TestEagerToolsSize(t *testing.T) {
 			if err := c.Call(testCtx(t), "tools/list", nil, &list); err != nil {
 				t.Fatal(err)
 			}
-			if len(list.Tools) != 23 {
-				t.Fatalf("tools/list has %d tools, want the twenty-three default ones", len(list.Tools))
+			if n := len(bridge.DefaultTools()); len(list.Tools) != n {
+				t.Fatalf("tools/list has %d tools, want the %d default ones", len(list.Tools), n)
 			}
 			var buf bytes.Buffer
 			for i := range list.Tools {
@@ -361,9 +344,10 @@ func TestEagerToolsSize(t *testing.T) {
 			for _, tool := range list.Tools {
 				per = append(per, fmt.Sprintf("%s %d+%d", tool.Name, len(tool.Description), len(tool.InputSchema)))
 			}
-			t.Logf("eager tool definitions: %d bytes (description+inputSchema: %s)", len(data), strings.Join(per, ", "))
+			t.Logf("eager tool definitions: %d bytes, %d left of the %d budget (description+inputSchema: %s)",
+				len(data), eagerBudget-len(data), eagerBudget, strings.Join(per, ", "))
 			if len(data) > eagerBudget {
-				t.Errorf("the default tools' name, description and inputSchema are %d bytes as compact JSON, over the %d budget", len(data), eagerBudget)
+				t.Errorf("the default tools' name, description and inputSchema are %d bytes as compact JSON, %d over the %d budget: shorten descriptions or input schemas", len(data), len(data)-eagerBudget, eagerBudget)
 			}
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
@@ -78,14 +79,24 @@ func (o *SearchOutput) Render() string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func (b *Bridge) addSearch(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_search",
-		Title:       "Search Go symbols",
-		Description: "Find a symbol by name: fuzzy search for declarations (functions, types, methods, fields, constants) in the workspace, with file and line; scope \"all\" adds dependencies and the standard library. Use instead of grep.",
-		Annotations: readOnly(),
-		Narrow:      "narrow the call: pass a smaller limit or a more specific query, and leave detailed out",
-	}, b.search)
+// searchTool is go_search's entry in the catalogue (see ToolSpec).
+var searchTool = ToolSpec{
+	Name:        "go_search",
+	Title:       "Search Go symbols",
+	Description: "Find a symbol by name: fuzzy search for declarations (functions, types, methods, fields, constants) in the workspace, with file and line; scope \"all\" adds dependencies and the standard library. Use instead of grep.",
+	Narrow:      "narrow the call: pass a smaller limit or a more specific query, and leave detailed out",
+	Instruction: "where is a symbol declared? Find it by fuzzy name.",
+	Skill:       "Where is `Foo` declared? Find a symbol by (fuzzy) name",
+	Doc:         "declarations matching a fuzzy `query` in the workspace, with kind and position; the count says how many more `scope: \"all\"` adds from dependencies and the standard library (gopls stops at 100 matches, and says so)",
+	Summary:     "declarations matching a fuzzy `query`, with kind and position",
+	Good:        Sample{Args: `{"query": "Area"}`, Want: "method Rect.Area"},
+	Bad:         Sample{Args: `{"query": ""}`, Want: `^query is empty; `},
+	Questions: []string{
+		"find a function by name",
+		"locate where a type is declared in the codebase without grep",
+		"search for a symbol in the standard library",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.search) },
 }
 
 // symbolInfo is one symbol of gopls's answer to workspace/symbol.
@@ -103,7 +114,7 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 	if query == "" {
 		return nil, errors.New("query is empty; pass part of a symbol name, e.g. \"Handler\"")
 	}
-	limit, err := render.LimitOr(in.Limit, defaultSearchLimit)
+	limit, err := limitOr(in.Limit, defaultSearchLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +130,7 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 	found, ok := b.searches.Get(gen, query)
 	if !ok {
 		if err := b.client.Call(ctx, "workspace/symbol", map[string]any{"query": query}, &found); err != nil {
-			return nil, goplsError(err)
+			return nil, ask.Error(err)
 		}
 		b.searches.Put(gen, b.client.Changed(gen), query, found)
 	}

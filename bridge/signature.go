@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf16"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
@@ -48,14 +49,23 @@ func (o *SignatureOutput) Render() string {
 	return strings.Join(parts, "\n")
 }
 
-func (b *Bridge) addSignature(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_signature",
-		Title:       "Signature at a call",
-		Description: "Signature help: the signature of the call around a position, and the parameter the position is at.",
-		Annotations: readOnly(),
-		Narrow:      "narrow the call: leave detailed out",
-	}, b.signature)
+// signatureTool is go_signature's entry in the catalogue (see ToolSpec).
+var signatureTool = ToolSpec{
+	Name:        "go_signature",
+	Title:       "Signature at a call",
+	Description: "Signature help: the signature of the call around a position, and the parameter the position is at.",
+	Narrow:      "narrow the call: leave detailed out",
+	Instruction: "the parameters of the call at a position.",
+	Skill:       "The parameters of the call at a position",
+	Doc:         "signature of the call around a position, and the parameter the position is at",
+	Summary:     "the signature of the call around a position",
+	Good:        Sample{Args: `{"file": "main.go", "line": 12, "character": 28}`, Want: "parameter 0: list []shapes.Shape"},
+	Bad:         Sample{Args: `{"file": "main.go", "uri": "file:///x.go", "line": 0, "character": 0}`, Want: `^pass file or uri, not both`},
+	Questions: []string{
+		"what arguments does this call take",
+		"parameter hints for a function call",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.signature) },
 }
 
 func (b *Bridge) signature(ctx context.Context, in *SignatureInput) (*SignatureOutput, error) {
@@ -77,7 +87,7 @@ func (b *Bridge) signature(ctx context.Context, in *SignatureInput) (*SignatureO
 		ActiveParameter *int `json:"activeParameter"`
 	}
 	if err := b.client.Call(ctx, "textDocument/signatureHelp", t.Position(), &help); err != nil {
-		return nil, goplsError(err)
+		return nil, ask.Error(err)
 	}
 	out := &SignatureOutput{Note: t.Note}
 	if help == nil || len(help.Signatures) == 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -76,14 +77,25 @@ func (s outlineSymbol) decl() string {
 	return strings.TrimSpace(s.name + " " + s.detail)
 }
 
-func (b *Bridge) addSymbols(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_symbols",
-		Title:       "Outline a Go file",
-		Description: "Outline of a Go file (document symbols): its functions, types with fields and methods, and other declarations, in order.",
-		Annotations: readOnly(),
-		Narrow:      "narrow the call: pass a smaller limit, and leave detailed out",
-	}, b.symbols)
+// symbolsTool is go_symbols's entry in the catalogue (see ToolSpec).
+var symbolsTool = ToolSpec{
+	Name:        "go_symbols",
+	Title:       "Outline a Go file",
+	Description: "Outline of a Go file (document symbols): its functions, types with fields and methods, and other declarations, in order.",
+	Narrow:      "narrow the call: pass a smaller limit, and leave detailed out",
+	Instruction: "outline of a file.",
+	Skill:       "Outline of a file",
+	Doc:         "outline of one `file`: declarations with their fields and methods, at line:character (`detailed`: ranges)",
+	Summary:     "the outline of one file",
+	Good:        Sample{Args: `{"file": "shapes/shapes.go", "detailed": true}`, Want: "type Shape interface{...} [6:5-11:1]"},
+	Bad:         Sample{Args: `{"file": "missing.go"}`, Want: `^file "missing\.go" does not exist; `},
+	Questions: []string{
+		"list the functions and types in a file",
+		"outline of a go file",
+		"what is declared in this file",
+		"list every struct in a file with its fields and methods",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.symbols) },
 }
 
 // documentSymbol is the part of an LSP DocumentSymbol the outline uses.
@@ -97,7 +109,7 @@ type documentSymbol struct {
 }
 
 func (b *Bridge) symbols(ctx context.Context, in *SymbolsInput) (*SymbolsOutput, error) {
-	limit, err := render.LimitOr(in.Limit, defaultSymbolsLimit)
+	limit, err := limitOr(in.Limit, defaultSymbolsLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +121,7 @@ func (b *Bridge) symbols(ctx context.Context, in *SymbolsInput) (*SymbolsOutput,
 	var syms []documentSymbol
 	params := map[string]any{"textDocument": map[string]any{"uri": src.URI}}
 	if err := b.client.Call(ctx, "textDocument/documentSymbol", params, &syms); err != nil {
-		return nil, goplsError(err)
+		return nil, ask.Error(err)
 	}
 	out := &SymbolsOutput{file: b.displayPath(src.Path), Symbols: []string{}}
 	// walk lists ds (members indented, nested ones named Field.Sub),

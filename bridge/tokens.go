@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -46,18 +47,26 @@ func (o *TokensOutput) Render() string {
 	return b.String()
 }
 
-func (b *Bridge) addTokens(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_tokens",
-		Title:       "Semantic tokens",
-		Description: "Semantic tokens: how gopls classifies each token of a file or line range (highlighting), with modifiers.",
-		Annotations: readOnly(),
-		Narrow:      "narrow the call: pass startLine and endLine for fewer lines, types to keep only some token types, or a smaller limit",
-	}, b.tokens)
+// tokensTool is go_tokens's entry in the catalogue (see ToolSpec).
+var tokensTool = ToolSpec{
+	Name:        "go_tokens",
+	Title:       "Semantic tokens",
+	Description: "Semantic tokens: how gopls classifies each token of a file or line range (highlighting), with modifiers.",
+	Narrow:      "narrow the call: pass startLine and endLine for fewer lines, types to keep only some token types, or a smaller limit",
+	Instruction: "semantic tokens of a file.",
+	Skill:       "Semantic tokens of a file",
+	Doc:         "semantic tokens of a `file` or a line range, each as `line:character type[modifiers] text`",
+	Summary:     "semantic tokens of a file or a line range",
+	Good:        Sample{Args: `{"file": "shapes/shapes.go", "startLine": 5, "endLine": 8}`, Want: "type[definition,interface] Shape"},
+	Bad:         Sample{Args: `{"file": "main.go", "startLine": 10, "endLine": 2}`, Want: `^endLine 2 is before startLine 10`},
+	Questions: []string{
+		"semantic highlighting of a file",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.tokens) },
 }
 
 func (b *Bridge) tokens(ctx context.Context, in *TokensInput) (*TokensOutput, error) {
-	limit, err := render.LimitOr(in.Limit, defaultTokenLimit)
+	limit, err := limitOr(in.Limit, defaultTokenLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +114,7 @@ func (b *Bridge) tokens(ctx context.Context, in *TokensInput) (*TokensOutput, er
 		Data []uint32 `json:"data"`
 	}
 	if err := b.client.Call(ctx, method, params, &res); err != nil {
-		return nil, goplsError(err)
+		return nil, ask.Error(err)
 	}
 	out := &TokensOutput{file: b.displayPath(src.Path), Tokens: []string{}}
 	if res == nil {

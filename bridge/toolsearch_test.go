@@ -11,77 +11,12 @@ import (
 	"github.com/goplsmcp/goplsmcp/bridge"
 )
 
-// toolQuestions are questions as agents and the people they work for put
-// them, written from how people ask (not from the tools' descriptions),
-// each with the tool that answers it.
-var toolQuestions = []struct{ query, tool string }{
-	{"where is this function defined", "go_definition"},
-	{"jump to declaration of a variable", "go_definition"},
-	{"go to the definition of the type of this field", "go_definition"},
-	{"find all usages of a method", "go_symbol_references"},
-	{"who uses this function", "go_symbol_references"},
-	{"what breaks if I change this function signature", "go_symbol_references"},
-	{"blast radius of changing a struct", "go_symbol_references"},
-	{"find callers of a function", "go_call_hierarchy"},
-	{"what functions does this function call", "go_call_hierarchy"},
-	{"call graph of a method", "go_call_hierarchy"},
-	{"rename a function everywhere", "go_rename_symbol"},
-	{"safely rename a variable across the project", "go_rename_symbol"},
-	{"check my code compiles", "go_diagnostics"},
-	{"show compile errors", "go_diagnostics"},
-	{"type errors after my edit", "go_diagnostics"},
-	{"did my change break other packages", "go_diagnostics"},
-	{"vet warnings in this file", "go_diagnostics"},
-	{"what type is this variable", "go_describe"},
-	{"show the documentation of a function", "go_describe"},
-	{"hover info for an identifier", "go_describe"},
-	{"which types implement this interface", "go_implementations"},
-	{"what interfaces does this struct satisfy", "go_implementations"},
-	{"find a function by name", "go_search"},
-	{"locate where a type is declared in the codebase without grep", "go_search"},
-	{"search for a symbol in the standard library", "go_search"},
-	{"list the functions and types in a file", "go_symbols"},
-	{"outline of a go file", "go_symbols"},
-	{"show me the source code of a method", "go_source"},
-	{"read the body of a function without opening the whole file", "go_source"},
-	{"what does package net/http export", "go_package_api"},
-	{"public API of a dependency", "go_package_api"},
-	{"go doc for a package", "go_package_api"},
-	{"which packages import this package", "go_package_graph"},
-	{"reverse dependencies of a package", "go_package_graph"},
-	{"what does this package depend on", "go_package_graph"},
-	{"autocomplete methods after a dot", "go_complete"},
-	{"completion suggestions at the cursor", "go_complete"},
-	{"what arguments does this call take", "go_signature"},
-	{"parameter hints for a function call", "go_signature"},
-	{"format this go file with gofmt", "go_format"},
-	{"fix missing imports", "go_organize_imports"},
-	{"remove unused imports", "go_organize_imports"},
-	{"extract this code into a function", "go_code_actions"},
-	{"fill in the struct fields", "go_code_actions"},
-	{"quick fix refactoring suggestions", "go_code_actions"},
-	{"security vulnerabilities in dependencies", "go_vulncheck"},
-	{"is this module affected by a CVE", "go_vulncheck"},
-	{"what go version and modules does this workspace use", "go_workspace"},
-	{"project overview: modules, go.mod and packages", "go_workspace"},
-	{"what does this file import and use from other files", "go_file_context"},
-	{"type hierarchy of an interface", "go_type_hierarchy"},
-	{"semantic highlighting of a file", "go_tokens"},
-	{"discard my unsaved changes to a file", "go_close"},
-	// Phrased about a struct's fields and methods and a file's contents.
-	{"what methods and fields does this struct have", "go_describe"},
-	{"list the fields of this struct type", "go_describe"},
-	{"show the method set of a type", "go_describe"},
-	{"which methods are defined on this type", "go_describe"},
-	{"what is declared in this file", "go_symbols"},
-	{"list every struct in a file with its fields and methods", "go_symbols"},
-	{"summarize the contents of a file before editing it", "go_file_context"},
-	{"what does this file depend on from other packages", "go_file_context"},
-}
-
 // TestToolSearch ranks the default tools for each question with BM25, as
 // Codex's tool search does (over each tool's name, title, description and
-// parameter names), and requires the right tool among the first three.
+// parameter names), and requires the right tool among the first three
+// for each of the catalogue's questions (ToolSpec.Questions): questions as
+// agents and the people they work for put them, written from how people
+// ask rather than from the descriptions.
 func TestToolSearch(t *testing.T) {
 	c, _ := startConfigured(t, exampleRoot(t), bridge.Config{})
 	var list struct {
@@ -97,8 +32,21 @@ func TestToolSearch(t *testing.T) {
 	if err := c.Call(testCtx(t), "tools/list", nil, &list); err != nil {
 		t.Fatal(err)
 	}
-	if len(toolQuestions) < 40 {
-		t.Fatalf("%d questions; the issue asks for at least 40", len(toolQuestions))
+	type question struct{ query, tool string }
+	var questions []question
+	for _, spec := range bridge.Catalogue() {
+		if spec.Optional {
+			continue
+		}
+		if len(spec.Questions) == 0 {
+			t.Errorf("%s has no Questions in its catalogue entry; add how agents ask for it", spec.Name)
+		}
+		for _, q := range spec.Questions {
+			questions = append(questions, question{q, spec.Name})
+		}
+	}
+	if len(questions) < 40 {
+		t.Fatalf("%d questions; the issue asks for at least 40", len(questions))
 	}
 	var docs [][]string
 	names := map[string]bool{}
@@ -111,7 +59,7 @@ func TestToolSearch(t *testing.T) {
 		docs = append(docs, searchTerms(strings.Join(text, " ")))
 	}
 	idx := newBM25(docs)
-	for _, q := range toolQuestions {
+	for _, q := range questions {
 		if !names[q.tool] {
 			t.Errorf("%q: %s is not a default tool", q.query, q.tool)
 			continue

@@ -75,14 +75,22 @@ func (o *TypeHierarchyOutput) Render() string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func (b *Bridge) addTypeHierarchy(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_type_hierarchy",
-		Title:       "Type hierarchy",
-		Description: "Type hierarchy: interfaces a type implements (supertypes) and types implementing an interface (subtypes), up to 3 levels.",
-		Annotations: readOnly(),
-		Narrow:      "narrow the call: pass a smaller depth or limit, or one direction",
-	}, b.typeHierarchy)
+// typeHierarchyTool is go_type_hierarchy's entry in the catalogue (see ToolSpec).
+var typeHierarchyTool = ToolSpec{
+	Name:        "go_type_hierarchy",
+	Title:       "Type hierarchy",
+	Description: "Type hierarchy: interfaces a type implements (supertypes) and types implementing an interface (subtypes), up to 3 levels.",
+	Narrow:      "narrow the call: pass a smaller depth or limit, or one direction",
+	Instruction: "supertypes and subtypes of a type.",
+	Skill:       "Which types implement this interface; which interfaces does this type implement?",
+	Doc:         "supertypes and subtypes of a named type, `depth` 1–3",
+	Summary:     "supertypes and subtypes of a type",
+	Good:        Sample{Args: `{"file": "shapes/shapes.go", "symbol": "Shape"}`, Want: "2 subtypes:"},
+	Bad:         Sample{Args: `{"file": "shapes/shapes.go", "symbol": "Rect", "depth": 99}`, Want: `^depth must be 1, 2 or 3`},
+	Questions: []string{
+		"type hierarchy of an interface",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.typeHierarchy) },
 }
 
 func (b *Bridge) typeHierarchy(ctx context.Context, in *TypeHierarchyInput) (*TypeHierarchyOutput, error) {
@@ -101,7 +109,7 @@ func (b *Bridge) typeHierarchy(ctx context.Context, in *TypeHierarchyInput) (*Ty
 	if err != nil {
 		return nil, err
 	}
-	limit, err := render.LimitOr(in.Limit, hierarchy.DefaultLimit)
+	limit, err := limitOr(in.Limit, hierarchy.DefaultLimit)
 	if err != nil {
 		return nil, err
 	}

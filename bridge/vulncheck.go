@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 
@@ -89,14 +90,23 @@ func (o *VulncheckOutput) Render() string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func (b *Bridge) addVulncheck(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_vulncheck",
-		Title:       "Vulnerability check",
-		Description: "Security: known vulnerabilities (CVE, GO-IDs) in dependencies and the standard library, and if the code calls them (govulncheck). Needs a local database (GOVULNDB) or --allow-network.",
-		Annotations: readOnly(),
-		Narrow:      "narrow the call: pass a narrower pattern",
-	}, b.vulncheck)
+// vulncheckTool is go_vulncheck's entry in the catalogue (see ToolSpec).
+var vulncheckTool = ToolSpec{
+	Name:        "go_vulncheck",
+	Title:       "Vulnerability check",
+	Description: "Security: known vulnerabilities (CVE, GO-IDs) in dependencies and the standard library, and if the code calls them (govulncheck). Needs a local database (GOVULNDB) or --allow-network.",
+	Narrow:      "narrow the call: pass a narrower pattern",
+	Instruction: "known vulnerabilities in dependencies.",
+	Skill:       "Known vulnerabilities the code reaches",
+	Doc:         "known vulnerabilities of the module's dependencies (and the standard library), with `gopls mcp`'s parameters (`dir`, `pattern`, default `./...`): each by ID with the affected module at the version in use, the fixed version, whether the code calls the vulnerable symbol (`called`), only imports its package (`imported`) or only requires the module (`required`), and one call path; see [Vulnerabilities](flags.md#vulnerabilities-go_vulncheck)",
+	Summary:     "known vulnerabilities of the dependencies, and whether the code calls them",
+	Good:        Sample{Args: `{"pattern": "./shapes/..."}`, Want: "no known vulnerabilities"},
+	Bad:         Sample{Args: `{"pattern": "-json"}`, Want: `^pattern "-json" is not a package pattern`},
+	Questions: []string{
+		"security vulnerabilities in dependencies",
+		"is this module affected by a CVE",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.vulncheck) },
 }
 
 func (b *Bridge) vulncheck(ctx context.Context, in *VulncheckInput) (*VulncheckOutput, error) {
@@ -208,13 +218,13 @@ func (b *Bridge) runGovulncheck(ctx context.Context, dir, pattern string) (*vuln
 	case err != nil:
 		msg := stderr.String()
 		if first, ok := b.loadError(msg); ok {
-			return nil, fmt.Errorf("govulncheck loads only packages that compile, and one in %s does not (%s); fix it (see go_diagnostics) or pass a pattern that leaves it out", render.Quote(pattern), render.ClipN(first, goplsMessageChars))
+			return nil, fmt.Errorf("govulncheck loads only packages that compile, and one in %s does not (%s); fix it (see go_diagnostics) or pass a pattern that leaves it out", render.Quote(pattern), render.ClipN(first, ask.MessageChars))
 		}
 		why := strings.Join(strings.Fields(strings.ReplaceAll(msg, b.root+string(filepath.Separator), "")), " ")
 		if why == "" {
 			why = err.Error()
 		}
-		return nil, fmt.Errorf("govulncheck failed: %s", render.ClipN(why, goplsMessageChars))
+		return nil, fmt.Errorf("govulncheck failed: %s", render.ClipN(why, ask.MessageChars))
 	case decodeErr != nil:
 		return nil, fmt.Errorf("reading govulncheck's answer: %v", decodeErr)
 	}
@@ -409,7 +419,7 @@ func (b *Bridge) moduleDirs(ctx context.Context) (map[string]string, error) {
 	}
 	args := map[string]any{"Files": []string{lspclient.FileURI(b.root)}, "Recursive": true}
 	if err := b.client.ExecuteCommand(ctx, "gopls.packages", args, &res); err != nil {
-		return nil, goplsError(err)
+		return nil, ask.Error(err)
 	}
 	dirs := map[string]string{}
 	for mod, m := range res.Module {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"go.lsp.dev/protocol"
@@ -116,7 +117,7 @@ func (b *Bridge) locations(ctx context.Context, method string, pos map[string]an
 		return nil, nil
 	}
 	if err != nil {
-		return nil, goplsError(err)
+		return nil, ask.Error(err)
 	}
 	return locs, nil
 }

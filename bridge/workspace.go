@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/modules"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
@@ -111,16 +112,28 @@ func (o *WorkspaceOutput) ResourceLinks() []mcp.ResourceLink {
 		Description: "This answer as a resource."}}
 }
 
-func (b *Bridge) addWorkspace(s *mcp.Server) error {
-	return mcp.AddTool(s, mcp.Tool{
-		Name:        "go_workspace",
-		Title:       "Go workspace summary",
-		Description: "Workspace summary: modules (go.mod), Go and gopls versions, build kind, package count, load state. A good first call: waits for gopls to load.",
-		Annotations: readOnly(),
-		Narrow:      "the summary has no parts to leave out, so ask the person running goplsmcp to raise --max-result-bytes",
-	}, func(ctx context.Context, _ *WorkspaceInput) (*WorkspaceOutput, error) {
-		return b.workspace(ctx)
-	})
+// workspaceTool is go_workspace's entry in the catalogue (see ToolSpec).
+var workspaceTool = ToolSpec{
+	Name:        "go_workspace",
+	Title:       "Go workspace summary",
+	Description: "Workspace summary: modules (go.mod), Go and gopls versions, build kind, package count, load state. A good first call: waits for gopls to load.",
+	Narrow:      "the summary has no parts to leave out, so ask the person running goplsmcp to raise --max-result-bytes",
+	Instruction: "modules, Go and gopls versions, load state; a good first call.",
+	Skill:       "What is this workspace: modules, Go version, is it loaded? (a good first call)",
+	Doc:         "modules (with their `go.mod` and `go` directive, and the `go.work` file), Go and gopls versions, build kind (module, go.work, GOPATH), package count, load state, the shared daemon (`--remote`) and how many build flags, variables and settings were fixed at launch; waits for gopls to finish loading, so it is a good first call",
+	Summary:     "modules, Go and gopls versions, build kind, package count, load state; a good first call",
+	Good:        Sample{Args: `{}`, Want: "example.com/shapes: go.mod"},
+	Bad:         Sample{Args: `{"root": "/etc"}`, Want: `^invalid arguments: unknown arguments \["root"\]; the tool takes no arguments$`},
+	Questions: []string{
+		"what go version and modules does this workspace use",
+		"project overview: modules, go.mod and packages",
+	},
+	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.workspaceCall) },
+}
+
+// workspaceCall is go_workspace's handler: the tool takes no arguments.
+func (b *Bridge) workspaceCall(ctx context.Context, _ *WorkspaceInput) (*WorkspaceOutput, error) {
+	return b.workspace(ctx)
 }
 
 func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
@@ -138,7 +151,7 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		out.LoadError = shortMessage(goplsError(err))
+		out.LoadError = shortMessage(ask.Error(err))
 	}
 	out.Loading = !b.client.Loaded()
 	// Nested modules that build with another of the tree get a build of
@@ -147,78 +160,12 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 		return nil, err
 	}
 
-	var found []modules.View
-	if err := b.client.ExecuteCommand(ctx, "gopls.views", nil, &found); err != nil {
-		return nil, fmt.Errorf("listing gopls's views: %w", goplsError(err))
+	seen, err := b.workspaceViews(ctx, out)
+	if err != nil {
+		return nil, err
 	}
-	kinds := map[string]bool{}
-	pkgs := map[string]bool{}
-	known := map[string]bool{} // go.mod files gopls builds
-	views := map[string]string{}
-	var viewDirs []string
-	for _, v := range found {
-		dir, err := lspclient.URIPath(v.Root)
-		if err != nil {
-			continue
-		}
-		build := buildKind(v.Type)
-		kinds[build] = true
-		if _, seen := views[dir]; !seen {
-			viewDirs = append(viewDirs, dir)
-		}
-		views[dir] = build
-		if v.Type == "GoWork" && out.GoWork == "" {
-			if work := filepath.Join(dir, "go.work"); iplace.Within(b.root, work) {
-				out.GoWork = b.displayPath(work)
-			}
-		}
-
-		var res modules.Packages
-		err = b.client.ExecuteCommand(ctx, "gopls.packages", map[string]any{
-			"Files": []string{v.Root}, "Recursive": true,
-		}, &res)
-		if err != nil {
-			return nil, fmt.Errorf("listing packages: %w", goplsError(err))
-		}
-		for _, p := range res.Packages {
-			if p.ForTest == "" && !b.buffers.ForeignPackage(b.caller(ctx), p.Path) {
-				pkgs[p.Path] = true
-			}
-		}
-		for _, m := range res.Module {
-			if gomod, err := lspclient.URIPath(m.GoMod); err == nil {
-				known[gomod] = true
-			}
-		}
-	}
-	switch len(kinds) {
-	case 0:
-		out.Build = "none"
-	case 1:
-		for k := range kinds {
-			out.Build = k
-		}
-	default:
-		out.Build = "mixed"
-	}
-	if len(viewDirs) > 1 {
-		slices.Sort(viewDirs)
-		for _, dir := range viewDirs {
-			out.Views.Set(b.displayPath(dir), views[dir])
-		}
-	}
-	// Every go.mod under the root, whether gopls builds it yet or not.
-	for _, m := range b.mods.OnDisk() {
-		wm := WorkspaceModule{GoMod: b.displayPath(m.GoMod), Go: m.GoVersion, NotLoaded: !known[m.GoMod] && views[m.Dir] == ""}
-		if len(m.Missing) > 0 {
-			wm.Missing, wm.Fix = m.Missing, b.mods.Hint(b.displayPath(m.Dir))
-		}
-		wm.Problem = m.LoadFix
-		if _, dup := out.Modules.Get(m.Path); !dup {
-			out.Modules.Set(m.Path, wm)
-		}
-	}
-	out.Packages = len(pkgs)
+	b.workspaceModules(out, seen)
+	out.Packages = len(seen.pkgs)
 	out.ActiveWork = b.client.ActiveWork()
 	slices.Sort(out.ActiveWork)
 	for _, uri := range b.client.OpenDocuments() {
@@ -232,6 +179,103 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 		out.BuildContext = &bc
 	}
 	return out, nil
+}
+
+// viewsSeen is what gopls's views say of the workspace.
+type viewsSeen struct {
+	pkgs  map[string]bool   // the packages, tests apart
+	known map[string]bool   // the go.mod files gopls builds
+	views map[string]string // the build kind of each view's directory
+}
+
+// workspaceViews lists gopls's views, with their build kinds and the
+// go.work file, and the packages and modules each builds.
+func (b *Bridge) workspaceViews(ctx context.Context, out *WorkspaceOutput) (viewsSeen, error) {
+	var found []modules.View
+	if err := b.client.ExecuteCommand(ctx, "gopls.views", nil, &found); err != nil {
+		return viewsSeen{}, fmt.Errorf("listing gopls's views: %w", ask.Error(err))
+	}
+	seen := viewsSeen{pkgs: map[string]bool{}, known: map[string]bool{}, views: map[string]string{}}
+	kinds := map[string]bool{}
+	var viewDirs []string
+	for _, v := range found {
+		dir, err := lspclient.URIPath(v.Root)
+		if err != nil {
+			continue
+		}
+		build := buildKind(v.Type)
+		kinds[build] = true
+		if _, dup := seen.views[dir]; !dup {
+			viewDirs = append(viewDirs, dir)
+		}
+		seen.views[dir] = build
+		if v.Type == "GoWork" && out.GoWork == "" {
+			if work := filepath.Join(dir, "go.work"); iplace.Within(b.root, work) {
+				out.GoWork = b.displayPath(work)
+			}
+		}
+		if err := b.viewPackages(ctx, v, seen); err != nil {
+			return viewsSeen{}, err
+		}
+	}
+	out.Build = buildOf(kinds)
+	if len(viewDirs) > 1 {
+		slices.Sort(viewDirs)
+		for _, dir := range viewDirs {
+			out.Views.Set(b.displayPath(dir), seen.views[dir])
+		}
+	}
+	return seen, nil
+}
+
+// viewPackages adds the packages and go.mod files view v builds to seen.
+func (b *Bridge) viewPackages(ctx context.Context, v modules.View, seen viewsSeen) error {
+	var res modules.Packages
+	err := b.client.ExecuteCommand(ctx, "gopls.packages", map[string]any{
+		"Files": []string{v.Root}, "Recursive": true,
+	}, &res)
+	if err != nil {
+		return fmt.Errorf("listing packages: %w", ask.Error(err))
+	}
+	for _, p := range res.Packages {
+		if p.ForTest == "" && !b.buffers.ForeignPackage(b.caller(ctx), p.Path) {
+			seen.pkgs[p.Path] = true
+		}
+	}
+	for _, m := range res.Module {
+		if gomod, err := lspclient.URIPath(m.GoMod); err == nil {
+			seen.known[gomod] = true
+		}
+	}
+	return nil
+}
+
+// buildOf names the build of the workspace from its views' kinds.
+func buildOf(kinds map[string]bool) string {
+	switch len(kinds) {
+	case 0:
+		return "none"
+	case 1:
+		for k := range kinds {
+			return k
+		}
+	}
+	return "mixed"
+}
+
+// workspaceModules lists every go.mod under the root, whether gopls
+// builds it yet or not.
+func (b *Bridge) workspaceModules(out *WorkspaceOutput, seen viewsSeen) {
+	for _, m := range b.mods.OnDisk() {
+		wm := WorkspaceModule{GoMod: b.displayPath(m.GoMod), Go: m.GoVersion, NotLoaded: !seen.known[m.GoMod] && seen.views[m.Dir] == ""}
+		if len(m.Missing) > 0 {
+			wm.Missing, wm.Fix = m.Missing, b.mods.Hint(b.displayPath(m.Dir))
+		}
+		wm.Problem = m.LoadFix
+		if _, dup := out.Modules.Get(m.Path); !dup {
+			out.Modules.Set(m.Path, wm)
+		}
+	}
 }
 
 // buildKind names a gopls view type (cache.ViewType) for a reader.

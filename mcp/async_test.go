@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestProgress checks §3: _meta.progressToken on a call gets
+// TestProgress checks docs/protocol.md: _meta.progressToken on a call gets
 // notifications/progress, monotonic, with a message, all before the
 // response; a call without a token gets none.
 func TestProgress(t *testing.T) {
@@ -57,7 +57,7 @@ func TestProgress(t *testing.T) {
 	}
 }
 
-// TestNoProgressAfterResponse checks §3: progress is never sent after the
+// TestNoProgressAfterResponse checks docs/protocol.md: progress is never sent after the
 // response, even by work the handler left running.
 func TestNoProgressAfterResponse(t *testing.T) {
 	s := NewServer("test", "v0", nil)
@@ -163,7 +163,7 @@ func gateCall(id string) string {
 	return `{"jsonrpc":"2.0","id":"` + id + `","method":"tools/call","params":{"name":"gate","arguments":{"id":"` + id + `"}}}`
 }
 
-// TestCancellation checks §3: notifications/cancelled stops the work (the
+// TestCancellation checks docs/protocol.md: notifications/cancelled stops the work (the
 // handler's context ends) and no response is sent for the cancelled id,
 // whether the call was running or still waiting for its turn.
 func TestCancellation(t *testing.T) {
@@ -196,7 +196,7 @@ func TestCancellation(t *testing.T) {
 	}
 }
 
-// TestLateCancellation checks §3: a cancellation that arrives after the
+// TestLateCancellation checks docs/protocol.md: a cancellation that arrives after the
 // response is ignored and the session goes on.
 func TestLateCancellation(t *testing.T) {
 	ps := startSession(t, testServer(t, nil))
@@ -214,7 +214,7 @@ func TestLateCancellation(t *testing.T) {
 	}
 }
 
-// TestConcurrencyBound checks §3: requests are in flight concurrently up
+// TestConcurrencyBound checks docs/protocol.md: requests are in flight concurrently up
 // to a bound; ping is answered while the bound is reached, and every call
 // is answered once released.
 func TestConcurrencyBound(t *testing.T) {
@@ -252,7 +252,7 @@ func TestConcurrencyBound(t *testing.T) {
 	}
 }
 
-// TestWholeLineWrites checks §3's framing under load: many concurrent
+// TestWholeLineWrites checks docs/protocol.md's framing under load: many concurrent
 // calls with large answers and progress produce only whole, valid lines.
 func TestWholeLineWrites(t *testing.T) {
 	var lines []string
@@ -277,7 +277,7 @@ func TestWholeLineWrites(t *testing.T) {
 	}
 }
 
-// TestLogFanOut checks §3's logging: Server.Log reaches each ready session
+// TestLogFanOut checks docs/protocol.md's logging: Server.Log reaches each ready session
 // at or above its level (warning by default, or what logging/setLevel
 // set), and no session before it is ready.
 func TestLogFanOut(t *testing.T) {
@@ -311,7 +311,7 @@ func TestLogFanOut(t *testing.T) {
 }
 
 // TestSessionIDs checks that each session has its own id, visible to
-// handlers through their context (per-session isolation, §7).
+// handlers through their context (per-session isolation, docs/sidecar.md).
 func TestSessionIDs(t *testing.T) {
 	g := newGateServer(t, nil)
 	close(g.release)
@@ -360,7 +360,7 @@ func TestToolMiddleware(t *testing.T) {
 	}
 }
 
-// TestInternalErrorLog checks §3: an unexpected failure is answered -32603
+// TestInternalErrorLog checks docs/protocol.md: an unexpected failure is answered -32603
 // and the log records the error type and a short message, never source
 // text.
 func TestInternalErrorLog(t *testing.T) {
@@ -417,7 +417,7 @@ func jsonLines[T any](vs []T) []string {
 	return out
 }
 
-// TestPagination checks §3's pagination: tools/list, resources/list and
+// TestPagination checks docs/protocol.md's pagination: tools/list, resources/list and
 // prompts/list page by an opaque cursor; an invalid cursor is -32602.
 func TestPagination(t *testing.T) {
 	s := testServer(t, &Options{PageSize: 2})

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// FuzzLineReader checks the line reader (§3: one message is one line; CRLF
+// FuzzLineReader checks the line reader (docs/protocol.md: one message is one line; CRLF
 // is one line end whose CR does not count; a line over the cap is reported
 // and skipped) against a plain reference: split on LF, drop one CR, report
 // what exceeds the cap, skip blank lines.
@@ -61,7 +61,7 @@ func FuzzLineReader(f *testing.F) {
 }
 
 // FuzzDispatch sends one arbitrary line to a session, initialized or not,
-// and checks that whatever happens the server keeps to §3: it writes only
+// and checks that whatever happens the server keeps to docs/protocol.md: it writes only
 // whole JSON-RPC 2.0 objects, at most one response, that response carries
 // the request's own id or none, its error code is one the rules allow, and
 // the session still answers a ping afterwards.
@@ -114,7 +114,7 @@ func FuzzDispatch(f *testing.F) {
 				switch m.Error.Code {
 				case CodeParseError, CodeInvalidRequest, CodeMethodNotFound, CodeInvalidParams, CodeInternalError, CodeNotInitialized:
 				default:
-					t.Fatalf("error code %d is not one §3 allows: %q", m.Error.Code, out)
+					t.Fatalf("error code %d is not one docs/protocol.md allows: %q", m.Error.Code, out)
 				}
 			}
 		}

@@ -378,7 +378,7 @@ func TestHTTPVersionHeader(t *testing.T) {
 	})
 }
 
-// TestHTTPSessionLifecycle checks sessions (§7): initialize issues an
+// TestHTTPSessionLifecycle checks sessions (docs/sidecar.md): initialize issues an
 // unguessable Mcp-Session-Id that is the session's id as handlers see it;
 // a failed initialize opens none; two sessions are distinct; DELETE ends
 // one (404 afterwards) and the server's session-end hook runs for it.
@@ -437,7 +437,7 @@ func TestHTTPSessionLifecycle(t *testing.T) {
 	}
 }
 
-// TestHTTPProgressStreams checks §7's "SSE for streamed progress": a call
+// TestHTTPProgressStreams checks docs/sidecar.md's "SSE for streamed progress": a call
 // with a progress token whose client accepts event streams is answered as
 // an event stream, progress first and the response last; without a token,
 // or to a client that takes only JSON, the answer is one JSON response.

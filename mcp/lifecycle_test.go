@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestVersionNegotiation checks §3: a supported version is echoed; any
+// TestVersionNegotiation checks docs/protocol.md: a supported version is echoed; any
 // other non-empty version is answered as 2025-11-25.
 func TestVersionNegotiation(t *testing.T) {
 	for _, tt := range []struct{ asked, want string }{
@@ -29,7 +29,7 @@ func TestVersionNegotiation(t *testing.T) {
 	}
 }
 
-// TestOverlongLine checks §3: a line over the cap is answered -32600 and
+// TestOverlongLine checks docs/protocol.md: a line over the cap is answered -32600 and
 // skipped; the CR of a CRLF does not count toward the cap.
 func TestOverlongLine(t *testing.T) {
 	ps := startSession(t, testServer(t, &Options{MaxMessageBytes: 100}))
@@ -51,7 +51,7 @@ func TestOverlongLine(t *testing.T) {
 	}
 }
 
-// TestToolsListAndCall checks §3's schema rules on a tool: input and output
+// TestToolsListAndCall checks docs/protocol.md's schema rules on a tool: input and output
 // schemas from Go types, properties on every object schema, inputs listed
 // without additionalProperties (every tool's schema goes to eager clients
 // with every request) yet an unknown argument refused, and invalid

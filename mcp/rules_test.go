@@ -24,14 +24,14 @@ func errLine(id string, code, msg string) string {
 }
 
 // TestProtocolRules checks each rule of docs/protocol.md (and the protocol side of
-// §5) with raw lines: a row runs a whole session — initialized at version
+// docs/tools.md) with raw lines: a row runs a whole session — initialized at version
 // unless it is empty — sends its lines, and compares every message the
 // server wrote, in any order, with want. Most rows end with a ping, whose
 // answer shows that the session went on.
 func TestProtocolRules(t *testing.T) {
 	tests := []struct {
 		name    string
-		design  string // the DESIGN clause checked
+		design  string // the rule checked, and the page of docs/ that states it
 		version string // "" to stay uninitialized
 		opts    *Options
 		lines   []string
@@ -39,55 +39,55 @@ func TestProtocolRules(t *testing.T) {
 	}{
 		// Framing.
 		{
-			name: "CRLF ends a line", design: "§3 CRLF counts as one line end",
+			name: "CRLF ends a line", design: "protocol.md: CRLF counts as one line end",
 			lines: []string{`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\r", pingAfter},
 			want:  []string{`{"jsonrpc":"2.0","id":1,"result":{}}`, pongAfter},
 		},
 		{
-			name: "over-cap line", design: "§3 a line over the message cap is answered -32600 (no id) and skipped; the session goes on",
+			name: "over-cap line", design: "protocol.md: a line over the message cap is answered -32600 (no id) and skipped; the session goes on",
 			opts:  &Options{MaxMessageBytes: 64},
 			lines: []string{`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", 100) + `"}}`, pingAfter},
 			want:  []string{errLine("", "-32600", "Invalid Request: message exceeds 64 bytes"), pongAfter},
 		},
 		{
-			name: "line at the cap with CRLF", design: "§3 the CR is not part of the payload and does not count toward the cap",
+			name: "line at the cap with CRLF", design: "protocol.md: the CR is not part of the payload and does not count toward the cap",
 			opts:  &Options{MaxMessageBytes: len(`{"jsonrpc":"2.0","id":"after","method":"ping"}`)},
 			lines: []string{pingAfter + "\r"},
 			want:  []string{pongAfter},
 		},
 		{
-			name: "line one over the cap", design: "§3 a line over the message cap is answered -32600",
+			name: "line one over the cap", design: "protocol.md: a line over the message cap is answered -32600",
 			opts:  &Options{MaxMessageBytes: len(pingAfter) - 1},
 			lines: []string{pingAfter + "\r"},
 			want:  []string{errLine("", "-32600", "Invalid Request: message exceeds 45 bytes")},
 		},
 		{
-			name: "invalid UTF-8", design: "§3 one message is one UTF-8 line",
+			name: "invalid UTF-8", design: "protocol.md: one message is one UTF-8 line",
 			lines: []string{"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"x\":\"\xff\"}}", pingAfter},
 			want:  []string{errLine("", "-32700", "Parse error"), pongAfter},
 		},
 		{
-			name: "batch", design: "§3 a JSON array (batch) is rejected with -32600", version: "2025-11-25",
+			name: "batch", design: "protocol.md: a JSON array (batch) is rejected with -32600", version: "2025-11-25",
 			lines: []string{`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, pingAfter},
 			want:  []string{errLine("", "-32600", "Invalid Request: batches are not supported"), pongAfter},
 		},
 		{
-			name: "empty batch", design: "§3 a JSON array (batch) is rejected with -32600",
+			name: "empty batch", design: "protocol.md: a JSON array (batch) is rejected with -32600",
 			lines: []string{`[]`, pingAfter},
 			want:  []string{errLine("", "-32600", "Invalid Request: batches are not supported"), pongAfter},
 		},
 		{
-			name: "malformed JSON", design: "§3 malformed JSON: -32700 with no id",
+			name: "malformed JSON", design: "protocol.md: malformed JSON: -32700 with no id",
 			lines: []string{`{"jsonrpc":"2.0","id":1,"method":`, pingAfter},
 			want:  []string{errLine("", "-32700", "Parse error"), pongAfter},
 		},
 		{
-			name: "malformed array", design: "§3 malformed JSON: -32700 with no id",
+			name: "malformed array", design: "protocol.md: malformed JSON: -32700 with no id",
 			lines: []string{`[{"jsonrpc":"2.0"`, pingAfter},
 			want:  []string{errLine("", "-32700", "Parse error"), pongAfter},
 		},
 		{
-			name: "JSON that is not an object", design: "§3 (JSON-RPC) a message is an object: -32600",
+			name: "JSON that is not an object", design: "protocol.md: (JSON-RPC) a message is an object: -32600",
 			lines: []string{`42`, `"ping"`, `null`, pingAfter},
 			want: []string{
 				errLine("", "-32600", "Invalid Request: a message must be a JSON object"),
@@ -97,12 +97,12 @@ func TestProtocolRules(t *testing.T) {
 			},
 		},
 		{
-			name: "null id", design: "§3 a message with a null id: -32600",
+			name: "null id", design: "protocol.md: a message with a null id: -32600",
 			lines: []string{`{"jsonrpc":"2.0","id":null,"method":"ping"}`, pingAfter},
 			want:  []string{errLine("", "-32600", "Invalid Request: id must be a string or an integer"), pongAfter},
 		},
 		{
-			name: "boolean id", design: "§3 a message with a boolean id: -32600",
+			name: "boolean id", design: "protocol.md: a message with a boolean id: -32600",
 			lines: []string{`{"jsonrpc":"2.0","id":true,"method":"ping"}`, `{"jsonrpc":"2.0","id":false,"method":"ping"}`, pingAfter},
 			want: []string{
 				errLine("", "-32600", "Invalid Request: id must be a string or an integer"),
@@ -111,7 +111,7 @@ func TestProtocolRules(t *testing.T) {
 			},
 		},
 		{
-			name: "fractional id", design: "§3 a message with a fractional id: -32600",
+			name: "fractional id", design: "protocol.md: a message with a fractional id: -32600",
 			lines: []string{`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, `{"jsonrpc":"2.0","id":1e3,"method":"ping"}`, `{"jsonrpc":"2.0","id":1.0,"method":"ping"}`, pingAfter},
 			want: []string{
 				errLine("", "-32600", "Invalid Request: id must be a string or an integer"),
@@ -121,7 +121,7 @@ func TestProtocolRules(t *testing.T) {
 			},
 		},
 		{
-			name: "object and array ids", design: "§3 a message with an object id: -32600",
+			name: "object and array ids", design: "protocol.md: a message with an object id: -32600",
 			lines: []string{`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, `{"jsonrpc":"2.0","id":[1],"method":"ping"}`, pingAfter},
 			want: []string{
 				errLine("", "-32600", "Invalid Request: id must be a string or an integer"),
@@ -130,12 +130,12 @@ func TestProtocolRules(t *testing.T) {
 			},
 		},
 		{
-			name: "id 0, negative and empty-string ids", design: `§3 "id": 0 is a valid id`,
+			name: "id 0, negative and empty-string ids", design: `docs/protocol.md "id": 0 is a valid id`,
 			lines: []string{`{"jsonrpc":"2.0","id":0,"method":"ping"}`, `{"jsonrpc":"2.0","id":-7,"method":"ping"}`, `{"jsonrpc":"2.0","id":"","method":"ping"}`},
 			want:  []string{`{"jsonrpc":"2.0","id":0,"result":{}}`, `{"jsonrpc":"2.0","id":-7,"result":{}}`, `{"jsonrpc":"2.0","id":"","result":{}}`},
 		},
 		{
-			name: "jsonrpc member missing or wrong", design: "§3 one JSON-RPC 2.0 message (jsonrpc must be \"2.0\"): -32600",
+			name: "jsonrpc member missing or wrong", design: "protocol.md: one JSON-RPC 2.0 message (jsonrpc must be \"2.0\"): -32600",
 			lines: []string{`{"id":1,"method":"ping"}`, `{"jsonrpc":"1.0","id":2,"method":"ping"}`, `{"jsonrpc":2.0,"id":3,"method":"ping"}`, pingAfter},
 			want: []string{
 				errLine("1", "-32600", `Invalid Request: jsonrpc must be \"2.0\"`),
@@ -145,7 +145,7 @@ func TestProtocolRules(t *testing.T) {
 			},
 		},
 		{
-			name: "method missing or not a string", design: "§3 (JSON-RPC) a request names its method: -32600",
+			name: "method missing or not a string", design: "protocol.md: (JSON-RPC) a request names its method: -32600",
 			lines: []string{`{"jsonrpc":"2.0","id":1}`, `{"jsonrpc":"2.0","id":2,"method":7}`, `{}`, pingAfter},
 			want: []string{
 				errLine("1", "-32600", "Invalid Request: method is missing"),
@@ -155,7 +155,7 @@ func TestProtocolRules(t *testing.T) {
 			},
 		},
 		{
-			name: "params not an object", design: "§3 (MCP) params is an object: -32602", version: "2025-11-25",
+			name: "params not an object", design: "protocol.md: (MCP) params is an object: -32602", version: "2025-11-25",
 			lines: []string{`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":[]}`, `{"jsonrpc":"2.0","id":2,"method":"ping","params":"x"}`},
 			want: []string{
 				errLine("1", "-32602", "Invalid params: params must be an object"),
@@ -163,7 +163,7 @@ func TestProtocolRules(t *testing.T) {
 			},
 		},
 		{
-			name: "notifications never answered", design: "§3 nothing without an id is ever answered", version: "2025-11-25",
+			name: "notifications never answered", design: "protocol.md: nothing without an id is ever answered", version: "2025-11-25",
 			lines: []string{
 				`{"jsonrpc":"2.0","method":"tools/list"}`,
 				`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"panic","arguments":{}}}`,
@@ -176,14 +176,14 @@ func TestProtocolRules(t *testing.T) {
 			want: []string{pongAfter},
 		},
 		{
-			name: "client responses ignored", design: "§3 nothing without an id is ever answered (responses are not requests)",
+			name: "client responses ignored", design: "protocol.md: nothing without an id is ever answered (responses are not requests)",
 			lines: []string{`{"jsonrpc":"2.0","id":5,"result":{}}`, `{"jsonrpc":"2.0","id":6,"error":{"code":1,"message":"x"}}`, pingAfter},
 			want:  []string{pongAfter},
 		},
 
 		// Lifecycle.
 		{
-			name: "requests before initialize", design: "§3 anything else earlier is answered promptly with -32002",
+			name: "requests before initialize", design: "protocol.md: anything else earlier is answered promptly with -32002",
 			lines: []string{
 				`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
 				`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`,
@@ -199,7 +199,7 @@ func TestProtocolRules(t *testing.T) {
 			},
 		},
 		{
-			name: "server/discover probe, then initialize", design: "§3 a dual-era server answers the server/discover probe, then a normal initialize",
+			name: "server/discover probe, then initialize", design: "protocol.md: a dual-era server answers the server/discover probe, then a normal initialize",
 			lines: []string{
 				`{"jsonrpc":"2.0","id":"d","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`,
 				initLine(`"i"`, "2025-11-25"),
@@ -215,17 +215,17 @@ func TestProtocolRules(t *testing.T) {
 			},
 		},
 		{
-			name: "server/discover after initialize", design: "§3 server/discover answers at any time", version: "2025-11-25",
+			name: "server/discover after initialize", design: "protocol.md: server/discover answers at any time", version: "2025-11-25",
 			lines: []string{`{"jsonrpc":"2.0","id":"d","method":"server/discover"}`},
 			want:  []string{discoverLine(`"d"`)},
 		},
 		{
-			name: "ping before initialize", design: "§3 ping is allowed at any time",
+			name: "ping before initialize", design: "protocol.md: ping is allowed at any time",
 			lines: []string{`{"jsonrpc":"2.0","id":1,"method":"ping"}`},
 			want:  []string{`{"jsonrpc":"2.0","id":1,"result":{}}`},
 		},
 		{
-			name: "requests between initialize and initialized", design: "§3 must initialize, then send notifications/initialized",
+			name: "requests between initialize and initialized", design: "protocol.md: must initialize, then send notifications/initialized",
 			lines: []string{initLine("1", "2024-11-05"), `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, initialized, `{"jsonrpc":"2.0","id":3,"method":"resources/templates/list"}`},
 			want: []string{
 				`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2024-11-05","serverInfo":{"name":"test","version":"v0"},` +
@@ -235,12 +235,12 @@ func TestProtocolRules(t *testing.T) {
 			},
 		},
 		{
-			name: "second initialize", design: "§3 a second initialize is an error (-32600)", version: "2025-06-18",
+			name: "second initialize", design: "protocol.md: a second initialize is an error (-32600)", version: "2025-06-18",
 			lines: []string{initLine("2", "2025-06-18"), pingAfter},
 			want:  []string{errLine("2", "-32600", "Invalid Request: the session is already initialized"), pongAfter},
 		},
 		{
-			name: "initialize without a version", design: "§3 any other non-empty version is answered as 2025-11-25 (an empty one is invalid)",
+			name: "initialize without a version", design: "protocol.md: any other non-empty version is answered as 2025-11-25 (an empty one is invalid)",
 			lines: []string{
 				`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`,
 				`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":""}}`,
@@ -255,19 +255,19 @@ func TestProtocolRules(t *testing.T) {
 			},
 		},
 		{
-			name: "unknown method", design: "§3 unknown method after init -32601", version: "2025-11-25",
+			name: "unknown method", design: "protocol.md: unknown method after init -32601", version: "2025-11-25",
 			lines: []string{`{"jsonrpc":"2.0","id":3,"method":"no/such"}`, `{"jsonrpc":"2.0","id":4,"method":"resources/subscribe","params":{"uri":"test://hello"}}`},
 			want:  []string{errLine("3", "-32601", "Method not found"), errLine("4", "-32601", "Method not found")},
 		},
 
 		// Tools.
 		{
-			name: "unknown tool", design: "§3 an unknown tool is a result with the constant text unknown tool; the name is not echoed", version: "2025-11-25",
+			name: "unknown tool", design: "protocol.md: an unknown tool is a result with the constant text unknown tool; the name is not echoed", version: "2025-11-25",
 			lines: []string{`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"nope <script>","arguments":{}}}`},
 			want:  []string{`{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"unknown tool"}],"isError":true}}`},
 		},
 		{
-			name: "arguments not an object", design: "§3 arguments that is not an object: -32602", version: "2025-11-25",
+			name: "arguments not an object", design: "protocol.md: arguments that is not an object: -32602", version: "2025-11-25",
 			lines: []string{
 				`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":[1]}}`,
 				`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":"text"}}`,
@@ -280,12 +280,12 @@ func TestProtocolRules(t *testing.T) {
 			},
 		},
 		{
-			name: "tool name missing", design: "§3 (MCP) tools/call names a tool: -32602", version: "2025-11-25",
+			name: "tool name missing", design: "protocol.md: (MCP) tools/call names a tool: -32602", version: "2025-11-25",
 			lines: []string{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{}}}`, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":3}}`},
 			want:  []string{errLine("1", "-32602", "Invalid params: name must be a string"), errLine("2", "-32602", "Invalid params: name must be a string")},
 		},
 		{
-			name: "tool mistake", design: "§3 a tool mistake is a successful response with isError and a sentence, and no structuredContent", version: "2025-11-25",
+			name: "tool mistake", design: "protocol.md: a tool mistake is a successful response with isError and a sentence, and no structuredContent", version: "2025-11-25",
 			lines: []string{
 				`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"fail","arguments":{}}}`,
 				`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a","extra":1}}}`,
@@ -296,31 +296,31 @@ func TestProtocolRules(t *testing.T) {
 			},
 		},
 		{
-			name: "tool mistake before 2025-06-18", design: "§3 a failed call has no structuredContent, at any version", version: "2025-03-26",
+			name: "tool mistake before 2025-06-18", design: "protocol.md: a failed call has no structuredContent, at any version", version: "2025-03-26",
 			lines: []string{`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"fail"}}`},
 			want:  []string{`{"jsonrpc":"2.0","id":6,"result":{"content":[{"type":"text","text":"the tool failed on purpose"}],"isError":true}}`},
 		},
 		{
-			name: "panic", design: "§3 unexpected failure: -32603 Internal error", version: "2025-11-25",
+			name: "panic", design: "protocol.md: unexpected failure: -32603 Internal error", version: "2025-11-25",
 			lines: []string{`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"panic","arguments":{}}}`, pingAfter},
 			want:  []string{errLine("8", "-32603", "Internal error"), pongAfter},
 		},
 		{
-			name: "unencodable result", design: "§3 unexpected failure: -32603 Internal error", version: "2025-11-25",
+			name: "unencodable result", design: "protocol.md: unexpected failure: -32603 Internal error", version: "2025-11-25",
 			lines: []string{`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"unencodable"}}`},
 			want:  []string{errLine("9", "-32603", "Internal error")},
 		},
 		{
-			name: "result over the cap", design: "§6 an oversized result becomes an error result saying how to narrow the call", version: "2025-11-25",
+			name: "result over the cap", design: "safety.md: an oversized result becomes an error result saying how to narrow the call", version: "2025-11-25",
 			opts:  &Options{MaxResultBytes: 200},
 			lines: []string{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"abcdefghij","count":30}}}`},
 			want: []string{`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"the answer is 677 bytes, over the limit of 200; narrow the call: pass a smaller limit, one file, or a more specific query"}],` +
 				`"isError":true}}`},
 		},
 
-		// Resources (§5).
+		// Resources (docs/tools.md).
 		{
-			name: "resources/list and read", design: "§5 resources, JSON or text with their MIME type", version: "2025-11-25",
+			name: "resources/list and read", design: "tools.md: resources, JSON or text with their MIME type", version: "2025-11-25",
 			lines: []string{
 				`{"jsonrpc":"2.0","id":1,"method":"resources/list"}`,
 				`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"test://hello"}}`,
@@ -331,7 +331,7 @@ func TestProtocolRules(t *testing.T) {
 			},
 		},
 		{
-			name: "unknown resource", design: "§3 unknown resource: -32602", version: "2025-11-25",
+			name: "unknown resource", design: "protocol.md: unknown resource: -32602", version: "2025-11-25",
 			lines: []string{
 				`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"test://nope"}}`,
 				`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{}}`,
@@ -344,14 +344,14 @@ func TestProtocolRules(t *testing.T) {
 			},
 		},
 
-		// Prompts (§5).
+		// Prompts (docs/tools.md).
 		{
-			name: "prompts/get", design: "§5 prompts with a required argument", version: "2025-11-25",
+			name: "prompts/get", design: "tools.md: prompts with a required argument", version: "2025-11-25",
 			lines: []string{`{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"greet","arguments":{"name":"ada"}}}`},
 			want:  []string{`{"jsonrpc":"2.0","id":1,"result":{"messages":[{"role":"user","content":{"type":"text","text":"Greet ada."}}]}}`},
 		},
 		{
-			name: "prompt mistakes", design: "§3 unknown prompt, missing required prompt argument, or arguments that is not an object: -32602", version: "2025-11-25",
+			name: "prompt mistakes", design: "protocol.md: unknown prompt, missing required prompt argument, or arguments that is not an object: -32602", version: "2025-11-25",
 			lines: []string{
 				`{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"nope"}}`,
 				`{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{"name":"greet"}}`,
@@ -374,7 +374,7 @@ func TestProtocolRules(t *testing.T) {
 			},
 		},
 		{
-			name: "completion of a prompt argument", design: "§5 completion/complete for a prompt argument", version: "2025-11-25",
+			name: "completion of a prompt argument", design: "tools.md: completion/complete for a prompt argument", version: "2025-11-25",
 			lines: []string{
 				`{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"name","value":"a"}}}`,
 				`{"jsonrpc":"2.0","id":2,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"name","value":"g"},"context":{"arguments":{"style":"!"}}}}`,
@@ -387,7 +387,7 @@ func TestProtocolRules(t *testing.T) {
 			},
 		},
 		{
-			name: "completion mistakes", design: "§3 unknown prompt: -32602 (in completion/complete too)", version: "2025-11-25",
+			name: "completion mistakes", design: "protocol.md: unknown prompt: -32602 (in completion/complete too)", version: "2025-11-25",
 			lines: []string{
 				`{"jsonrpc":"2.0","id":1,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"nope"},"argument":{"name":"name","value":""}}}`,
 				`{"jsonrpc":"2.0","id":2,"method":"completion/complete","params":{"ref":{"type":"ref/resource","uri":"test://{x}"},"argument":{"name":"x","value":""}}}`,
@@ -408,7 +408,7 @@ func TestProtocolRules(t *testing.T) {
 
 		// Logging.
 		{
-			name: "logging/setLevel", design: "§3 logging/setLevel is honoured; an invalid level is -32602", version: "2025-11-25",
+			name: "logging/setLevel", design: "protocol.md: logging/setLevel is honoured; an invalid level is -32602", version: "2025-11-25",
 			lines: []string{
 				`{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"debug"}}`,
 				`{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"verbose"}}`,
@@ -425,7 +425,7 @@ func TestProtocolRules(t *testing.T) {
 
 		// Cancellation that has nothing to cancel.
 		{
-			name: "unknown and late cancellations", design: "§3 unknown or late cancellations are ignored", version: "2025-11-25",
+			name: "unknown and late cancellations", design: "protocol.md: unknown or late cancellations are ignored", version: "2025-11-25",
 			lines: []string{
 				`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":999,"reason":"x"}}`,
 				`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":{"bad":1}}}`,
@@ -436,7 +436,7 @@ func TestProtocolRules(t *testing.T) {
 		},
 	}
 	// Over HTTP every message of an initialized session must be answered
-	// exactly as over stdio (§7: the same session behind another
+	// exactly as over stdio (docs/sidecar.md: the same session behind another
 	// transport). Rows about line framing, or about what precedes
 	// initialize, have HTTP counterparts of their own in TestHTTPRules:
 	// there a session exists only once initialize has succeeded.

@@ -6,7 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestVersionGatedFields checks §3: version-gated fields (title,
+// TestVersionGatedFields checks docs/protocol.md: version-gated fields (title,
 // outputSchema, structuredContent and resource links from 2025-06-18, icons
 // from 2025-11-25; annotations, completions and progress messages from
 // 2025-03-26) are only sent when negotiated.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/goplsmcp/goplsmcp/bridge"
 )
 
 // binary is the goplsmcp built for this test run; runtimeRoot holds the
@@ -257,8 +258,8 @@ func TestEndToEnd(t *testing.T) {
 			}
 		}
 	}
-	// The registry's order (bridge.go).
-	want := []string{"go_workspace", "go_search", "go_file_context", "go_package_api", "go_package_graph", "go_symbol_references", "go_rename_symbol", "go_diagnostics", "go_describe", "go_definition", "go_source", "go_implementations", "go_symbols", "go_complete", "go_signature", "go_tokens", "go_format", "go_organize_imports", "go_code_actions", "go_call_hierarchy", "go_type_hierarchy", "go_vulncheck", "go_close"}
+	// The registry's order (bridge/catalogue.go).
+	want := bridge.DefaultTools()
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tools/list names (-want +got):\n%s", diff)
 	}

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/goplsmcp/goplsmcp/bridge"
 )
 
 // writeCalls are the functions that create, change or remove files, by
@@ -435,18 +436,21 @@ func TestNoWrites(t *testing.T) {
 			}
 			s := startSession(t, "--root", root, "--gopls", goplsPath(t), "--env", "GOVULNDB=file://"+vulndb)
 			overlay := `package main\n\nimport \"example.com/shapes/shapes\"\n\nfunc main() {\n\tr := shapes.Rect{}\n\t_ = r\n}\n`
-			calls := []struct {
+			// Every tool's good sample (the catalogue's), then the calls
+			// that reach what a sample leaves out: overlays and snippets,
+			// the injected file, and the edit tools on a messy file.
+			type call struct {
 				tool, args string
 				want       string // a fragment of the successful answer
-			}{
-				{"go_workspace", `{}`, "example.com/shapes"},
-				{"go_search", `{"query":"Shape"}`, "Shape"},
-				{"go_file_context", `{"file":"report/report.go"}`, "TotalArea"},
-				{"go_package_api", `{"packagePaths":["example.com/shapes/shapes"]}`, "func TotalArea"},
-				{"go_symbol_references", `{"file":"shapes/shapes.go","symbol":"Shape"}`, "references to Shape"},
-				{"go_rename_symbol", `{"file":"shapes/shapes.go","symbol":"TotalArea","new_name":"SumArea"}`, "+func SumArea"},
+			}
+			var calls []call
+			for _, spec := range bridge.Catalogue() {
+				if !spec.Optional {
+					calls = append(calls, call{spec.Name, spec.Good.Args, spec.Good.Want})
+				}
+			}
+			calls = append(calls, []call{
 				{"go_rename_symbol", `{"file":"inject/inject.go","symbol":"Payload","new_name":"Data"}`, "+const Data = "},
-				{"go_diagnostics", `{}`, "broken/broken.go"},
 				{"go_diagnostics", `{"files":["broken/broken.go","inject/inject.go"]}`, "cannot use"},
 				// Unsaved text for main.go, used by uri until forgotten.
 				{"go_diagnostics", `{"file":"main.go","text":"` + overlay + `"}`, "buffer file://"},
@@ -459,24 +463,11 @@ func TestNoWrites(t *testing.T) {
 				{"go_diagnostics", `{"file":"brand/new.go","text":"package brand\n\nvar X int = \"s\"\n"}`, "cannot use"},
 				{"go_diagnostics", `{"uri":"file://$ROOT/brand/new.go"}`, "cannot use"},
 				{"go_close", `{"file":"brand/new.go"}`, "forgot the unsaved text"},
-				{"go_describe", `{"file":"main.go","line":12,"character":22,"name":"Summary"}`, "func report.Summary"},
 				{"go_describe", `{"file":"inject/inject.go","symbol":"Payload"}`, "Payload"},
-				{"go_definition", `{"file":"main.go","line":12,"character":22}`, "report/report.go"},
-				{"go_implementations", `{"file":"shapes/shapes.go","symbol":"Shape"}`, "Rect"},
-				{"go_symbols", `{"file":"shapes/shapes.go"}`, "TotalArea"},
-				{"go_complete", `{"file":"main.go","line":13,"character":5}`, "Println"},
-				{"go_signature", `{"file":"main.go","line":12,"character":28}`, "Summary"},
-				{"go_tokens", `{"file":"main.go","startLine":10,"endLine":11}`, "function"},
 				{"go_format", `{"file":"messy/messy.go"}`, "-func  Messy( ) {"},
 				{"go_organize_imports", `{"file":"messy/messy.go"}`, `-	"os"`},
 				{"go_code_actions", `{"file":"broken/broken.go","line":7,"character":29}`, "broken/broken.go:7:29"},
-				{"go_call_hierarchy", `{"file":"shapes/shapes.go","symbol":"TotalArea"}`, "Summary"},
-				{"go_type_hierarchy", `{"file":"shapes/shapes.go","symbol":"Rect","direction":"supertypes"}`, "Shape"},
-				{"go_source", `{"file":"main.go","symbol":"report.Summary"}`, "func Summary("},
-				{"go_package_graph", `{"packagePaths":["example.com/shapes/shapes"],"depth":2}`, "importers: "},
-				// govulncheck loads packages that compile: broken's do not.
-				{"go_vulncheck", `{"pattern":"./shapes/..."}`, "no known vulnerabilities"},
-			}
+			}...)
 			called := map[string]bool{}
 			for _, c := range calls {
 				text, isError, _ := s.tool(c.tool, strings.ReplaceAll(c.args, "$ROOT", root))

@@ -25,6 +25,11 @@ import (
 // marked block in their file, so that a person's text around it survives
 // every run.
 
+// The committed GOPLSMCP.md is what goplsmcp rules writes: go generate
+// writes it (TestClientPackages -update).
+//
+//go:generate go test -run ^TestClientPackages$ -update
+
 const (
 	rulesFile  = "GOPLSMCP.md"
 	blockBegin = "<!-- goplsmcp:begin (written by goplsmcp rules; edits inside are replaced) -->"

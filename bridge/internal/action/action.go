@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
@@ -65,9 +66,6 @@ type Asker struct {
 	Client *lspclient.Client
 	// Proposer turns the actions' workspace edits into edit sets.
 	Proposer *edit.Proposer
-	// GoplsError turns gopls's failure to answer into the error a tool
-	// returns.
-	GoplsError func(error) error
 	// Log receives the quick fixes gopls could not compute.
 	Log *slog.Logger
 }
@@ -91,7 +89,7 @@ func (k *Asker) List(ctx context.Context, src *buffer.Source, rng protocol.Range
 		"context":      actx,
 	}, &raws)
 	if err != nil {
-		return nil, k.GoplsError(err)
+		return nil, ask.Error(err)
 	}
 	out := make([]*Action, 0, len(raws))
 	for _, raw := range raws {
@@ -114,7 +112,7 @@ func (k *Asker) Edits(ctx context.Context, a *Action) (*edit.Set, error) {
 		}
 		var resolved Action
 		if err := k.Client.Call(ctx, "codeAction/resolve", a.raw, &resolved); err != nil {
-			return nil, k.GoplsError(err)
+			return nil, ask.Error(err)
 		}
 		if resolved.Edit == nil {
 			return nil, fmt.Errorf("gopls computed no edits for %s", render.Quote(a.Title))

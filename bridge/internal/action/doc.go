@@ -5,8 +5,7 @@
 // its edits (Asker.QuickFixes, Fix). Actions that only run a gopls command
 // are never run.
 //
-// It imports the standard library, go.lsp.dev/protocol, lspclient (the
-// gopls asked) and bridge/internal/render, buffer and edit; it never
-// imports bridge or mcp. bridge passes in how a gopls failure becomes a
-// tool error (Asker.GoplsError).
+// Imports: ask (gopls's failures as tool errors), render, buffer, edit
+// and lspclient (the gopls asked); besides, the standard library and
+// go.lsp.dev/protocol.
 package action

@@ -4,9 +4,9 @@ import (
 	"context"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
-	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"go.lsp.dev/protocol"
 )
 
@@ -120,7 +120,7 @@ func (k *Asker) resolveFixes(ctx context.Context, found [][]*Action) ([][]Fix, e
 			}
 		}
 	}
-	render.ForEach(ctx, len(order), func(i int) {
+	ask.ForEach(ctx, len(order), func(i int) {
 		a := order[i]
 		es, err := k.Edits(ctx, a)
 		if err != nil {

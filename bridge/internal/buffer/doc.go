@@ -22,7 +22,7 @@
 // Switcher its caller gives it. Which session a call runs as is its
 // caller's to say (Caller): bridge finds it from the MCP context.
 //
-// It imports the standard library, go.lsp.dev/protocol (locations),
-// lspclient (the gopls that holds the buffers) and bridge/internal/memo,
-// render and place; it never imports bridge or mcp.
+// Imports: ask (gopls's failures as tool errors), memo, render, place
+// and lspclient (the gopls that holds the buffers); besides, the
+// standard library and go.lsp.dev/protocol.
 package buffer

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/memo"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
@@ -44,10 +45,8 @@ type SetConfig struct {
 	Lines *memo.Lines
 	// Gate keeps sessions apart on the shared gopls.
 	Gate *Gate
-	// GoplsError turns an error of a gopls request into the one a tool
-	// reports; Fault marks an error that is the server's fault.
-	GoplsError func(error) error
-	Fault      func(error) error
+	// Fault marks an error that is the server's fault.
+	Fault func(error) error
 	// TextChars bounds the unsaved text a call gives (in characters);
 	// Timeout bounds a call, and a switch of what gopls holds.
 	TextChars int
@@ -172,7 +171,7 @@ func (s *Set) hold(ctx context.Context, c Caller, path, text string, kind Kind) 
 		l, err = s.c.Client.Hold(ctx, src.URI, text, kind != FromDisk)
 	}
 	if err != nil {
-		return nil, s.c.GoplsError(err)
+		return nil, ask.Error(err)
 	}
 	src.lease = l
 	if c.Gated {
@@ -324,7 +323,7 @@ func (s *Set) Close(ctx context.Context, c Caller, uri string) (kind string, clo
 	}
 	closed, err = s.c.Client.CloseDocument(ctx, uri)
 	if err != nil {
-		return "", false, s.c.GoplsError(err)
+		return "", false, ask.Error(err)
 	}
 	switch kind {
 	case "snippet":

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 )
 
@@ -41,7 +42,7 @@ type switcher struct{ s *Set }
 // Revert closes uri, so that gopls reads it from disk.
 func (w switcher) Revert(ctx context.Context, uri string) error {
 	if _, err := w.s.c.Client.CloseDocument(ctx, uri); err != nil {
-		return fmt.Errorf("reverting another session's unsaved text of %s: %w", w.s.displayURI(uri), w.s.c.GoplsError(err))
+		return fmt.Errorf("reverting another session's unsaved text of %s: %w", w.s.displayURI(uri), ask.Error(err))
 	}
 	return nil
 }
@@ -50,7 +51,7 @@ func (w switcher) Revert(ctx context.Context, uri string) error {
 func (w switcher) Overlay(ctx context.Context, uri, text string) error {
 	l, err := w.s.c.Client.Hold(ctx, uri, text, true)
 	if err != nil {
-		return fmt.Errorf("restoring this session's unsaved text of %s: %w", w.s.displayURI(uri), w.s.c.GoplsError(err))
+		return fmt.Errorf("restoring this session's unsaved text of %s: %w", w.s.displayURI(uri), ask.Error(err))
 	}
 	l.Release()
 	return nil

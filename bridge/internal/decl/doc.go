@@ -8,9 +8,7 @@
 // way; go_source finds the span of one in a File, from its doc comment
 // (DocStart) to its line comment (LineEnd).
 //
-// It imports the standard library, bridge/internal/memo (the lines of a
-// text), bridge/internal/place (UTF-16 columns) and
-// bridge/internal/symbol (receivers and member lists); it never imports
-// bridge or mcp. What it needs of gopls and the read gate, the current
+// Imports: memo (the lines of a text), place (UTF-16 columns) and symbol
+// (receivers and member lists); besides, the standard library. What it needs of gopls and the read gate, the current
 // text of a file, its caller passes in (Options).
 package decl

@@ -22,8 +22,8 @@
 // and the call says apply: true (Write), and then bounded so that a call
 // that wrote never fails for the size of its answer.
 //
-// It imports the standard library, go.lsp.dev/protocol, lspclient (file
-// URIs), bridge/internal/render (echoes in messages) and
-// bridge/internal/place. bridge passes in what a set needs of gopls and
-// the session (Source, Proposer) as functions.
+// Imports: render (echoes in messages), place and lspclient (file URIs);
+// besides, the standard library and go.lsp.dev/protocol. bridge passes
+// in what a set needs of gopls and the session (Source, Proposer) as
+// functions.
 package edit

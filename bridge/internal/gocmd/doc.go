@@ -9,9 +9,8 @@
 // is the standard library's (IsStdPath), and which
 // directories the go command walks (BreadthFirst, SkipDir).
 //
-// It imports the standard library, golang.org/x/mod,
-// bridge/internal/render (clipped echoes of an argument in messages) and
-// bridge/internal/place (to read go.mod files through the read gate and
-// resolve the links of the directories the go command names); it never
-// imports bridge.
+// Imports: render (clipped echoes of an argument in messages) and place
+// (to read go.mod files through the read gate and resolve the links of
+// the directories the go command names); besides, the standard library
+// and golang.org/x/mod.
 package gocmd

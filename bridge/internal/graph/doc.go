@@ -11,13 +11,11 @@
 // What it needs of the bridge is given in a Graph: the root, the gopls
 // client, the buffers (current texts, the scratch directory, other
 // sessions' snippets), the read gate, the lines memo, the go command's
-// environment and build context, and the bound on requests in flight
-// (Each).
+// environment and build context.
 //
-// It imports the standard library, go.lsp.dev/protocol, lspclient (the
-// gopls asked) and bridge/internal/memo (lines), render (list order),
-// place (display paths, UTF-16 columns, confinement), buffer (the
-// sources and sessions), gocmd (the go command, import paths, the build)
-// and target (gopls's errors as tool errors); it never imports bridge or
-// mcp.
+// Imports: ask (requests a few at a time, failures as tool errors), memo
+// (lines), render (list order), place (display paths, UTF-16 columns,
+// confinement), buffer (the sources and sessions), gocmd (the go command,
+// import paths, the build) and lspclient (the gopls asked); besides, the
+// standard library and go.lsp.dev/protocol.
 package graph

@@ -12,12 +12,12 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/memo"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
-	"github.com/goplsmcp/goplsmcp/bridge/internal/target"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"go.lsp.dev/protocol"
 )
@@ -31,10 +31,6 @@ type Graph struct {
 	Lines   *memo.Lines
 	Env     *gocmd.Env
 	Build   *gocmd.Build
-	// Each calls f for every index below n, a bounded number at a time,
-	// and returns once all calls have ended; it stops starting calls
-	// when ctx is done.
-	Each func(ctx context.Context, n int, f func(i int))
 }
 
 // Workspace maps the import paths of the workspace's packages to their
@@ -42,7 +38,7 @@ type Graph struct {
 // snippets than c's are left out.
 func (g *Graph) Workspace(ctx context.Context, c buffer.Caller) (map[string]string, error) {
 	if err := g.Client.WaitLoaded(ctx); err != nil {
-		return nil, target.GoplsError(err)
+		return nil, ask.Error(err)
 	}
 	var res struct {
 		Packages []struct {
@@ -56,7 +52,7 @@ func (g *Graph) Workspace(ctx context.Context, c buffer.Caller) (map[string]stri
 	}
 	args := map[string]any{"Files": []string{lspclient.FileURI(g.Root)}, "Recursive": true}
 	if err := g.Client.ExecuteCommand(ctx, "gopls.packages", args, &res); err != nil {
-		return nil, target.GoplsError(err)
+		return nil, ask.Error(err)
 	}
 	dirs := map[string]string{}
 	for _, p := range res.Packages {
@@ -211,7 +207,7 @@ func (w *Walk) Imports(dir string) (string, []string, error) {
 		}
 	}
 	if lastErr != nil {
-		return "", nil, target.GoplsError(lastErr)
+		return "", nil, ask.Error(lastErr)
 	}
 	return "", nil, errors.New("its directory has no Go files for this platform")
 }
@@ -231,7 +227,7 @@ func (w *Walk) importers(files []string) ([]importer, error) {
 		found    []importer
 		firstErr error
 	)
-	w.g.Each(w.ctx, len(files), func(i int) {
+	ask.ForEach(w.ctx, len(files), func(i int) {
 		got, err := w.importersOf(files[i])
 		mu.Lock()
 		defer mu.Unlock()
@@ -275,7 +271,7 @@ func (w *Walk) importersOf(file string) ([]importer, error) {
 		"context":      map[string]any{"includeDeclaration": false},
 	}
 	if err := w.g.Client.Call(w.ctx, "textDocument/references", params, &locs); err != nil {
-		return nil, target.GoplsError(err)
+		return nil, ask.Error(err)
 	}
 	scratch := w.g.Buffers.ScratchRoot()
 	lc := w.g.Buffers.LineCache()
@@ -345,7 +341,7 @@ func (g *Graph) FilePackage(ctx context.Context, path string) (*FilePackage, err
 		Files       []string
 	}
 	if err := g.Client.ExecuteCommand(ctx, "gopls.package_symbols", map[string]any{"URI": uri}, &syms); err != nil {
-		return nil, target.GoplsError(err)
+		return nil, ask.Error(err)
 	}
 	var pkgs struct {
 		Packages []struct {
@@ -354,7 +350,7 @@ func (g *Graph) FilePackage(ctx context.Context, path string) (*FilePackage, err
 		}
 	}
 	if err := g.Client.ExecuteCommand(ctx, "gopls.packages", map[string]any{"Files": []string{uri}}, &pkgs); err != nil {
-		return nil, target.GoplsError(err)
+		return nil, ask.Error(err)
 	}
 	out := &FilePackage{Name: syms.PackageName}
 	test := strings.HasSuffix(path, "_test.go")

@@ -7,12 +7,11 @@
 //
 // What it needs of the bridge is given in a Walker: the gopls client, the
 // buffers (the line cache, and the filter that hides other sessions'
-// snippets), the read gate (how paths are shown) and the bound on
-// requests in flight (Each).
+// snippets) and the read gate (how paths are shown).
 //
-// It imports the standard library, go.lsp.dev/protocol, lspclient (the
-// gopls asked) and bridge/internal/render (lines, symbol kinds), place
-// (display paths), buffer (the sources and sessions) and target (the
-// position asked about, gopls's errors as tool errors); it never imports
-// bridge or mcp.
+// Imports: ask (requests a few at a time, failures as tool errors),
+// render (lines, symbol kinds), place (display paths), buffer (the
+// sources and sessions), target (the position asked about) and lspclient
+// (the gopls asked); besides, the standard library and
+// go.lsp.dev/protocol.
 package hierarchy

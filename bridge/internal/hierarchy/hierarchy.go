@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
@@ -115,10 +116,6 @@ type Walker struct {
 	Client  *lspclient.Client
 	Buffers *buffer.Set
 	Reads   *place.Gate
-	// Each calls f for every index below n, a bounded number at a time,
-	// and returns once all calls have ended; it stops starting calls
-	// when ctx is done.
-	Each func(ctx context.Context, n int, f func(i int))
 }
 
 // Prepare asks gopls for the item at t with method (a
@@ -127,7 +124,7 @@ type Walker struct {
 func (w *Walker) Prepare(ctx context.Context, t *target.Target, method, what string) (Item, error) {
 	var items []Item
 	if err := w.Client.Call(ctx, method, t.Position(), &items); err != nil {
-		return Item{}, target.GoplsError(err)
+		return Item{}, ask.Error(err)
 	}
 	if len(items) == 0 {
 		return Item{}, fmt.Errorf("no %s at %s:%d:%d; put the position on its name", what, w.Reads.Display(t.Src.Path), t.Line, t.Character)
@@ -204,14 +201,14 @@ func (w *Walker) Expand(ctx context.Context, c buffer.Caller, root Item, depth, 
 	for d := 1; d <= depth && len(level) > 0; d++ {
 		edges := make([][]Edge, len(level))
 		errs := make([]error, len(level))
-		w.Each(ctx, len(level), func(i int) {
+		ask.ForEach(ctx, len(level), func(i int) {
 			edges[i], errs[i] = fetch(ctx, level[i].edge.item)
 		})
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		if err := errors.Join(errs...); err != nil {
-			return nil, target.GoplsError(err)
+			return nil, ask.Error(err)
 		}
 		var next []*node
 		for i, parent := range level {

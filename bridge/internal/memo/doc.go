@@ -4,5 +4,5 @@
 // very texts they were made from. Every memo is bounded and safe for
 // concurrent use; what it hands out is shared and must not be modified.
 //
-// It imports only the standard library; it never imports bridge.
+// Imports: nothing of this module; only the standard library.
 package memo

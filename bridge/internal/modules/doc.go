@@ -8,7 +8,7 @@
 // module's packages, and how to fix it (Hint, HintFor, HintForFailure,
 // HintAt), where gopls's own words would send an agent to fix correct code.
 //
-// It imports the standard library, lspclient (gopls's views and packages,
-// the disk epoch), and bridge/internal/memo, place, buffer and gocmd; it
-// never imports bridge or mcp.
+// Imports: ask (gopls's failures as tool errors), memo, place, buffer,
+// gocmd, symbol and lspclient (gopls's views and packages, the disk
+// epoch); besides, the standard library.
 package modules

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/memo"
@@ -37,9 +38,6 @@ type Config struct {
 	// GoVersion returns the installed Go's version ("go1.N"), "" if
 	// unknown.
 	GoVersion func() string
-	// GoplsError turns an error of a gopls request into the one a tool
-	// reports.
-	GoplsError func(error) error
 	// Log receives what goes wrong on the side; nil discards.
 	Log *slog.Logger
 }
@@ -122,7 +120,7 @@ type Packages struct {
 func (m *Modules) known(ctx context.Context) (gomods map[string]bool, roots []string, err error) {
 	var views []View
 	if err := m.c.Client.ExecuteCommand(ctx, "gopls.views", nil, &views); err != nil {
-		return nil, nil, m.c.GoplsError(err)
+		return nil, nil, ask.Error(err)
 	}
 	var files []string
 	for _, v := range views {
@@ -137,7 +135,7 @@ func (m *Modules) known(ctx context.Context) (gomods map[string]bool, roots []st
 	}
 	var res Packages
 	if err := m.c.Client.ExecuteCommand(ctx, "gopls.packages", map[string]any{"Files": files, "Recursive": true}, &res); err != nil {
-		return nil, nil, m.c.GoplsError(err)
+		return nil, nil, ask.Error(err)
 	}
 	for _, mod := range res.Module {
 		if p, err := lspclient.URIPath(mod.GoMod); err == nil {

@@ -17,8 +17,8 @@
 // UTF-16 columns, and their conversion to and from byte offsets
 // (UTF16Col, ByteOffset, LineIndex, IdentColumns).
 //
-// It imports the standard library, go.lsp.dev/protocol (positions),
-// lspclient (Windows paths, compared without regard to case), memo (the
-// files resolved lately) and render (echoes of arguments in messages).
+// Imports: memo (the files resolved lately), render (echoes of arguments
+// in messages) and lspclient (Windows paths, compared without regard to
+// case); besides, the standard library and go.lsp.dev/protocol.
 // bridge composes a Gate and a Resolver and passes them down.
 package place

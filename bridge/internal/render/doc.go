@@ -8,12 +8,9 @@
 // (Quote, Clip); the first sentence of a doc comment (FirstSentence), the
 // text of an LSP markup value (MarkupText), a message on one line
 // (OneLine), a diagnostic's severity in a word (Severity), and the order
-// that lists unflagged entries first (FalseFirst). Lists also take their
-// limit argument here (LimitOr), and their entries are asked of gopls a
-// few at a time (ForEach).
+// that lists unflagged entries first (FalseFirst).
 //
-// It imports the standard library, mcp (for the ordered maps that output
-// types are made of), lspclient and go.lsp.dev/protocol (for the
-// locations gopls answers with) and bridge/internal/memo; it never
-// imports bridge.
+// Imports: memo, lspclient (the locations gopls answers with) and mcp
+// (the ordered maps output types are made of); besides, the standard
+// library and go.lsp.dev/protocol.
 package render

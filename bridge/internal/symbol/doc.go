@@ -10,7 +10,6 @@
 // and where an import leads are gopls's to say: bridge asks it and hands
 // the answers in (the resolve function of Promoted).
 //
-// It imports the standard library, bridge/internal/render (clipped
-// echoes of the argument in messages) and bridge/internal/place (UTF-16
-// columns); it never imports bridge.
+// Imports: render (clipped echoes of the argument in messages) and place
+// (UTF-16 columns); besides, the standard library.
 package symbol

@@ -11,13 +11,11 @@
 // packages declare a name (its workspace symbol search) and where an
 // import leads (ImportedPackageDir, the definition of the import path);
 // the files themselves are parsed here, with package symbol reading the
-// declarations. It also owns how an error of the gopls client reads as a
-// tool error (GoplsError, ErrRestarted), since every request a tool sends
-// fails the same ways.
+// declarations.
 //
-// It imports the standard library, go.lsp.dev/protocol, lspclient (the
-// gopls asked) and bridge/internal/memo (syntax trees), render (echoes in
-// messages), place (the root, display paths, UTF-16 columns), buffer (the
-// sources targets are in), gocmd (which files are in the build) and
-// symbol (names and their declarations); it never imports bridge or mcp.
+// Imports: ask (gopls's failures as tool errors), memo (syntax trees),
+// render (echoes in messages), place (the root, display paths, UTF-16
+// columns), buffer (the sources targets are in), gocmd (which files are
+// in the build), symbol (names and their declarations) and lspclient (the
+// gopls asked); besides, the standard library and go.lsp.dev/protocol.
 package target

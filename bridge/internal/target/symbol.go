@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
@@ -44,7 +45,7 @@ func (res *Resolver) resolveSymbol(ctx context.Context, caller buffer.Caller, t 
 	if scope != nil {
 		fset, file, err := res.Trees.Parse(scope.Path, scope.Text, parser.SkipObjectResolution)
 		if file == nil {
-			return fmt.Errorf("cannot parse %s to find symbol %s: %s", res.Reads.Display(scope.Path), render.Quote(sym), render.ClipN(err.Error(), MessageChars))
+			return fmt.Errorf("cannot parse %s to find symbol %s: %s", res.Reads.Display(scope.Path), render.Quote(sym), render.ClipN(err.Error(), ask.MessageChars))
 		}
 		pkgName = file.Name.Name
 		r.scope = &symbol.File{Path: scope.Path, Text: scope.Text, Fset: fset, AST: file}
@@ -217,7 +218,7 @@ func (r *symbolResolver) packagesDeclaring(name string) ([]pkgDir, error) {
 	}
 	// A search of the workspace: packages that just appeared on disk count.
 	if err := r.res.Client.Call(lspclient.WorkspaceWide(r.ctx), "workspace/symbol", map[string]any{"query": name}, &syms); err != nil {
-		return nil, GoplsError(err)
+		return nil, ask.Error(err)
 	}
 	var out []pkgDir
 	seen := map[string]bool{}
@@ -363,7 +364,7 @@ func (res *Resolver) ImportedPackageDir(ctx context.Context, src *buffer.Source,
 	var locs []protocol.Location
 	t := &Target{Src: src, Line: line, Character: col}
 	if err := res.Client.Call(ctx, "textDocument/definition", t.Position(), &locs); err != nil {
-		return "", "", GoplsError(err)
+		return "", "", ask.Error(err)
 	}
 	if len(locs) == 0 {
 		return "", "", fmt.Errorf("gopls cannot find package %s; is it in go.mod?", render.Clip(imp.Path.Value))

@@ -1,15 +1,11 @@
 package target
 
 import (
-	"errors"
-	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
-	"github.com/goplsmcp/goplsmcp/lspclient"
 )
 
 // TestSnap checks that a position is moved onto the name it anchors, the
@@ -62,34 +58,6 @@ func TestSnap(t *testing.T) {
 		if diff := cmp.Diff(c.want, pos{tg.Line, tg.Character, tg.Note}); diff != "" {
 			t.Errorf("snap(%q) at %d:%d (-want +got):\n%s", c.name, c.line, c.col, diff)
 		}
-	}
-}
-
-// TestGoplsError checks that each failure of the client reads as one line
-// a model can act on.
-func TestGoplsError(t *testing.T) {
-	other := errors.New("other")
-	for _, c := range []struct {
-		err  error
-		want string
-	}{
-		{&lspclient.ResponseError{Method: "m", Code: 1, Message: "no\n  object  found"}, "gopls: no; object found"},
-		{fmt.Errorf("asking: %w", &lspclient.LoadTimeoutError{Bound: time.Minute}), "gopls did not finish loading the workspace within 1m0s; retry later, or restart goplsmcp with a longer --load-timeout or a narrower --root"},
-		{fmt.Errorf("asking: %w", lspclient.ErrTimeout), "gopls did not answer in time; retry, or narrow the call"},
-		{fmt.Errorf("asking: %w", lspclient.ErrExited), ErrRestarted.Error()},
-		{fmt.Errorf("asking: %w", &lspclient.StuckError{Method: "textDocument/hover", File: "/w/p/x.go", Idle: 30 * time.Second, Restarted: true}),
-			"gopls stopped answering while working on x.go (no CPU time and no message for 30s) and was restarted; send the call again"},
-		{&lspclient.StuckError{Method: "textDocument/references", Idle: 30 * time.Second},
-			"gopls stopped working on this call (no CPU time and no message for 30s, though it still answers): something it reads blocks it, such as a link to a pipe or a device; remove that, or ask about other files"},
-		{other, "other"},
-	} {
-		if got := GoplsError(c.err).Error(); got != c.want {
-			t.Errorf("GoplsError(%v) = %q, want %q", c.err, got, c.want)
-		}
-	}
-	long := &lspclient.ResponseError{Message: strings.Repeat("x", 2*MessageChars)}
-	if got := GoplsError(long).Error(); len(got) > len("gopls: ")+MessageChars+10 {
-		t.Errorf("GoplsError of a long message is %d bytes, want it clipped near %d", len(got), MessageChars)
 	}
 }
 

@@ -9,5 +9,5 @@
 // and tab becomes the stand-in mcp.StandIn chooses, and invalid UTF-8
 // becomes U+FFFD. The tools themselves do nothing about it.
 //
-// It imports the standard library and mcp; it never imports bridge.
+// Imports: mcp; besides, the standard library.
 package visible

@@ -1,22 +1,9 @@
-package render
+package ask
 
 import (
 	"context"
-	"errors"
 	"sync"
 )
-
-// LimitOr checks a list's limit argument and applies the tool's default
-// to zero.
-func LimitOr(limit, def int) (int, error) {
-	if limit < 0 {
-		return 0, errors.New("limit must be positive; leave it out for the default")
-	}
-	if limit == 0 {
-		return def, nil
-	}
-	return limit, nil
-}
 
 // concurrency bounds the requests a tool has in flight at once: enough to
 // keep gopls busy, few enough to leave room for other calls.

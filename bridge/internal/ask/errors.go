@@ -1,4 +1,4 @@
-package target
+package ask
 
 import (
 	"errors"
@@ -14,8 +14,10 @@ import (
 // tool error: either may quote the client's text.
 const MessageChars = 300
 
-// GoplsError turns an error from the client into a sentence for the model.
-func GoplsError(err error) error {
+// Error turns an error of a gopls request into the tool error the model
+// reads: one line, bounded, saying what to do next. An error that is not
+// the client's is returned as it is.
+func Error(err error) error {
 	var re *lspclient.ResponseError
 	var lt *lspclient.LoadTimeoutError
 	var stuck *lspclient.StuckError
