@@ -257,7 +257,8 @@ func (b *Bridge) initReads() {
 	b.edits = &edit.Proposer{Gate: b.reads, AllowWrite: b.allowWrite, Journal: b.journal, ResultBytes: b.limits.withDefaults().ResultBytes,
 		Foreign:  func(ctx context.Context, uri string) bool { return b.buffers.Foreign(b.caller(ctx), uri) },
 		Document: func(uri string) (string, int32, bool) { return b.client.Document(uri) },
-		Written:  func(written map[string]bool) { b.client.Written(written) }}
+		Written:  func(written map[string]bool) { b.client.Written(written) },
+		Unsaved:  func(uri string) bool { return b.client != nil && b.client.EditorDirty(uri) }}
 	b.actions = &action.Asker{Client: b.client, Proposer: b.edits, GoplsError: goplsError, Log: b.log}
 	b.buffers = buffer.NewSet(buffer.SetConfig{Client: b.client, Reads: b.reads, Addr: b.addr, Lines: &b.lines, InBuild: rootBuild.Has,
 		Gate: b.gate.Gate, GoplsError: goplsError, Fault: mcp.InternalError, Log: b.log,

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 )
@@ -51,6 +52,10 @@ type EditorOptions struct {
 	Gate EditorGate
 	// Logger receives the connection's log; nil is the client's.
 	Logger *slog.Logger
+	// Private are directories whose files are others' unsaved text (the
+	// agents' snippets): diagnostics of their files, and messages that
+	// name them, never reach the editor.
+	Private []string
 }
 
 type editorDoc struct {
@@ -63,8 +68,9 @@ type editor struct {
 	c    *Client
 	id   int64
 	conn jsonrpc2.Conn
-	gate EditorGate
-	log  *slog.Logger
+	gate    EditorGate
+	log     *slog.Logger
+	private []string
 
 	mu       sync.Mutex
 	docs     map[string]*editorDoc
@@ -91,7 +97,7 @@ type editorSet struct {
 // framed JSON-RPC, as gopls speaks on stdio) until the editor exits or
 // rwc ends, then closes what the editor had open. See docs/editors.md.
 func (c *Client) ServeEditor(ctx context.Context, rwc io.ReadWriteCloser, opts EditorOptions) error {
-	e := &editor{c: c, id: editorSeq.Add(1), gate: opts.Gate, log: opts.Logger,
+	e := &editor{c: c, id: editorSeq.Add(1), gate: opts.Gate, log: opts.Logger, private: opts.Private,
 		docs: map[string]*editorDoc{}, inflight: map[string]context.CancelFunc{}, tokens: map[string]json.RawMessage{},
 		work: make(chan func(), 256)}
 	if e.log == nil {
@@ -125,6 +131,9 @@ func (c *Client) ServeEditor(ctx context.Context, rwc io.ReadWriteCloser, opts E
 		}
 	})
 	e.conn.Go(ctx, e.handle)
+	if e.gate != nil {
+		e.wg.Go(func() { e.keepInView(ctx) })
+	}
 	select {
 	case <-e.conn.Done():
 	case <-ctx.Done():
@@ -167,6 +176,32 @@ func (e *editor) closeAll() {
 		}
 		if e.gate != nil {
 			e.gate.Buffer(uri, "", false, true)
+		}
+	}
+}
+
+// viewCheck is how often an editor that does not ask anything checks
+// that gopls holds its view.
+const viewCheck = 250 * time.Millisecond
+
+// keepInView brings gopls back to the editor's view once others' calls
+// have taken it away (an agent's call that needed the files on disk, or
+// its own unsaved text): what gopls publishes then is about what the
+// editor shows, even while the editor asks nothing.
+func (e *editor) keepInView(ctx context.Context) {
+	tick := time.NewTicker(viewCheck)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if e.gate.InView() {
+			continue
+		}
+		if leave, err := e.gate.Enter(ctx, false); err == nil {
+			leave()
 		}
 	}
 }
@@ -356,6 +391,11 @@ func (e *editor) document(ctx context.Context, method string, params json.RawMes
 		return fmt.Errorf("reading %s: %w", method, err)
 	}
 	uri := p.TextDocument.URI
+	// One spelling of each file's URI, the client's own, so that the
+	// editor's buffers and agents' calls name a file alike.
+	if path, err := URIPath(uri); err == nil {
+		uri = FileURI(path)
+	}
 	e.mu.Lock()
 	doc := e.docs[uri]
 	e.mu.Unlock()
@@ -488,7 +528,7 @@ func (s *editorSet) fromGopls(method string, params json.RawMessage) {
 				e.notify(method, map[string]any{"token": tok, "value": p.Value})
 			}
 		case "textDocument/publishDiagnostics":
-			if !e.inView() {
+			if !e.inView() || e.names(params) {
 				continue
 			}
 			// Versions are gopls's, which are not the editor's (a switch
@@ -500,11 +540,21 @@ func (s *editorSet) fromGopls(method string, params json.RawMessage) {
 			delete(p, "version")
 			e.notify(method, p)
 		case "window/showMessage", "window/logMessage":
-			if e.inView() {
+			if e.inView() && !e.names(params) {
 				e.notify(method, params)
 			}
 		}
 	}
+}
+
+// names reports whether params name a file of a private directory.
+func (e *editor) names(params json.RawMessage) bool {
+	for _, dir := range e.private {
+		if bytes.Contains(params, []byte(dir)) {
+			return true
+		}
+	}
+	return false
 }
 
 // toEditor passes a request gopls makes of its client to the editor one

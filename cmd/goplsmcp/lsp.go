@@ -150,7 +150,13 @@ func (st *stack) serveEditor(ctx context.Context, conn net.Conn, r io.Reader, ar
 		io.Writer
 		io.Closer
 	}{r, conn, conn}
-	err := st.client.ServeEditor(ctx, rwc, lspclient.EditorOptions{Logger: st.log.With("component", "editor")})
+	ed := st.br.Editor(arg == lspShareUnsaved)
+	defer func() {
+		endCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), drainTimeout)
+		defer cancel()
+		ed.End(endCtx)
+	}()
+	err := st.client.ServeEditor(ctx, rwc, lspclient.EditorOptions{Gate: ed, Private: ed.Private(), Logger: st.log.With("component", "editor")})
 	if errors.Is(err, io.EOF) {
 		err = nil
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,6 +36,7 @@ type lspEditor struct {
 	answers map[int]chan map[string]any
 	diags   map[string][]string // the messages last published, by URI
 	seq     map[string]int      // the publications, by URI
+	seen    []string            // every message ever published
 	changed chan struct{}       // closed and replaced at each publication
 	exited  chan struct{}
 }
@@ -114,6 +116,7 @@ func (e *lspEditor) read(r *bufio.Reader) {
 			e.mu.Lock()
 			e.diags[p["uri"].(string)] = msgs
 			e.seq[p["uri"].(string)]++
+			e.seen = append(e.seen, msgs...)
 			close(e.changed)
 			e.changed = make(chan struct{})
 			e.mu.Unlock()
@@ -310,4 +313,97 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// agentText is an agent's own unsaved text of report/report.go, and the
+// error gopls finds in it.
+const (
+	agentReport = `{"file":"report/report.go","text":"package report\n\nvar Y string = 1\n"}`
+	agentError  = `cannot use 1 (untyped int constant) as string value`
+)
+
+// checkAgentUnseen holds the editor to never having been published the
+// agent's own unsaved error, once gopls is back on the editor's view:
+// the editor's own error published again after the agent's call.
+func checkAgentUnseen(t *testing.T, ed *lspEditor, uri string, since int) {
+	t.Helper()
+	ed.waitDiags(uri, since, "naming the editor's error after the agent's call", func(d []string) bool { return containsAny(d, unsavedError) })
+	ed.mu.Lock()
+	seen := slices.Clone(ed.seen)
+	ed.mu.Unlock()
+	if containsAny(seen, agentError) {
+		t.Errorf("the editor was published the agent's unsaved error %q: %q", agentError, seen)
+	}
+}
+
+func TestLSPUnsavedNotShared(t *testing.T) {
+	sh := newShared(t)
+	root := exampleRoot(t)
+	ed := startEditor(t, sh, root, "--allow-write")
+	uri := ed.openAndBreak(root)
+	ed.waitDiags(uri, 0, "naming the unsaved error", func(d []string) bool { return containsAny(d, unsavedError) })
+	agent := sh.session("--root", root, "--gopls", goplsPath(t), "--allow-write")
+
+	// Without consent the agent sees the disk alone.
+	text, _, _ := agent.call(1, "go_diagnostics", `{"file":"report/report.go"}`)
+	if strings.Contains(text, unsavedError) || strings.Contains(text, "editor") {
+		t.Errorf("without consent, the agent's diagnostics of report.go see the editor's buffer:\n%s", text)
+	}
+	// Nor does the editor see the agent's own unsaved text.
+	before := ed.published(uri)
+	if text, _, _ := agent.call(2, "go_diagnostics", agentReport); !strings.Contains(text, agentError) {
+		t.Fatalf("the agent's diagnostics of its own unsaved report.go:\n%s", text)
+	}
+	checkAgentUnseen(t, ed, uri, before)
+	hover := ed.call("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": uri},
+		"position": map[string]any{"line": strings.Count(readFile(t, filepath.Join(root, "report", "report.go")), "\n") + 1, "character": 4}})
+	if text := fmt.Sprint(hover["contents"]); !strings.Contains(text, "var X int") {
+		t.Errorf("the editor's hover on its unsaved X after the agent's calls: %v", hover)
+	}
+
+	// An apply on a file the editor holds unsaved is refused.
+	text, _, isErr := agent.call(3, "go_rename_symbol", `{"file":"report/report.go","symbol":"Largest","new_name":"Biggest","apply":true}`)
+	if !isErr || !strings.Contains(text, "unsaved changes in the editor") {
+		t.Errorf("apply on report.go, unsaved in the editor: isError %v:\n%s", isErr, text)
+	}
+	if data := readFile(t, filepath.Join(root, "report", "report.go")); strings.Contains(data, "Biggest") {
+		t.Errorf("the refused apply wrote report.go:\n%s", data)
+	}
+}
+
+func TestLSPUnsavedShared(t *testing.T) {
+	sh := newShared(t)
+	root := exampleRoot(t)
+	ed := startEditor(t, sh, root, "--share-unsaved")
+	uri := ed.openAndBreak(root)
+	ed.waitDiags(uri, 0, "naming the unsaved error", func(d []string) bool { return containsAny(d, unsavedError) })
+	agent := sh.session("--root", root, "--gopls", goplsPath(t))
+
+	// With consent the agent sees the editor's buffer, and is told so.
+	text, _, _ := agent.call(1, "go_diagnostics", `{"file":"report/report.go"}`)
+	if !strings.Contains(text, unsavedError) || !strings.Contains(text, "unsaved in the editor, seen as the editor holds them (not as on disk): report/report.go") {
+		t.Errorf("with consent, the agent's diagnostics of report.go:\n%s", text)
+	}
+	// Its own unsaved text lies over the editor's, and reaches no editor.
+	before := ed.published(uri)
+	text, _, _ = agent.call(2, "go_diagnostics", agentReport)
+	_, withEdit, _ := strings.Cut(text, "all diagnostics with the edit:")
+	if !strings.Contains(withEdit, agentError) || strings.Contains(withEdit, unsavedError) || strings.Contains(text, "seen as the editor holds them") {
+		t.Errorf("the agent's diagnostics of its own unsaved report.go, over the editor's:\n%s", text)
+	}
+	checkAgentUnseen(t, ed, uri, before)
+	// The agent's text stays its own; another agent sees the editor's.
+	other := sh.session("--root", root, "--gopls", goplsPath(t))
+	if text, _, _ := other.call(1, "go_diagnostics", `{"file":"report/report.go"}`); !strings.Contains(text, unsavedError) || strings.Contains(text, agentError) {
+		t.Errorf("a second agent's diagnostics of report.go:\n%s", text)
+	}
+
+	// The editor closes: agents see the disk again, and go on.
+	ed.notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}})
+	ed.request("shutdown", nil)
+	ed.notify("exit", nil)
+	<-ed.exited
+	if text, _, _ := other.call(2, "go_diagnostics", `{"file":"report/report.go"}`); strings.Contains(text, unsavedError) || strings.Contains(text, "editor") {
+		t.Errorf("after the editor closed, the agent's diagnostics of report.go:\n%s", text)
+	}
 }

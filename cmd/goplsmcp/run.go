@@ -317,6 +317,7 @@ type stack struct {
 	log     *slog.Logger
 	srv     *mcp.Server
 	client  *lspclient.Client
+	br      *bridge.Bridge
 	closers []func() error
 }
 
@@ -419,6 +420,7 @@ func startStack(ctx context.Context, cfg *config, stderr io.Writer, oneShot bool
 	if err != nil {
 		return nil, err
 	}
+	st.br = br
 	if err := br.Register(st.srv); err != nil {
 		return nil, err
 	}
