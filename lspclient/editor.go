@@ -65,9 +65,9 @@ type editorDoc struct {
 }
 
 type editor struct {
-	c    *Client
-	id   int64
-	conn jsonrpc2.Conn
+	c       *Client
+	id      int64
+	conn    jsonrpc2.Conn
 	gate    EditorGate
 	log     *slog.Logger
 	private []string
