@@ -79,6 +79,8 @@ type editor struct {
 	commands int                           // executeCommand requests running
 	tokenSeq int64
 	shutdown bool
+	outbox   []editorNote // notifications to write, in order
+	wake     chan struct{}
 
 	work chan func() // the editor's messages, in order
 	wg   sync.WaitGroup
@@ -86,7 +88,7 @@ type editor struct {
 
 var editorSeq atomic.Int64
 
-// editorsOf are the editors of each client, which gopls's messages may
+// An editorSet is the editors of a client, which gopls's messages may
 // reach.
 type editorSet struct {
 	mu   sync.Mutex
@@ -99,7 +101,7 @@ type editorSet struct {
 func (c *Client) ServeEditor(ctx context.Context, rwc io.ReadWriteCloser, opts EditorOptions) error {
 	e := &editor{c: c, id: editorSeq.Add(1), gate: opts.Gate, log: opts.Logger, private: opts.Private,
 		docs: map[string]*editorDoc{}, inflight: map[string]context.CancelFunc{}, tokens: map[string]json.RawMessage{},
-		work: make(chan func(), 256)}
+		work: make(chan func(), 256), wake: make(chan struct{}, 1)}
 	if e.log == nil {
 		e.log = c.log
 	}
@@ -131,6 +133,7 @@ func (c *Client) ServeEditor(ctx context.Context, rwc io.ReadWriteCloser, opts E
 		}
 	})
 	e.conn.Go(ctx, e.handle)
+	e.wg.Go(func() { e.writeNotes(ctx) })
 	if e.gate != nil {
 		e.wg.Go(func() { e.keepInView(ctx) })
 	}
@@ -486,20 +489,56 @@ func (e *editor) sendPublished() {
 
 func (e *editor) notify(method string, params any) {
 	e.mu.Lock()
-	gone := e.shutdown
-	e.mu.Unlock()
-	if gone {
+	defer e.mu.Unlock()
+	if e.shutdown {
 		return
 	}
-	// Bounded: an editor that stops reading loses its notifications
-	// rather than stall gopls's reader.
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), e.c.opts.Timeout)
-		defer cancel()
-		if err := e.conn.Notify(ctx, method, params); err != nil {
-			e.log.Debug("notifying the editor", "method", method, "error", err)
+	if len(e.outbox) >= maxOutbox {
+		// An editor that stops reading loses its oldest notifications
+		// rather than stall gopls's reader or grow without bound.
+		e.outbox = e.outbox[1:]
+	}
+	e.outbox = append(e.outbox, editorNote{method, params})
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+// maxOutbox bounds the notifications waiting to be written to an editor.
+const maxOutbox = 4096
+
+type editorNote struct {
+	method string
+	params any
+}
+
+// writeNotes writes the editor's notifications in the order gopls sent
+// them, each write bounded by the client's timeout.
+func (e *editor) writeNotes(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-e.wake:
 		}
-	}()
+		for {
+			e.mu.Lock()
+			if len(e.outbox) == 0 {
+				e.mu.Unlock()
+				break
+			}
+			n := e.outbox[0]
+			e.outbox = e.outbox[1:]
+			e.mu.Unlock()
+			wctx, cancel := context.WithTimeout(ctx, e.c.opts.Timeout)
+			err := e.conn.Notify(wctx, n.method, n.params)
+			cancel()
+			if err != nil {
+				e.log.Debug("notifying the editor", "method", n.method, "error", err)
+			}
+		}
+	}
 }
 
 // fromGopls passes a notification of gopls's to the editors it concerns.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -238,6 +239,11 @@ func (r *relay) fromEditor(ctx context.Context, m relayMsg, lost chan int) error
 	if m.Method != "" && m.ID != nil {
 		r.pending[string(m.ID)] = m
 		r.order = append(r.order, string(m.ID))
+		if len(r.order) > 2*len(r.pending)+64 {
+			// Drop the answered, so that the order does not grow with
+			// every request of a long session.
+			r.order = slices.DeleteFunc(r.order, func(id string) bool { _, ok := r.pending[id]; return !ok })
+		}
 	}
 	conn := r.conn
 	r.mu.Unlock()
