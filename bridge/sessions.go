@@ -86,6 +86,9 @@ func (b *Bridge) isolate(ctx context.Context, tool string, next func(context.Con
 	if err == nil && b.buffers.Holds(st) {
 		mcp.KeepState(ctx)
 	}
+	if err == nil {
+		b.noteEditorBuffers(ctx, st)
+	}
 	return out, err
 }
 

@@ -155,6 +155,7 @@ type Client struct {
 	done     chan struct{}  // closed when the supervisor has ended
 	bg       sync.WaitGroup // the notes' writer
 	flights  flights        // requests others may join (join.go)
+	editors  editorSet      // editors served beside the client's calls (editor.go)
 
 	closeOnce sync.Once
 }

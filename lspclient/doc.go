@@ -8,7 +8,9 @@
 // the packages of new directories, tracks gopls's progress reports,
 // bounds every request in time, replaces a gopls that dies or stops
 // answering (re-sending the open documents and retrying the interrupted
-// request), and shuts it down.
+// request), and shuts it down. It also serves editors on the same gopls
+// ([Client.ServeEditor], editor.go) and relays an editor's stdio to such a
+// server, keeping its buffers across the server's death ([RelayEditor]).
 //
 // It knows nothing of MCP and may not import any other package of this
 // module. A [Client] owns one gopls at a time through a single supervisor

@@ -12,6 +12,7 @@ import (
 // reading goroutine, so it never blocks.
 func (c *Client) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
 	params := req.Params()
+	c.editors.fromGopls(req.Method(), params)
 	switch req.Method() {
 	case "textDocument/publishDiagnostics":
 		if uri, diags, ok := c.diags.publish(params); ok && c.opts.OnDiagnostics != nil {
@@ -55,6 +56,12 @@ func (c *Client) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		return reply(ctx, c.workspaceFolders(), nil)
 	case "client/registerCapability", "client/unregisterCapability":
 		return reply(ctx, nil, nil)
+	case "workspace/applyEdit", "window/showDocument", "window/showMessageRequest":
+		if c.editors.toEditor(ctx, reply, req) {
+			return nil
+		}
+	}
+	switch req.Method() {
 	case "workspace/applyEdit":
 		// Edits are returned to the caller, never applied behind its back.
 		return reply(ctx, map[string]any{"applied": false, "failureReason": "goplsmcp does not apply edits for gopls"}, nil)

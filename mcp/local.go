@@ -1,12 +1,15 @@
 package mcp
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -24,7 +27,23 @@ type LocalOptions struct {
 	// OnSessions, if set, is called with the number of sessions connected
 	// each time it changes.
 	OnSessions func(n int)
+	// Raw, if set, serves connections that are not MCP sessions: a
+	// connection whose first line is "#" followed by one of its names
+	// (and, after a space, an argument) is given, after that line, to
+	// that handler, which owns it until it returns. Such a connection counts as a session for Idle and
+	// OnSessions. What the bytes mean is the handler's business.
+	Raw map[string]RawHandler
 }
+
+// A RawHandler serves one connection of [LocalOptions.Raw]: r reads what
+// follows the connection's first line, conn writes to it; arg is the
+// first line's argument. It returns when the connection is done or ctx
+// is.
+type RawHandler func(ctx context.Context, conn net.Conn, r io.Reader, arg string) error
+
+// RawHello is the first line a client sends to be served by the raw
+// handler name with arg (see [LocalOptions.Raw]).
+func RawHello(name, arg string) string { return "#" + name + " " + arg + "\n" }
 
 // CheckLocalPeer returns an error unless the process at the other end of
 // conn, a unix socket connection, runs as this process's user, as the
@@ -109,6 +128,29 @@ func (s *Server) ServeLocal(ctx context.Context, ln net.Listener, opts *LocalOpt
 			wg.Go(func() {
 				defer count(-1)
 				defer conn.Close()
+				// An MCP message starts with '{' (or blank space); a
+				// raw connection says which handler it wants first.
+				br := bufio.NewReaderSize(conn, 64*1024)
+				if first, err := br.Peek(1); err == nil && first[0] == '#' && opts.Raw != nil {
+					var hello []byte
+					for len(hello) <= 64 && !strings.HasSuffix(string(hello), "\n") {
+						b, err := br.ReadByte()
+						if err != nil {
+							return
+						}
+						hello = append(hello, b)
+					}
+					name, arg, _ := strings.Cut(strings.TrimSpace(string(hello[1:])), " ")
+					h := opts.Raw[name]
+					if h == nil {
+						s.log.Warn("refused a local connection for an unknown handler", "hello", strings.TrimSpace(string(hello)))
+						return
+					}
+					if err := h(serveCtx, conn, br, arg); err != nil {
+						s.log.Debug("raw local connection ended", "error", err)
+					}
+					return
+				}
 				lw := &lineWriter{w: conn}
 				sess := newSession(s, lw)
 				// Every peer is the server's own user (checked
@@ -116,7 +158,7 @@ func (s *Server) ServeLocal(ctx context.Context, ln net.Listener, opts *LocalOpt
 				// connection.
 				sess.client = "local:" + strconv.Itoa(uid)
 				s.log.Debug("local session started", "session", sess.id)
-				if err := sess.serve(serveCtx, newLineReader(conn, s.opts.MaxMessageBytes), lw); err != nil {
+				if err := sess.serve(serveCtx, newLineReader(br, s.opts.MaxMessageBytes), lw); err != nil {
 					s.log.Debug("local session ended", "session", sess.id, "error", err)
 				}
 			})

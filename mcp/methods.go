@@ -176,6 +176,7 @@ func (s *Server) call(ctx context.Context, name string, args json.RawMessage, st
 		ctx, finish = tracer(ctx)
 	}
 	ctx = context.WithValue(ctx, inputKey{}, in)
+	ctx, notes := withNotes(ctx)
 	began := time.Now()
 	out, err := s.runTool(ctx, t, in)
 	var dbg *DebugInfo
@@ -196,7 +197,7 @@ func (s *Server) call(ctx context.Context, name string, args json.RawMessage, st
 		}
 		return errorResult(err.Error(), dbg), nil
 	}
-	return s.resultFor(out, structured, dbg, t.def.Narrow)
+	return s.resultFor(out, structured, dbg, t.def.Narrow, notes.text())
 }
 
 // CallTool runs one tool outside any session, as tools/call does for a
@@ -245,7 +246,7 @@ const defaultNarrow = "narrow the call: pass a smaller limit, one file, or a mor
 // the version has them, its structured form and its resource links. A
 // result over the size cap is replaced by an error saying how to narrow
 // the call: narrow, or generic advice.
-func (s *Server) resultFor(out any, structured bool, dbg *DebugInfo, narrow string) (any, error) {
+func (s *Server) resultFor(out any, structured bool, dbg *DebugInfo, narrow, notes string) (any, error) {
 	var text string
 	if r, ok := out.(Renderer); ok {
 		text = r.Render()
@@ -255,6 +256,9 @@ func (s *Server) resultFor(out any, structured bool, dbg *DebugInfo, narrow stri
 			return nil, err
 		}
 		text = string(data)
+	}
+	if notes != "" {
+		text += "\n" + notes
 	}
 	if dbg != nil {
 		text += "\n" + dbg.render()

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -429,4 +430,72 @@ func TestLocalIdleAfterHealthCheck(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A raw connection (LocalOptions.Raw) is given, after its first line, to
+// the handler it names, with the line's argument, and counts as a
+// session; MCP sessions on the same socket are served as before, and a
+// name no handler has is closed.
+func TestLocalRaw(t *testing.T) {
+	s := NewServer("raw", "0", nil)
+	sock := filepath.Join(t.TempDir(), "s.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sessions := make(chan int, 16)
+	done := make(chan error, 1)
+	go func() {
+		done <- s.ServeLocal(ctx, ln, &LocalOptions{
+			OnSessions: func(n int) { sessions <- n },
+			Raw: map[string]RawHandler{"echo": func(ctx context.Context, conn net.Conn, r io.Reader, arg string) error {
+				line, err := bufio.NewReader(r).ReadString('\n')
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintf(conn, "%s:%s", arg, line)
+				return err
+			}},
+		})
+	}()
+	dial := func() net.Conn {
+		t.Helper()
+		conn, err := net.Dial("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		return conn
+	}
+
+	raw := dial()
+	io.WriteString(raw, RawHello("echo", "with arg")+"{not MCP}\n")
+	got, err := bufio.NewReader(raw).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff("with arg:{not MCP}\n", got); diff != "" {
+		t.Errorf("the raw handler's answer (-want +got):\n%s", diff)
+	}
+	if n := <-sessions; n != 1 {
+		t.Errorf("sessions with the raw connection: %d, want 1", n)
+	}
+
+	mcpConn := dial()
+	io.WriteString(mcpConn, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n")
+	answer, err := bufio.NewReader(mcpConn).ReadString('\n')
+	if err != nil || !strings.Contains(answer, `"result":{}`) {
+		t.Errorf("an MCP ping beside the raw connection: %q, %v", answer, err)
+	}
+
+	unknown := dial()
+	io.WriteString(unknown, RawHello("nobody", "")+`{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n")
+	unknown.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if n, err := unknown.Read(make([]byte, 1)); err != io.EOF {
+		t.Errorf("a connection for no handler: read %d bytes, %v; want it closed", n, err)
+	}
+	cancel()
+	<-done
 }

@@ -49,7 +49,7 @@ func main() {
 }
 
 // allSections are the measurements, in the order they are reported.
-var allSections = []string{"overhead", "peers", "cold", "edit", "memory", "tokens", "concurrency", "source", "firstload", "share", "busy"}
+var allSections = []string{"overhead", "peers", "cold", "edit", "memory", "tokens", "concurrency", "source", "firstload", "share", "editor", "busy"}
 
 type config struct {
 	mode     string
@@ -474,6 +474,11 @@ func (b *bench) runAll(ctx context.Context) error {
 	if sec["share"] {
 		if err := b.share(ctx, fx, gr); err != nil {
 			return fmt.Errorf("share: %w", err)
+		}
+	}
+	if sec["editor"] {
+		if err := b.editor(ctx, fx); err != nil {
+			return fmt.Errorf("editor: %w", err)
 		}
 	}
 	if sec["busy"] {

@@ -77,6 +77,7 @@ var writeAllowed = map[string]string{
 	"cmd/goplsmcp/share.go:runtimeDir:os.Mkdir":             "the runtime directory of the shared daemons' sockets, made 0700",
 	"cmd/goplsmcp/share.go:runtimeDir:os.Chmod":             "keeps the runtime directory 0700 (the user's own)",
 	"cmd/goplsmcp/share.go:serveShared:os.OpenFile":         "--log-file of a shared session's own process",
+	"cmd/goplsmcp/lsp.go:runLSP:os.OpenFile":                "--log-file of goplsmcp lsp's own process",
 	"cmd/goplsmcp/share.go:startDaemon:exec.Command":        "goplsmcp itself, as the shared daemon (goplsmcp daemon serve)",
 	"cmd/goplsmcp/share_unix.go:openPrivate:os.OpenFile":    "the daemon's log and the lock file taken while a daemon starts, in the runtime directory: never through a link, only the user's own regular file",
 	"cmd/goplsmcp/share_bsdps.go:processStart:exec.Command": "ps -o uid=,lstart=, a process's owner and start time off Linux and macOS, to prove a pid is the daemon it names (reads only)",

@@ -72,8 +72,14 @@ Flags:
 // stdin/stdout until stdin ends or ctx is cancelled; or it runs one of the
 // subcommands.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	// Editors put the flags they pass gopls before the words of its
+	// command line they are given (go.languageServerFlags): goplsmcp
+	// -mode=stdio lsp is goplsmcp lsp.
+	if i := slices.Index(args, "lsp"); i > 0 && len(splitLSPArgs(args[:i])) == 0 {
+		return runLSP(ctx, append(slices.Clone(args[:i]), args[i+1:]...), stdin, stdout, stderr)
+	}
 	if len(args) > 0 && subcommands[args[0]] {
-		return runSubcommand(ctx, args[0], args[1:], globals{}, stdout, stderr)
+		return runSubcommand(ctx, args[0], args[1:], globals{}, stdin, stdout, stderr)
 	}
 	cfg := &config{}
 	fs := newFlagSet(cfg)
@@ -82,7 +88,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// A subcommand may follow the flags: those before it that it has a
 	// use for apply to it (goplsmcp --root DIR config claude).
 	if parseErr == nil && !cfg.help && fs.NArg() > 0 && subcommands[fs.Arg(0)] {
-		return runSubcommand(ctx, fs.Arg(0), fs.Args()[1:], globalsOf(fs, cfg), stdout, stderr)
+		return runSubcommand(ctx, fs.Arg(0), fs.Args()[1:], globalsOf(fs, cfg), stdin, stdout, stderr)
 	}
 	if wantsHelp(args) {
 		help := newFlagSet(&config{})
@@ -191,7 +197,7 @@ Flags:
 // subcommands are the words that name a subcommand, at the start or after
 // the flags. call, which takes every flag, is not among them: it is the
 // server's own run, for one call.
-var subcommands = map[string]bool{"config": true, "instructions": true, "rules": true, "daemon": true}
+var subcommands = map[string]bool{"config": true, "instructions": true, "rules": true, "daemon": true, "lsp": true}
 
 // globals are the flags given before a subcommand's name.
 type globals struct {
@@ -224,7 +230,7 @@ func (g globals) only(cmd string, takes ...string) error {
 
 // runSubcommand runs config, instructions, rules or daemon, with args the
 // words after its name and g the flags before it.
-func runSubcommand(ctx context.Context, cmd string, args []string, g globals, stdout, stderr io.Writer) error {
+func runSubcommand(ctx context.Context, cmd string, args []string, g globals, stdin io.Reader, stdout, stderr io.Writer) error {
 	switch cmd {
 	case "config":
 		if err := g.only(cmd, "root"); err != nil {
@@ -251,6 +257,11 @@ func runSubcommand(ctx context.Context, cmd string, args []string, g globals, st
 		return runRules(args, g.root, stdout, stderr)
 	case "daemon":
 		return runDaemon(ctx, args, g, stdout, stderr)
+	case "lsp":
+		if err := g.only(cmd); err != nil {
+			return err
+		}
+		return runLSP(ctx, args, stdin, stdout, stderr)
 	}
 	return usageError("unknown subcommand %q", cmd)
 }
@@ -306,6 +317,7 @@ type stack struct {
 	log     *slog.Logger
 	srv     *mcp.Server
 	client  *lspclient.Client
+	br      *bridge.Bridge
 	closers []func() error
 }
 
@@ -408,6 +420,7 @@ func startStack(ctx context.Context, cfg *config, stderr io.Writer, oneShot bool
 	if err != nil {
 		return nil, err
 	}
+	st.br = br
 	if err := br.Register(st.srv); err != nil {
 		return nil, err
 	}

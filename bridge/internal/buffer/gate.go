@@ -80,6 +80,11 @@ type Gate struct {
 	mutators  int
 	queue     []*ticket
 	switching bool
+	// base, if set, is the session whose overlays every session sees
+	// under its own (an editor whose user consented to share its unsaved
+	// buffers, see editor.go): gopls's neutral state holds them instead
+	// of none.
+	base *Session
 }
 
 // A ticket is a call waiting for its turn.
@@ -169,9 +174,9 @@ func (g *Gate) dispatch() {
 		g.queue = g.queue[1:]
 		t.granted, t.mustSwitch = true, mustSwitch
 		if mustSwitch {
-			t.target = maps.Clone(t.st.overlays)
+			t.target = g.want(t.st)
 			if g.exclusive != t.st {
-				t.target = map[string]string{}
+				t.target = g.neutral()
 			}
 		}
 		close(t.turn)
@@ -191,7 +196,7 @@ func (g *Gate) admit(st *Session, mutates bool) (ok, mustSwitch bool) {
 		g.switching = switchFirst
 		return true, switchFirst
 	}
-	if mutates || len(st.overlays) > 0 {
+	if mutates || (st != g.base && len(st.overlays) > 0) {
 		// The call needs gopls to itself, holding st's overlays.
 		if g.exclusive == st {
 			return start(false)
@@ -200,7 +205,7 @@ func (g *Gate) admit(st *Session, mutates bool) (ok, mustSwitch bool) {
 			return false, false
 		}
 		// No other session's call runs.
-		if maps.Equal(g.applied, st.overlays) {
+		if maps.Equal(g.applied, g.want(st)) {
 			g.exclusive = st
 			return start(false)
 		}
@@ -218,8 +223,8 @@ func (g *Gate) admit(st *Session, mutates bool) (ok, mustSwitch bool) {
 	}
 	if w := g.exclusive; w != nil {
 		switch {
-		case len(w.overlays) == 0 && g.mutators == 0:
-			// w's running calls see no overlays and make none.
+		case maps.Equal(g.want(w), g.neutral()) && g.mutators == 0:
+			// w's running calls see the neutral state and change none.
 		case g.total == 0:
 			// w's overlays are reverted below.
 		default:
@@ -227,13 +232,30 @@ func (g *Gate) admit(st *Session, mutates bool) (ok, mustSwitch bool) {
 		}
 		g.exclusive = nil
 	}
-	if len(g.applied) == 0 {
+	if maps.Equal(g.applied, g.neutral()) {
 		return start(false)
 	}
 	if g.total == 0 {
 		return start(true)
 	}
 	return false, false
+}
+
+// neutral is what gopls holds for the calls of sessions without overlays:
+// the base's overlays, or none. g.mu is held.
+func (g *Gate) neutral() map[string]string {
+	if g.base == nil {
+		return map[string]string{}
+	}
+	return maps.Clone(g.base.overlays)
+}
+
+// want is what gopls must hold for a call of st: its overlays over the
+// base's. g.mu is held.
+func (g *Gate) want(st *Session) map[string]string {
+	w := g.neutral()
+	maps.Copy(w, st.overlays)
+	return w
 }
 
 // apply makes gopls hold exactly the overlays target: the others are
@@ -332,6 +354,9 @@ func (g *Gate) HasOverlays(st *Session) bool {
 // could not all be reverted.
 func (g *Gate) Forget(ctx context.Context, sw Switcher, st *Session) error {
 	g.mu.Lock()
+	if g.base == st {
+		g.base = nil
+	}
 	if g.exclusive != st || g.total > 0 || g.switching {
 		// Its overlays are not in gopls (its calls have all ended, so
 		// it holds gopls for nobody).
@@ -345,11 +370,51 @@ func (g *Gate) Forget(ctx context.Context, sw Switcher, st *Session) error {
 	g.switching = true
 	g.running[st]++
 	g.total++
+	target := g.neutral()
 	g.mu.Unlock()
-	err := g.apply(ctx, sw, map[string]string{})
+	err := g.apply(ctx, sw, target)
 	g.mu.Lock()
 	g.switching = false
 	g.mu.Unlock()
 	g.leave(st, false)
 	return err
+}
+
+// SetBase makes st's overlays the base every session sees under its own
+// (nil: none), as an editor whose user shares its unsaved buffers with
+// agents. It takes effect at the next switch.
+func (g *Gate) SetBase(st *Session) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.base = st
+}
+
+// Base returns the base session and a copy of its overlays.
+func (g *Gate) Base() (*Session, map[string]string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.base == nil {
+		return nil, nil
+	}
+	return g.base, maps.Clone(g.base.overlays)
+}
+
+// InView reports whether gopls holds exactly st's view now: the overlays a
+// call of st would see, and no others.
+func (g *Gate) InView(st *Session) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return !g.switching && maps.Equal(g.applied, g.want(st))
+}
+
+// BaseOverlay returns the base's overlay of uri, if the base is another
+// session than st and has one.
+func (g *Gate) BaseOverlay(st *Session, uri string) (string, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.base == nil || g.base == st {
+		return "", false
+	}
+	text, ok := g.base.overlays[uri]
+	return text, ok
 }

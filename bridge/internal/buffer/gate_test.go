@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // These tests drive the gate's admission rules alone, without gopls: no
@@ -178,4 +180,79 @@ func TestGateCancelledWaiter(t *testing.T) {
 	la()
 	lc := <-cTurn
 	lc()
+}
+
+// recordSwitcher records what the gate makes gopls hold.
+type recordSwitcher struct{ held map[string]string }
+
+func (r *recordSwitcher) Revert(_ context.Context, uri string) error { delete(r.held, uri); return nil }
+func (r *recordSwitcher) Overlay(_ context.Context, uri, text string) error {
+	r.held[uri] = text
+	return nil
+}
+func (r *recordSwitcher) SwitchTimeout() time.Duration { return time.Second }
+
+// With a base (an editor sharing its unsaved buffers), its overlays are
+// the neutral state: other sessions' calls without overlays run with them
+// in gopls and need no switch; a session with its own overlays sees them
+// over the base's; and the base's view comes back after it.
+func TestGateBase(t *testing.T) {
+	g := newTestGate()
+	sw := &recordSwitcher{held: map[string]string{}}
+	editor, agent, other := newState("editor"), newState("agent"), newState("other")
+	g.SetBase(editor)
+	leave := enterNow(t, g, editor, true)
+	g.overlaid(editor, "a.go", "editor a")
+	g.overlaid(editor, "b.go", "editor b")
+	sw.held["a.go"], sw.held["b.go"] = "editor a", "editor b"
+	leave()
+
+	// Calls without overlays of two sessions and the editor's own run
+	// together, on the editor's buffers.
+	l1 := enterNow(t, g, agent, false)
+	l2 := enterNow(t, g, other, false)
+	l3 := enterNow(t, g, editor, false)
+	if !g.InView(editor) {
+		t.Errorf("gopls does not hold the editor's view while calls without overlays run")
+	}
+	l1()
+	l2()
+	l3()
+
+	// The agent's own text lies over the editor's.
+	ctx := context.Background()
+	leave, err := g.Enter(ctx, sw, agent, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw.held["a.go"] = "agent a"
+	g.overlaid(agent, "a.go", "agent a")
+	if g.InView(editor) {
+		t.Errorf("the editor is in view while gopls holds the agent's a.go")
+	}
+	leave()
+	want := map[string]string{"a.go": "agent a", "b.go": "editor b"}
+	if diff := cmp.Diff(want, sw.held); diff != "" {
+		t.Errorf("gopls holds, during the agent's call (-want +got):\n%s", diff)
+	}
+
+	// Another session's call brings back the editor's buffers.
+	leave, err = g.Enter(ctx, sw, other, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leave()
+	want = map[string]string{"a.go": "editor a", "b.go": "editor b"}
+	if diff := cmp.Diff(want, sw.held); diff != "" {
+		t.Errorf("gopls holds, for another session's call (-want +got):\n%s", diff)
+	}
+	if !g.InView(editor) {
+		t.Errorf("the editor's view did not come back")
+	}
+	if text, ok := g.BaseOverlay(other, "b.go"); !ok || text != "editor b" {
+		t.Errorf("BaseOverlay(other, b.go) = %q, %v", text, ok)
+	}
+	if _, ok := g.BaseOverlay(editor, "b.go"); ok {
+		t.Errorf("BaseOverlay names the base's own overlay to the base")
+	}
 }

@@ -97,7 +97,24 @@ func (s *Set) newSource(path, text string, kind Kind) *Source {
 // that text, so that positions in the answer match what the caller sees.
 // The file replaces an overlay gopls may hold for it: naming a file means
 // the file as it is now. The caller must release the source.
+//
+// A file the gate's base (an editor whose user shares its unsaved
+// buffers) holds unsaved is, for every other session that gave no text
+// of its own for it, the base's text, as gopls holds it for the call.
 func (s *Set) Open(ctx context.Context, c Caller, path string) (*Source, error) {
+	if c.Gated {
+		uri := lspclient.FileURI(path)
+		if text, ok := s.c.Gate.BaseOverlay(c.Session, uri); ok && !s.c.Gate.HasOverlay(c.Session, uri) {
+			if l, ok := s.c.Client.HoldOpen(uri); ok {
+				if l.Text == text {
+					src := s.newSource(path, l.Text, FromOverlay)
+					src.lease = l
+					return src, nil
+				}
+				l.Release()
+			}
+		}
+	}
 	text, err := s.ReadFile(path)
 	if err != nil {
 		return nil, err

@@ -122,6 +122,10 @@ type Proposer struct {
 	Written func(written map[string]bool)
 	// AllowWrite lets apply: true write.
 	AllowWrite bool
+	// Unsaved, if set, reports whether an editor holds uri with unsaved
+	// changes: an apply that would write it is refused, since the
+	// editor's text would overwrite the change or be lost to it.
+	Unsaved func(uri string) bool
 	// ResultBytes bounds the JSON of one tool result, which the diff of
 	// changes written must fit in.
 	ResultBytes int
@@ -214,6 +218,13 @@ func (p *Proposer) applyIf(w Write, es *Set, ch *Changes) error {
 	}
 	if err := p.Check(w); err != nil {
 		return err
+	}
+	if p.Unsaved != nil {
+		for _, fe := range es.Files {
+			if p.Unsaved(fe.URI) {
+				return fmt.Errorf("not applied: %s has unsaved changes in the editor, which this write would overwrite or lose; save or revert it in the editor, then call again", p.Gate.Display(fe.Path))
+			}
+		}
 	}
 	// The answer is decided before anything is written: once written,
 	// the call must say so, never fail for the size of its answer.

@@ -1,0 +1,433 @@
+package lspclient
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// RelayOptions configure [RelayEditor].
+type RelayOptions struct {
+	// Dial connects to the server of the editor's workspace (one that
+	// serves it with [Client.ServeEditor]), starting it if need be; root
+	// is the directory the editor's initialize names. It is called again
+	// when the connection is lost.
+	Dial func(ctx context.Context, root string) (io.ReadWriteCloser, error)
+	// Logger receives the relay's log; nil discards it.
+	Logger *slog.Logger
+}
+
+// RelayEditor serves an editor's LSP session on in and out (its stdio)
+// by relaying it to a server reached through opts.Dial. It keeps what a
+// new server must be given when the connection is lost — the editor's
+// initialize and its open documents with their current text — so that a
+// server that dies is replaced under the editor without a buffer lost:
+// the relay dials again, initializes the new server, opens the documents
+// again and sends again the requests that were unanswered (a command,
+// which may have changed something, is answered with an error instead).
+// It returns when the editor has exited or in ends.
+func RelayEditor(ctx context.Context, in io.Reader, out io.Writer, opts RelayOptions) error {
+	r := &relay{opts: opts, out: out, docs: map[string]*relayDoc{}, pending: map[string]relayMsg{}, serverCalls: map[string]int{}}
+	if r.opts.Logger == nil {
+		r.opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return r.run(ctx, bufio.NewReader(in))
+}
+
+type relayDoc struct {
+	languageID string
+	version    int32
+	text       string
+}
+
+type relayMsg struct {
+	ID     json.RawMessage `json:"id,omitempty"`
+	Method string          `json:"method,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  json.RawMessage `json:"error,omitempty"`
+	raw    []byte
+}
+
+type relay struct {
+	opts  RelayOptions
+	outMu sync.Mutex
+	out   io.Writer
+
+	mu          sync.Mutex
+	root        string
+	initParams  json.RawMessage
+	docs        map[string]*relayDoc
+	pending     map[string]relayMsg // the editor's requests unanswered, by id
+	order       []string
+	serverCalls map[string]int // the server's requests to the editor, by id: the connection they came on
+	gen         int
+	conn        io.ReadWriteCloser
+	exited      bool
+}
+
+// readMessage reads one Content-Length framed message.
+func readMessage(br *bufio.Reader) ([]byte, error) {
+	length := -1
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			return nil, err
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			break
+		}
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.EqualFold(strings.TrimSpace(k), "Content-Length") {
+			if length, err = strconv.Atoi(strings.TrimSpace(v)); err != nil {
+				return nil, fmt.Errorf("bad Content-Length %q", v)
+			}
+		}
+	}
+	if length < 0 {
+		return nil, errors.New("a message without Content-Length")
+	}
+	body := make([]byte, length)
+	if _, err := io.ReadFull(br, body); err != nil {
+		return nil, err
+	}
+	return body, nil
+}
+
+func writeMessage(w io.Writer, body []byte) error {
+	_, err := fmt.Fprintf(w, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	return err
+}
+
+func (r *relay) toEditor(body []byte) error {
+	r.outMu.Lock()
+	defer r.outMu.Unlock()
+	return writeMessage(r.out, body)
+}
+
+// internalID marks the relay's own initialize to a new server.
+const internalID = `"goplsmcp-relay-init"`
+
+func (r *relay) run(ctx context.Context, in *bufio.Reader) error {
+	fromEditor := make(chan relayMsg)
+	editorErr := make(chan error, 1)
+	go func() {
+		for {
+			body, err := readMessage(in)
+			if err != nil {
+				editorErr <- err
+				return
+			}
+			var m relayMsg
+			if json.Unmarshal(body, &m) != nil {
+				continue
+			}
+			m.raw = body
+			select {
+			case fromEditor <- m:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	lost := make(chan int, 4)
+	defer func() {
+		r.mu.Lock()
+		if r.conn != nil {
+			r.conn.Close()
+		}
+		r.mu.Unlock()
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-editorErr:
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		case gen := <-lost:
+			r.mu.Lock()
+			stale := gen != r.gen || r.exited
+			r.mu.Unlock()
+			if stale {
+				continue
+			}
+			r.opts.Logger.Warn("lost the server; connecting again and restoring the editor's documents")
+			if err := r.connect(ctx, lost, true); err != nil {
+				return err
+			}
+		case m := <-fromEditor:
+			if err := r.fromEditor(ctx, m, lost); err != nil {
+				return err
+			}
+			r.mu.Lock()
+			done := r.exited
+			r.mu.Unlock()
+			if done {
+				return nil
+			}
+		}
+	}
+}
+
+// fromEditor records what m changes and sends it on.
+func (r *relay) fromEditor(ctx context.Context, m relayMsg, lost chan int) error {
+	r.mu.Lock()
+	switch {
+	case m.Method == "initialize":
+		r.initParams = m.Params
+		r.root = rootOf(m.Params)
+	case m.Method == "exit":
+		r.exited = true
+	case m.Method == "textDocument/didOpen":
+		var p struct {
+			TextDocument struct {
+				URI        string `json:"uri"`
+				LanguageID string `json:"languageId"`
+				Version    int32  `json:"version"`
+				Text       string `json:"text"`
+			} `json:"textDocument"`
+		}
+		if json.Unmarshal(m.Params, &p) == nil {
+			r.docs[p.TextDocument.URI] = &relayDoc{p.TextDocument.LanguageID, p.TextDocument.Version, p.TextDocument.Text}
+		}
+	case m.Method == "textDocument/didChange":
+		var p struct {
+			TextDocument struct {
+				URI     string `json:"uri"`
+				Version int32  `json:"version"`
+			} `json:"textDocument"`
+			ContentChanges json.RawMessage `json:"contentChanges"`
+		}
+		if json.Unmarshal(m.Params, &p) == nil {
+			if d := r.docs[p.TextDocument.URI]; d != nil {
+				if text, err := ApplyChanges(d.text, p.ContentChanges); err == nil {
+					d.text, d.version = text, p.TextDocument.Version
+				}
+			}
+		}
+	case m.Method == "textDocument/didClose":
+		var p struct {
+			TextDocument struct {
+				URI string `json:"uri"`
+			} `json:"textDocument"`
+		}
+		if json.Unmarshal(m.Params, &p) == nil {
+			delete(r.docs, p.TextDocument.URI)
+		}
+	case m.Method == "" && m.ID != nil:
+		// The editor's answer to a request of the server's: only the
+		// connection that asked may hear it.
+		gen, ok := r.serverCalls[string(m.ID)]
+		delete(r.serverCalls, string(m.ID))
+		if !ok || gen != r.gen {
+			r.mu.Unlock()
+			return nil
+		}
+	}
+	if m.Method != "" && m.ID != nil {
+		r.pending[string(m.ID)] = m
+		r.order = append(r.order, string(m.ID))
+		if len(r.order) > 2*len(r.pending)+64 {
+			// Drop the answered, so that the order does not grow with
+			// every request of a long session.
+			r.order = slices.DeleteFunc(r.order, func(id string) bool { _, ok := r.pending[id]; return !ok })
+		}
+	}
+	conn := r.conn
+	r.mu.Unlock()
+	if conn == nil {
+		if err := r.connect(ctx, lost, false); err != nil {
+			return err
+		}
+		r.mu.Lock()
+		conn = r.conn
+		r.mu.Unlock()
+		if m.Method == "initialize" {
+			return nil // connect sent it
+		}
+	}
+	if err := writeMessage(conn, m.raw); err != nil {
+		r.opts.Logger.Debug("writing to the server", "error", err)
+	}
+	return nil
+}
+
+// connect dials the server and, on a new connection after a lost one
+// (restore), gives it the editor's initialize, its documents and its
+// unanswered requests.
+func (r *relay) connect(ctx context.Context, lost chan int, restore bool) error {
+	r.mu.Lock()
+	root, initParams := r.root, r.initParams
+	r.mu.Unlock()
+	var conn io.ReadWriteCloser
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		if conn, err = r.opts.Dial(ctx, root); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		r.failPending(fmt.Sprintf("goplsmcp lsp cannot reach its server: %v", err))
+		return fmt.Errorf("connecting to the server: %w", err)
+	}
+	r.mu.Lock()
+	if r.conn != nil {
+		r.conn.Close()
+	}
+	r.gen++
+	gen := r.gen
+	r.conn = conn
+	var replay [][]byte
+	initBody, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(internalID), "method": "initialize", "params": initParams})
+	if !restore {
+		// The editor's own initialize is sent as it came, answered
+		// to the editor.
+		if m, ok := r.pending[firstInit(r)]; ok {
+			replay = append(replay, m.raw)
+		}
+	} else {
+		replay = append(replay, initBody, []byte(`{"jsonrpc":"2.0","method":"initialized","params":{}}`))
+		for uri, d := range r.docs {
+			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": map[string]any{
+				"textDocument": map[string]any{"uri": uri, "languageId": d.languageID, "version": d.version, "text": d.text}}})
+			replay = append(replay, b)
+		}
+		var keep []string
+		for _, id := range r.order {
+			m, ok := r.pending[id]
+			if !ok {
+				continue
+			}
+			if m.Method == "workspace/executeCommand" || m.Method == "initialize" {
+				delete(r.pending, id)
+				msg := "the server stopped while it ran this command; check what it changed before running it again"
+				if m.Method == "initialize" {
+					msg = "the server stopped during initialize"
+				}
+				b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32603, "message": msg}})
+				go r.toEditor(b)
+				continue
+			}
+			keep = append(keep, id)
+			replay = append(replay, m.raw)
+		}
+		r.order = keep
+	}
+	r.mu.Unlock()
+	for _, b := range replay {
+		if err := writeMessage(conn, b); err != nil {
+			break
+		}
+	}
+	go r.readServer(conn, gen, lost)
+	return nil
+}
+
+func firstInit(r *relay) string {
+	for _, id := range r.order {
+		if r.pending[id].Method == "initialize" {
+			return id
+		}
+	}
+	return ""
+}
+
+// readServer relays what the server on conn says to the editor, until
+// the connection ends.
+func (r *relay) readServer(conn io.ReadWriteCloser, gen int, lost chan int) {
+	br := bufio.NewReader(conn)
+	for {
+		body, err := readMessage(br)
+		if err != nil {
+			select {
+			case lost <- gen:
+			default:
+			}
+			return
+		}
+		var m relayMsg
+		if json.Unmarshal(body, &m) != nil {
+			continue
+		}
+		r.mu.Lock()
+		if gen != r.gen {
+			r.mu.Unlock()
+			return
+		}
+		switch {
+		case m.Method == "" && string(m.ID) == internalID:
+			r.mu.Unlock()
+			continue // the answer to a restoring initialize
+		case m.Method == "" && m.ID != nil:
+			delete(r.pending, string(m.ID))
+		case m.Method != "" && m.ID != nil:
+			r.serverCalls[string(m.ID)] = gen
+		}
+		r.mu.Unlock()
+		if err := r.toEditor(body); err != nil {
+			return
+		}
+	}
+}
+
+// failPending answers the editor's unanswered requests with msg.
+func (r *relay) failPending(msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, id := range r.order {
+		if m, ok := r.pending[id]; ok {
+			b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32603, "message": msg}})
+			go r.toEditor(b)
+		}
+	}
+	clear(r.pending)
+	r.order = nil
+}
+
+// rootOf is the directory an initialize names: its first workspace
+// folder, else rootUri, else rootPath; "" if none.
+func rootOf(params json.RawMessage) string {
+	var p struct {
+		RootURI          string `json:"rootUri"`
+		RootPath         string `json:"rootPath"`
+		WorkspaceFolders []struct {
+			URI string `json:"uri"`
+		} `json:"workspaceFolders"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return ""
+	}
+	for _, u := range []string{firstFolder(p.WorkspaceFolders), p.RootURI} {
+		if u == "" {
+			continue
+		}
+		if path, err := URIPath(u); err == nil {
+			return path
+		}
+		if pu, err := url.Parse(u); err == nil && pu.Path != "" {
+			return pu.Path
+		}
+	}
+	return p.RootPath
+}
+
+func firstFolder(fs []struct {
+	URI string `json:"uri"`
+}) string {
+	if len(fs) == 0 {
+		return ""
+	}
+	return fs[0].URI
+}
