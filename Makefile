@@ -4,7 +4,7 @@
 GO ?= go
 GOPLS_VERSION := $(shell $(GO) list -m -f '{{.Version}}' golang.org/x/tools/gopls)
 
-.PHONY: all build gopls goplsmcp test hygiene test-concurrency soak fuzz demo vet cross dist interop clean bench bench-quick
+.PHONY: all build gopls goplsmcp test hygiene test-concurrency soak fuzz demo vet cross dist interop editor clean bench bench-quick
 
 all: build
 
@@ -66,7 +66,7 @@ FIXTURES = { git status --porcelain --untracked-files=all --ignored=matching -- 
 # quiet machine needs (the slowest package takes a few minutes), so that a
 # busy machine makes the suite slower, not red.
 TEST_TIMEOUT ?= 30m
-test: build vet hygiene cross
+test: build vet hygiene cross editor
 	@rt="$$(mktemp -d /tmp/goplsmcp-test.XXXXXX)"; export GOPLSMCP_RUNTIME_DIR="$$rt"; \
 	before_daemons="$$($(call DAEMONS,$$rt) | awk '{print $$1}' | tr '\n' ' ')"; export before_daemons; \
 	before="$$($(FIXTURES))"; status=0; \
@@ -134,6 +134,17 @@ INTEROP_ARGS = --server bin/goplsmcp --gopls bin/gopls --fixture testdata/exampl
 # The scripts pass GOPLSMCP_RUNTIME_DIR to every goplsmcp they start: a
 # private one (make test's, or one of its own), whose daemons are stopped
 # at the end.
+# TestNeovim (cmd/goplsmcp) drives goplsmcp lsp from a real editor, Debian's
+# Neovim. On a Debian machine where make runs as root (CI's), it is
+# installed when missing; elsewhere the test says it is skipped.
+editor:
+	@if command -v nvim >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing Debian's neovim for TestNeovim"; \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends neovim; } >/dev/null 2>&1 \
+			|| echo "could not install neovim: TestNeovim will be skipped"; \
+	else echo "nvim is not installed: TestNeovim will be skipped"; fi
+
 interop: build .interop/node_modules/.package-lock.json
 	@own=""; if [ -z "$$GOPLSMCP_RUNTIME_DIR" ]; then own="$$(mktemp -d /tmp/goplsmcp-interop.XXXXXX)"; export GOPLSMCP_RUNTIME_DIR="$$own"; \
 		before_daemons="$$($(call DAEMONS,$$own) | awk '{print $$1}' | tr '\n' ' ')"; fi; \
