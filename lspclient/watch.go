@@ -354,7 +354,10 @@ func (c *Client) watchDocument(uri string, overlay bool) {
 }
 
 // barrier tells gopls about every change on disk made before it was
-// called. It never waits for other calls.
+// called. It never waits for other calls. Its steps, in order: what the
+// file events say changed, the packages under deleted directories
+// forgotten, the packages new files start, the changes of the files
+// checked by size and time, and gopls told.
 func (w *watcher) barrier() {
 	if w == nil {
 		return
@@ -370,42 +373,68 @@ func (w *watcher) barrier() {
 		// Nothing changed: the common case, kept free of allocations.
 		return
 	}
-	changes := map[string]int{}
-	var dirsGone []string
-	add := func(path string, kind int) {
-		if prev, ok := changes[path]; ok && prev == fileCreated && kind == fileChanged {
-			return
-		}
-		changes[path] = kind
+	changes := changeSet{}
+	dirsGone := w.eventChanges(events, overflow, changes)
+	w.forgetPackagesUnder(dirsGone)
+	newPackages := w.newPackages(changes)
+	w.stampChanges(changes)
+	if len(changes) == 0 {
+		return
 	}
-	if w.fs != nil {
-		if len(events) > 0 || overflow {
-			w.c.files.changed(eventPaths(events), nil, overflow)
-		}
-		if overflow {
-			w.log.Debug("file events were lost; telling gopls every watched directory changed")
-			events = append(events, w.everything()...)
-		}
-		for _, ev := range events {
-			switch {
-			case ev.dir && ev.kind == fileDeleted:
-				dirsGone = append(dirsGone, ev.path)
-				add(ev.path, fileDeleted)
-			case ev.dir:
-				// A new directory: watch it, and report what is already
-				// in it, which may have been written before the watch.
-				w.scanNewDir(ev.path, 0, add)
-			case relevantFile(filepath.Base(ev.path)):
-				add(ev.path, ev.kind)
-			}
+	w.tell(changes, dirsGone, newPackages)
+}
+
+// A changeSet is the kind of change (fileCreated, fileChanged,
+// fileDeleted) of each path a barrier reports.
+type changeSet map[string]int
+
+// add records a change of path; a file created and then changed is still
+// a new file.
+func (cs changeSet) add(path string, kind int) {
+	if prev, ok := cs[path]; ok && prev == fileCreated && kind == fileChanged {
+		return
+	}
+	cs[path] = kind
+}
+
+// eventChanges adds to changes what the file events say (every watched
+// directory, when events were lost), watching the new directories, and
+// returns the directories deleted. w.mu is held.
+func (w *watcher) eventChanges(events []fsEvent, overflow bool, changes changeSet) (dirsGone []string) {
+	if w.fs == nil {
+		return nil
+	}
+	if len(events) > 0 || overflow {
+		w.c.files.changed(eventPaths(events), nil, overflow)
+	}
+	if overflow {
+		w.log.Debug("file events were lost; telling gopls every watched directory changed")
+		events = append(events, w.everything()...)
+	}
+	for _, ev := range events {
+		switch {
+		case ev.dir && ev.kind == fileDeleted:
+			dirsGone = append(dirsGone, ev.path)
+			changes.add(ev.path, fileDeleted)
+		case ev.dir:
+			// A new directory: watch it, and report what is already
+			// in it, which may have been written before the watch.
+			w.scanNewDir(ev.path, 0, changes.add)
+		case relevantFile(filepath.Base(ev.path)):
+			changes.add(ev.path, ev.kind)
 		}
 	}
-	// A package made again where one went away is a new one, to be
-	// loaded again.
+	return dirsGone
+}
+
+// forgetPackagesUnder forgets the package directories under the deleted
+// ones: a package made again where one went away is a new one, to be
+// loaded again. w.mu is held.
+func (w *watcher) forgetPackagesUnder(dirsGone []string) {
+	if len(dirsGone) == 0 {
+		return
+	}
 	for dir := range w.pkgDirs {
-		if len(dirsGone) == 0 {
-			break
-		}
 		for _, gone := range dirsGone {
 			if within(gone, dir) {
 				delete(w.pkgDirs, dir)
@@ -413,15 +442,27 @@ func (w *watcher) barrier() {
 			}
 		}
 	}
-	var newPackages []string
+}
+
+// newPackages returns a URI of a new Go file in each directory that held
+// no package the watcher knew, and records those directories. w.mu is
+// held.
+func (w *watcher) newPackages(changes changeSet) []string {
+	var uris []string
 	for path, kind := range changes {
 		dir := filepath.Dir(path)
 		if kind != fileCreated || !strings.HasSuffix(path, ".go") || w.pkgDirs[dir] {
 			continue
 		}
 		w.pkgDirs[dir] = true
-		newPackages = append(newPackages, FileURI(path))
+		uris = append(uris, FileURI(path))
 	}
+	return uris
+}
+
+// stampChanges adds the changes of the documents whose directories are
+// not watched, seen by their size and modification time. w.mu is held.
+func (w *watcher) stampChanges(changes changeSet) {
 	for uri, s := range w.stamps {
 		if !w.c.known(uri) {
 			delete(w.stamps, uri)
@@ -430,18 +471,20 @@ func (w *watcher) barrier() {
 		fi, err := os.Stat(s.path)
 		switch {
 		case err != nil:
-			add(s.path, fileDeleted)
+			changes.add(s.path, fileDeleted)
 			delete(w.stamps, uri)
 		case fi.Size() != s.size || !fi.ModTime().Equal(s.mtime):
-			add(s.path, fileChanged)
+			changes.add(s.path, fileChanged)
 			// The document stays open with the new text (see
 			// refreshDocuments), and is checked again from now.
 			w.stamps[uri] = stamp{path: s.path, size: fi.Size(), mtime: fi.ModTime()}
 		}
 	}
-	if len(changes) == 0 {
-		return
-	}
+}
+
+// tell gives gopls the changes: the open documents' new text, the rest as
+// watched-file events, and then the new packages to load. w.mu is held.
+func (w *watcher) tell(changes changeSet, dirsGone, newPackages []string) {
 	if len(dirsGone) > 0 {
 		w.c.files.changed(nil, dirsGone, false)
 	}
