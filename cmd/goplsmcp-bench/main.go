@@ -8,12 +8,14 @@
 //	goplsmcp-bench [-mode full|quick|smoke] [-goplsmcp bin/goplsmcp] [-gopls bin/gopls]
 //	               [-fixture testdata/bench] [-goroot auto|off|DIR] [-sections LIST] [-o FILE]
 //	               [-busy-repo DIR -busy-refs FILE:SYMBOL ...] [-busy-n 3]
+//	               [-soak-duration 1h] [-soak-churn 2m] [-soak-sessions 4]
 //	goplsmcp-bench -generate DIR
 //
 // -generate writes the bench fixture module into DIR (see fixture.go).
 // Table 11 (a busy machine, busy.go) is measured only on the repositories
 // -busy-repo names, in any mode: the harness has no large real repository
-// of its own, and a CPU hog has no place in a default run.
+// of its own, and a CPU hog has no place in a default run. Table 12 (the
+// soak, soak.go) takes an hour and runs only with -sections soak.
 package main
 
 import (
@@ -51,6 +53,10 @@ func main() {
 // allSections are the measurements, in the order they are reported.
 var allSections = []string{"overhead", "peers", "cold", "edit", "memory", "tokens", "concurrency", "source", "firstload", "share", "busy"}
 
+// extraSections are measured only when -sections names them: the soak
+// takes an hour.
+var extraSections = []string{"soak"}
+
 type config struct {
 	mode     string
 	goplsmcp string
@@ -72,6 +78,8 @@ type config struct {
 	busyN      int
 	busyRunMax time.Duration
 	busyHog    int
+	// soak is the shape of table 12 (soak.go).
+	soak soakConfig
 }
 
 // plan holds how much of each measurement a mode does.
@@ -151,7 +159,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cfg.gopls, "gopls", "bin/gopls", "the gopls binary every side uses")
 	fs.StringVar(&cfg.fixture, "fixture", "testdata/bench", "the bench fixture module (copied before use)")
 	goroot := fs.String("goroot", "auto", `GOROOT/src workspace: "auto" ($(go env GOROOT)/src in full mode, off otherwise), "off", or a directory`)
-	sections := fs.String("sections", strings.Join(allSections, ","), "comma-separated measurements to run: "+strings.Join(allSections, ", "))
+	sections := fs.String("sections", strings.Join(allSections, ","), "comma-separated measurements to run: "+strings.Join(allSections, ", ")+"; and, only when named, "+strings.Join(extraSections, ", "))
 	fs.StringVar(&cfg.out, "o", "", "write the markdown report to this file as well as stdout")
 	fs.StringVar(&cfg.answers, "answers", "", "write the text of every answer compared with gopls mcp into this directory, to read them side by side")
 	govulndb := fs.String("govulndb", "auto", `vulnerability database directory for go_vulncheck (GOVULNDB), "auto" (testdata/vulncheck/vulndb beside the fixture, if there is one) or "off"`)
@@ -169,6 +177,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&cfg.busyN, "busy-n", 3, "table 11: runs of each server on each -busy-repo")
 	fs.DurationVar(&cfg.busyRunMax, "busy-run-max", 15*time.Minute, "table 11: the longest one run (a start, its two questions and their retries) may take before it counts as failed")
 	fs.IntVar(&cfg.busyHog, "busy-hog", 0, "table 11: busy threads of the CPU hog (0: twice the CPUs)")
+	fs.DurationVar(&cfg.soak.duration, "soak-duration", time.Hour, "table 12: how long the soak calls")
+	fs.DurationVar(&cfg.soak.churn, "soak-churn", 2*time.Minute, "table 12: one session is replaced by a new one this often")
+	fs.IntVar(&cfg.soak.sessions, "soak-sessions", 4, "table 12: sessions calling at once")
 	generate := fs.String("generate", "", "write the bench fixture module into this directory and exit")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -188,13 +199,16 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	cfg.sections = make(map[string]bool)
 	for _, s := range strings.Split(*sections, ",") {
 		s = strings.TrimSpace(s)
-		if !slices.Contains(allSections, s) {
-			return nil, fmt.Errorf("-sections: unknown section %q; known: %s", s, strings.Join(allSections, ", "))
+		if !slices.Contains(allSections, s) && !slices.Contains(extraSections, s) {
+			return nil, fmt.Errorf("-sections: unknown section %q; known: %s", s, strings.Join(append(slices.Clone(allSections), extraSections...), ", "))
 		}
 		cfg.sections[s] = true
 	}
 	if len(busyDirs) != len(busyRefs) {
 		return nil, fmt.Errorf("%d -busy-repo and %d -busy-refs: give one -busy-refs FILE:SYMBOL for each -busy-repo", len(busyDirs), len(busyRefs))
+	}
+	if cfg.soak.duration <= 0 || cfg.soak.churn <= 0 || cfg.soak.sessions < 1 {
+		return nil, fmt.Errorf("-soak-duration, -soak-churn and -soak-sessions must be positive")
 	}
 	if cfg.busyN < 1 || cfg.busyRunMax <= 0 || cfg.busyHog < 0 {
 		return nil, fmt.Errorf("-busy-n, -busy-run-max must be positive, -busy-hog not negative")
@@ -479,6 +493,16 @@ func (b *bench) runAll(ctx context.Context) error {
 	if sec["busy"] {
 		if err := b.busy(ctx); err != nil {
 			return fmt.Errorf("first answer on a busy machine: %w", err)
+		}
+	}
+	if sec["soak"] {
+		// On GOROOT/src when it is measured, else on the fixture.
+		ws := fx
+		if gr != nil {
+			ws = gr
+		}
+		if err := b.soak(ctx, ws, b.cfg.soak); err != nil {
+			return fmt.Errorf("soak: %w", err)
 		}
 	}
 	b.logf("done")
