@@ -28,6 +28,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -80,6 +81,8 @@ type config struct {
 	busyHog    int
 	// soak is the shape of table 12 (soak.go).
 	soak soakConfig
+	// questions selects table 2's questions by name; nil: all.
+	questions *regexp.Regexp
 }
 
 // plan holds how much of each measurement a mode does.
@@ -177,6 +180,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&cfg.busyN, "busy-n", 3, "table 11: runs of each server on each -busy-repo")
 	fs.DurationVar(&cfg.busyRunMax, "busy-run-max", 15*time.Minute, "table 11: the longest one run (a start, its two questions and their retries) may take before it counts as failed")
 	fs.IntVar(&cfg.busyHog, "busy-hog", 0, "table 11: busy threads of the CPU hog (0: twice the CPUs)")
+	questions := fs.String("questions", "", "table 2: ask only the questions whose names match this regular expression (e.g. 'file context|new query|change on disk')")
 	fs.DurationVar(&cfg.soak.duration, "soak-duration", time.Hour, "table 12: how long the soak calls")
 	fs.DurationVar(&cfg.soak.churn, "soak-churn", 2*time.Minute, "table 12: one session is replaced by a new one this often")
 	fs.IntVar(&cfg.soak.sessions, "soak-sessions", 4, "table 12: sessions calling at once")
@@ -206,6 +210,13 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	if len(busyDirs) != len(busyRefs) {
 		return nil, fmt.Errorf("%d -busy-repo and %d -busy-refs: give one -busy-refs FILE:SYMBOL for each -busy-repo", len(busyDirs), len(busyRefs))
+	}
+	if *questions != "" {
+		re, err := regexp.Compile(*questions)
+		if err != nil {
+			return nil, fmt.Errorf("-questions: %w", err)
+		}
+		cfg.questions = re
 	}
 	if cfg.soak.duration <= 0 || cfg.soak.churn <= 0 || cfg.soak.sessions < 1 {
 		return nil, fmt.Errorf("-soak-duration, -soak-churn and -soak-sessions must be positive")
