@@ -165,14 +165,21 @@ func (c *Client) watchStall(ctx context.Context, cancel context.CancelCauseFunc,
 			continue
 		}
 		stuck := &StuckError{Method: method, File: requestFile(params), Idle: window, Restarted: !alive}
+		// The evidence, over the window: what gopls sent and what its
+		// process group used (below stallMinTicks: clock ticks plus major
+		// faults), and whether it answered the probe.
+		evidence := []any{"messages_in_window", now.heard - signs[0].heard, "cpu_ticks_in_window", "unknown", "probe_answered", alive}
+		if now.cpuKnown && signs[0].cpuKnown {
+			evidence[3] = now.cpu - signs[0].cpu
+		}
 		if alive {
-			c.log.Warn("gopls stopped working on a request; it fails, gopls is kept", "method", method, "file", stuck.File,
-				"idle", window, "waited", time.Since(began).Round(time.Millisecond))
+			c.log.Warn("gopls stopped working on a request; it fails, gopls is kept", append([]any{"method", method, "file", stuck.File,
+				"idle", window, "waited", time.Since(began).Round(time.Millisecond)}, evidence...)...)
 			cancel(stuck)
 			return
 		}
-		c.log.Warn("gopls stopped answering; killing and restarting it", "pid", p.pid, "method", method, "file", stuck.File,
-			"idle", window, "waited", time.Since(began).Round(time.Millisecond))
+		c.log.Warn("gopls stopped answering; killing and restarting it", append([]any{"pid", p.pid, "method", method, "file", stuck.File,
+			"idle", window, "waited", time.Since(began).Round(time.Millisecond)}, evidence...)...)
 		cancel(stuck)
 		p.fail(fmt.Errorf("gopls stopped answering (no message, no CPU time and no answer to a probe for %s)", window))
 		return
