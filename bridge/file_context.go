@@ -128,6 +128,14 @@ func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileCo
 		line := pos.Line - 1
 		return use{line: line, char: iplace.UTF16Col(src.Line(line), pos.Column-1)}
 	})
+	if len(uses) > openFirstUses {
+		// Hundreds of requests about one file: gopls keeps the
+		// type-checked package of an open file, and checks that of a
+		// closed one afresh for each (the first context of
+		// net/http/server.go, 899 requests, took minutes on a busy
+		// machine), so the file is opened first.
+		src.OpenInGopls()
+	}
 	at, err := b.declarationsOf(ctx, src, uses)
 	if err != nil {
 		return nil, err
@@ -160,6 +168,12 @@ func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileCo
 	}
 	return out, nil
 }
+
+// openFirstUses is how many uses make go_file_context open its file in
+// gopls before it asks about them rather than after its answer (see
+// docs/workspaces.md): a few requests cost gopls less than the analysis
+// that opening starts.
+const openFirstUses = 32
 
 // defKey is a use whose declaration gopls was asked for.
 type defKey struct {
