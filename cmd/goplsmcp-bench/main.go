@@ -83,6 +83,8 @@ type config struct {
 	soak soakConfig
 	// questions selects table 2's questions by name; nil: all.
 	questions *regexp.Regexp
+	// gorootCopy says -goroot names a copy the harness may write.
+	gorootCopy bool
 }
 
 // plan holds how much of each measurement a mode does.
@@ -181,6 +183,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.DurationVar(&cfg.busyRunMax, "busy-run-max", 15*time.Minute, "table 11: the longest one run (a start, its two questions and their retries) may take before it counts as failed")
 	fs.IntVar(&cfg.busyHog, "busy-hog", 0, "table 11: busy threads of the CPU hog (0: twice the CPUs)")
 	questions := fs.String("questions", "", "table 2: ask only the questions whose names match this regular expression (e.g. 'file context|new query|change on disk')")
+	fs.BoolVar(&cfg.gorootCopy, "goroot-copy", false, "table 2: the -goroot DIR is a copy of GOROOT/src the harness may write: diagnostics after a change on disk of encoding/csv/reader.go (run with GOROOT and PATH set to the copy's toolchain; files are replaced through renames, so a hard-linked copy, cp -al, stays apart from its original)")
 	fs.DurationVar(&cfg.soak.duration, "soak-duration", time.Hour, "table 12: how long the soak calls")
 	fs.DurationVar(&cfg.soak.churn, "soak-churn", 2*time.Minute, "table 12: one session is replaced by a new one this often")
 	fs.IntVar(&cfg.soak.sessions, "soak-sessions", 4, "table 12: sessions calling at once")
@@ -210,6 +213,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	if len(busyDirs) != len(busyRefs) {
 		return nil, fmt.Errorf("%d -busy-repo and %d -busy-refs: give one -busy-refs FILE:SYMBOL for each -busy-repo", len(busyDirs), len(busyRefs))
+	}
+	if cfg.gorootCopy && (*goroot == "auto" || *goroot == "off") {
+		return nil, fmt.Errorf("-goroot-copy needs -goroot DIR, the copy")
 	}
 	if *questions != "" {
 		re, err := regexp.Compile(*questions)

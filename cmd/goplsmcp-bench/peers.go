@@ -162,16 +162,17 @@ func (b *bench) peerQuestions(ctx context.Context, ws *workspace, s *servers) ([
 			},
 		})
 	}
-	if ws.fixture {
-		// GOROOT/src is used in place and never written.
-		file := absPath(ws, ws.refs.file)
+	// GOROOT/src is used in place and never written, unless -goroot-copy
+	// says the tree given is a copy.
+	if changed := ws.changeFile(b.cfg.gorootCopy); changed != "" {
+		file := absPath(ws, changed)
 		orig, err := os.ReadFile(file)
 		if err != nil {
 			return nil, err
 		}
 		k := 0
 		qs = append(qs, peerQuestion{
-			name: "diagnostics of " + ws.refs.file + " after a change on disk", tool: "go_diagnostics", n: n,
+			name: "diagnostics of " + changed + " after a change on disk", tool: "go_diagnostics", n: n,
 			count: diagnosticCount, unit: "diagnostics",
 			ours: map[string]any{"files": []string{file}},
 			peer: map[string]any{"files": []string{file}},
@@ -384,4 +385,17 @@ func writeViaRename(file, text string) error {
 		return err
 	}
 	return os.Rename(tmp, file)
+}
+
+// changeFile is the file the harness may change on disk in ws, or "": the
+// fixture's copy, or, in a copy of GOROOT (copy), encoding/csv/reader.go,
+// the change issue 33 measured.
+func (ws *workspace) changeFile(copy bool) string {
+	switch {
+	case ws.fixture:
+		return ws.refs.file
+	case copy:
+		return "encoding/csv/reader.go"
+	}
+	return ""
 }
