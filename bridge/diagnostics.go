@@ -312,9 +312,6 @@ func (b *Bridge) diagnostics(ctx context.Context, in *DiagnosticsInput) (*Diagno
 	}
 	byURI := map[string][]protocol.Diagnostic{}
 	err = b.diagnoseSources(ctx, srcs, byURI)
-	if err == nil && workspace {
-		b.prefetchFixes(ctx, srcs, byURI, limit)
-	}
 	wg.Wait()
 	if err == nil {
 		err = othersErr
@@ -540,39 +537,6 @@ func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map
 	}
 	b.diags.fixes.Keep(gen, b.client.Changed(gen), computed)
 	return nil
-}
-
-// prefetchFixes asks for the quick fixes of the named files whose
-// diagnostics are all parse and type errors while gopls diagnoses the
-// workspace, and keeps them for addFixes: gopls finds those fixes from the
-// package's errors for the text it holds, not from a stored diagnosis,
-// which only analyzers' fixes wait for. After a change on disk the
-// workspace's diagnosis is most of the call; the fixes were asked after
-// it, one request after another. A file with an analyzer's finding, or
-// more diagnostics than are listed, is left to addFixes, which asks with
-// exactly the diagnostics listed. A failure here is addFixes's to meet.
-func (b *Bridge) prefetchFixes(ctx context.Context, srcs []*buffer.Source, byURI map[string][]protocol.Diagnostic, limit int) {
-	gen := b.client.Generation()
-	computed := map[fixKey][]Fix{}
-	for _, src := range srcs {
-		diags := byURI[src.URI]
-		if len(diags) == 0 || len(diags) > limit || slices.ContainsFunc(diags, func(d protocol.Diagnostic) bool {
-			return !buildSources[d.Source] || d.Severity != protocol.DiagnosticSeverityError
-		}) {
-			continue
-		}
-		if _, ok := b.diags.fixes.Get(gen, keyOf(src.URI, diags[0])); ok {
-			continue
-		}
-		fixes, err := b.actions.QuickFixes(ctx, src, diags)
-		if err != nil {
-			return
-		}
-		for i, d := range diags {
-			computed[keyOf(src.URI, d)] = fixes[i]
-		}
-	}
-	b.diags.fixes.Keep(gen, b.client.Changed(gen), computed)
 }
 
 func findSource(srcs []*buffer.Source, uri string) *buffer.Source {
