@@ -187,6 +187,16 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.DurationVar(&cfg.soak.duration, "soak-duration", time.Hour, "table 12: how long the soak calls")
 	fs.DurationVar(&cfg.soak.churn, "soak-churn", 2*time.Minute, "table 12: one session is replaced by a new one this often")
 	fs.IntVar(&cfg.soak.sessions, "soak-sessions", 4, "table 12: sessions calling at once")
+	fs.Func("soak-tools", "table 12: ask only these of the workload's kinds of call (comma-separated: "+strings.Join(soakTools, ", ")+"), to tell which grows gopls", func(v string) error {
+		cfg.soak.tools = map[string]bool{}
+		for _, t := range strings.Split(v, ",") {
+			if !slices.Contains(soakTools, t) {
+				return fmt.Errorf("unknown kind %q; known: %s", t, strings.Join(soakTools, ", "))
+			}
+			cfg.soak.tools[t] = true
+		}
+		return nil
+	})
 	generate := fs.String("generate", "", "write the bench fixture module into this directory and exit")
 	if err := fs.Parse(args); err != nil {
 		return nil, err

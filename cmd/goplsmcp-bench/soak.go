@@ -34,7 +34,13 @@ type soakConfig struct {
 	duration time.Duration
 	churn    time.Duration
 	sessions int
+	// tools, if set, are the kinds of call asked (see soakCallAt); the
+	// others are skipped, to tell which grows gopls.
+	tools map[string]bool
 }
+
+// soakTools are the workload's kinds of call, in turn.
+var soakTools = []string{"go_file_context", "go_diagnostics", "go_search", "go_symbol_references", "go_package_api"}
 
 // A soakCall is one question of the soak's workload, asked of both sides.
 type soakCall struct {
@@ -366,6 +372,9 @@ func (b *bench) soak(ctx context.Context, ws *workspace, sc soakConfig) error {
 				s := sessions[w]
 				mu.Unlock()
 				c := soakCallAt(files, int(next.Add(1)-1))
+				for sc.tools != nil && !sc.tools[c.tool] {
+					c = soakCallAt(files, int(next.Add(1)-1))
+				}
 				sides := []bool{true, false}
 				if n%2 == 1 {
 					sides = []bool{false, true}
@@ -495,6 +504,15 @@ func (b *bench) soakReport(ws *workspace, sc soakConfig, log *soakLog, mem []soa
 		t.add(fmt.Sprintf("%s–%s", soakTime(o.from, d), soakTime(o.to, d)), fmt.Sprint(o.calls), fmt.Sprint(o.fails), ms(o.p50), ms(o.p99), fmt.Sprint(p.calls), fmt.Sprint(p.fails), ms(p.p50), ms(p.p99))
 	}
 	t.note("%d calls of the workload made to each side (%d files: %.1f passes)", calls, nfiles, float64(calls)/5/float64(nfiles))
+	if sc.tools != nil {
+		var asked []string
+		for _, k := range soakTools {
+			if sc.tools[k] {
+				asked = append(asked, k)
+			}
+		}
+		t.note("only these kinds were asked (-soak-tools): %s", strings.Join(asked, ", "))
+	}
 	fails := slices.Sorted(func(yield func(string) bool) {
 		for k := range log.fails {
 			if !yield(k) {
