@@ -4,7 +4,7 @@
 GO ?= go
 GOPLS_VERSION := $(shell $(GO) list -m -f '{{.Version}}' golang.org/x/tools/gopls)
 
-.PHONY: all build gopls goplsmcp test hygiene test-concurrency soak fuzz demo vet cross dist interop editor clean bench bench-quick
+.PHONY: all build gopls goplsmcp test hygiene test-concurrency soak fuzz demo vet cross dist interop editor clean bench bench-quick bench-soak
 
 all: build
 
@@ -187,6 +187,12 @@ bench: build
 
 bench-quick: build
 	$(GO) run ./cmd/goplsmcp-bench -mode quick -o bin/bench-results.md
+
+# Table 12, the soak: an hour of four shared sessions with churn on
+# GOROOT/src, beside gopls mcp (SOAK= sets its length). Not part of bench.
+SOAK ?= 1h
+bench-soak: build
+	$(GO) run ./cmd/goplsmcp-bench -mode full -sections soak -soak-duration $(SOAK) -o bin/bench-soak.md
 
 clean:
 	rm -rf bin .interop/node_modules

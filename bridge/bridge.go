@@ -113,6 +113,9 @@ type Bridge struct {
 	apis memo.Gen[apiKey, apiEntry]
 	// searches are go_search's answers from gopls since its last change.
 	searches memo.Gen[string, []symbolInfo]
+	// defs are the declarations gopls found for go_file_context's uses
+	// since its last change.
+	defs memo.Gen[defKey, definitions]
 	// build is how gopls chooses a package's files.
 	build gocmd.Build
 	// mods are the workspace's modules, as on disk and as gopls builds
@@ -151,6 +154,7 @@ func New(cfg Config) (*Bridge, error) {
 	b.apis.Max = maxCachedPackages
 	// A few queries: an agent repeats its searches within a task.
 	b.searches.Max = 16
+	b.defs.Max = maxCachedDefinitions
 	return b, nil
 }
 

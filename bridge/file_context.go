@@ -139,6 +139,14 @@ func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileCo
 		line := pos.Line - 1
 		return use{line: line, char: iplace.UTF16Col(src.Line(line), pos.Column-1)}
 	})
+	if len(uses) > openFirstUses {
+		// Hundreds of requests about one file: gopls keeps the
+		// type-checked package of an open file, and checks that of a
+		// closed one afresh for each (the first context of
+		// net/http/server.go, 899 requests, took minutes on a busy
+		// machine), so the file is opened first.
+		src.OpenInGopls()
+	}
 	at, err := b.declarationsOf(ctx, src, uses)
 	if err != nil {
 		return nil, err
@@ -172,19 +180,57 @@ func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileCo
 	return out, nil
 }
 
+// openFirstUses is how many uses make go_file_context open its file in
+// gopls before it asks about them rather than after its answer (see
+// docs/workspaces.md): a few requests cost gopls less than the analysis
+// that opening starts.
+const openFirstUses = 32
+
+// defKey is a use whose declaration gopls was asked for.
+type defKey struct {
+	uri        string
+	line, char int
+}
+
+// definitions are gopls's answer to one definition request; shared once
+// kept, never modified.
+type definitions = []protocol.Location
+
+// maxCachedDefinitions bounds the declarations kept (see Bridge.defs): a
+// large file's uses (net/http/server.go has about 900), a few dozen times.
+const maxCachedDefinitions = 1 << 15
+
 // declarationsOf asks gopls where each use is declared, a few requests at
 // a time, and returns the distinct declarations outside src, leaving out
-// the predeclared ones of package builtin.
+// the predeclared ones of package builtin. gopls answers the same until it
+// is told of a change, so what it answered since the last one is not
+// asked again: a large file is hundreds of requests, most of the call's
+// time.
 func (b *Bridge) declarationsOf(ctx context.Context, src *buffer.Source, uses []use) ([]declAt, error) {
+	gen := b.client.Generation()
 	found := make([][]protocol.Location, len(uses))
+	asked := make([]bool, len(uses))
 	errs := make([]error, len(uses))
 	ask.ForEach(ctx, len(uses), func(i int) {
+		k := defKey{src.URI, uses[i].line, uses[i].char}
+		if locs, ok := b.defs.Get(gen, k); ok {
+			found[i] = locs
+			return
+		}
 		t := &target.Target{Src: src, Line: uses[i].line, Character: uses[i].char}
 		errs[i] = b.client.Call(ctx, "textDocument/definition", t.Position(), &found[i])
+		asked[i] = errs[i] == nil
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	answers := map[defKey]definitions{}
+	for i, ok := range asked {
+		if ok {
+			answers[defKey{src.URI, uses[i].line, uses[i].char}] = found[i]
+		}
+	}
+	b.defs.Keep(gen, b.client.Changed(gen), answers)
 	for _, err := range errs {
 		// A name gopls cannot resolve (a syntax error nearby) is left out;
 		// gopls failing as a whole is not.

@@ -121,6 +121,24 @@ func (c *Client) CloseDocument(ctx context.Context, uri string) (closed bool, er
 	}
 }
 
+// CloseKept closes in gopls every document read from disk that no call
+// holds — those kept open for speed (see maxKept) — and returns how many
+// it closed. Documents with unsaved text stay: they are their sessions'.
+// A daemon whose last session has gone calls it, so that gopls drops the
+// packages those files kept checked while it waits for a next session.
+func (c *Client) CloseKept() int {
+	c.docs.mu.Lock()
+	defer c.docs.mu.Unlock()
+	n := 0
+	for uri, d := range c.docs.open {
+		if d.holders == 0 && d.sent && !d.overlay {
+			c.closeLocked(uri)
+			n++
+		}
+	}
+	return n
+}
+
 // openLocked opens doc in gopls with the text it holds. c.docs.mu is held.
 func (c *Client) openLocked(uri string, doc *document) {
 	doc.sent = true

@@ -221,6 +221,23 @@ func TestKeptOpenIsBounded(t *testing.T) {
 	if diff := cmp.Diff(want, open); diff != "" {
 		t.Errorf("open documents after reading %d files (-want +got):\n%s", n, diff)
 	}
+
+	// A daemon without sessions closes every kept file, never a held one
+	// nor an unsaved buffer.
+	held, err := c.HoldDisk(ctx, uris[0], "package kept\n\nfunc F0() {}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	if got := c.CloseKept(); got != maxKept {
+		t.Errorf("CloseKept closed %d documents, want %d", got, maxKept)
+	}
+	if diff := cmp.Diff([]string{unsaved.URI}, c.OpenDocuments()); diff != "" {
+		t.Errorf("open documents after CloseKept (-want +got):\n%s", diff)
+	}
+	if !c.known(uris[0]) {
+		t.Errorf("CloseKept forgot %s, which a call holds", uris[0])
+	}
 }
 
 // TestHeldBrieflyIsClosed: a file outside the workspace's build is open

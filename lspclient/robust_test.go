@@ -1,15 +1,18 @@
 package lspclient
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -267,10 +270,15 @@ func TestRestartAfterKill(t *testing.T) {
 	progMu.Unlock()
 }
 
+// TestHangIsDetected: gopls stopped (SIGSTOP) while a request waits is
+// restarted, and the log says so with the evidence: no message, no CPU
+// time over the window, no answer to the probe.
 func TestHangIsDetected(t *testing.T) {
 	root := exampleRoot(t)
 	const timeout = 2 * time.Second
-	c := startWith(t, Options{Root: root, Timeout: timeout})
+	logged := &lockedBuffer{}
+	logger := slog.New(slog.NewTextHandler(io.MultiWriter(&testWriter{t: t}, logged), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	c := startWith(t, Options{Root: root, Timeout: timeout, Logger: logger})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if _, err := hoverSummary(ctx, c, root); err != nil {
@@ -300,9 +308,10 @@ func TestHangIsDetected(t *testing.T) {
 	default:
 		t.Fatalf("hover to a stopped gopls = %v, want a *StuckError or an answer from its replacement", err)
 	}
-	// No sign of work for a window, seen within a step of it, then the
-	// probe; and for an answer, a restart and a small load.
-	if bound := timeout + timeout/stallSteps + probeDeadline(timeout) + 2*time.Second; took > bound {
+	// No sign of work for a window from the first look, a step in, seen
+	// within a step of it, then the probe; and for an answer, a restart
+	// and a small load.
+	if bound := timeout + 2*timeout/stallSteps + probeDeadline(timeout) + 2*time.Second; took > bound {
 		t.Errorf("hover to a stopped gopls ended after %s, want within %s", took, bound)
 	}
 	t.Logf("ended after %s: %v", took.Round(time.Millisecond), err)
@@ -319,7 +328,29 @@ func TestHangIsDetected(t *testing.T) {
 	if h := c.Health(); !strings.Contains(h.LastExit, "stopped answering") {
 		t.Errorf("Health().LastExit = %q, want it to say gopls stopped answering", h.LastExit)
 	}
+	restart := regexp.MustCompile(`msg="gopls stopped answering; killing and restarting it" pid=` + strconv.Itoa(old) + ` .* messages_in_window=0 cpu_ticks_in_window=[01] probe_answered=false`)
+	if !restart.MatchString(logged.String()) {
+		t.Errorf("no restart of gopls %d logged with its evidence (%s):\n%s", old, restart, logged.String())
+	}
 	waitFor(t, 5*time.Second, "the stopped gopls is reaped", func() bool { return reaped(old) })
+}
+
+// lockedBuffer is a log's bytes, written and read from several goroutines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func TestProbe(t *testing.T) {

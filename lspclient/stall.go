@@ -108,7 +108,7 @@ func (c *Client) watched(ctx context.Context, p *process, method string, params 
 }
 
 // stallSteps is how many looks at gopls a stall window holds: a stall is
-// seen within a window and a step of its start, not two windows.
+// seen within a window and two steps of its start, not two windows.
 const stallSteps = 4
 
 // watchStall is the watch of one request (see watched).
@@ -117,8 +117,12 @@ func (c *Client) watchStall(ctx context.Context, cancel context.CancelCauseFunc,
 	tick := time.NewTicker(window / stallSteps)
 	defer tick.Stop()
 	began := time.Now()
-	// signs[0] is the look a window ago, or the first.
-	signs := []workSign{p.workSign()}
+	// signs[0] is the look a window ago, or the first. The first look is
+	// taken a step in, not at the start: a look reads /proc for every
+	// process of the machine, and most requests (go_file_context makes
+	// hundreds at once) are answered long before a step; one that waits
+	// is judged a step later than it could be, over a whole window still.
+	var signs []workSign
 	for {
 		select {
 		case <-done:
@@ -128,7 +132,7 @@ func (c *Client) watchStall(ctx context.Context, cancel context.CancelCauseFunc,
 		case <-tick.C:
 		}
 		now := p.workSign()
-		if now.worked(signs[len(signs)-1]) {
+		if len(signs) == 0 || now.worked(signs[len(signs)-1]) {
 			// Work since the last look: the window starts again.
 			signs = append(signs[:0], now)
 			continue
@@ -161,14 +165,21 @@ func (c *Client) watchStall(ctx context.Context, cancel context.CancelCauseFunc,
 			continue
 		}
 		stuck := &StuckError{Method: method, File: requestFile(params), Idle: window, Restarted: !alive}
+		// The evidence, over the window: what gopls sent and what its
+		// process group used (below stallMinTicks: clock ticks plus major
+		// faults), and whether it answered the probe.
+		evidence := []any{"messages_in_window", now.heard - signs[0].heard, "cpu_ticks_in_window", "unknown", "probe_answered", alive}
+		if now.cpuKnown && signs[0].cpuKnown {
+			evidence[3] = now.cpu - signs[0].cpu
+		}
 		if alive {
-			c.log.Warn("gopls stopped working on a request; it fails, gopls is kept", "method", method, "file", stuck.File,
-				"idle", window, "waited", time.Since(began).Round(time.Millisecond))
+			c.log.Warn("gopls stopped working on a request; it fails, gopls is kept", append([]any{"method", method, "file", stuck.File,
+				"idle", window, "waited", time.Since(began).Round(time.Millisecond)}, evidence...)...)
 			cancel(stuck)
 			return
 		}
-		c.log.Warn("gopls stopped answering; killing and restarting it", "pid", p.pid, "method", method, "file", stuck.File,
-			"idle", window, "waited", time.Since(began).Round(time.Millisecond))
+		c.log.Warn("gopls stopped answering; killing and restarting it", append([]any{"pid", p.pid, "method", method, "file", stuck.File,
+			"idle", window, "waited", time.Since(began).Round(time.Millisecond)}, evidence...)...)
 		cancel(stuck)
 		p.fail(fmt.Errorf("gopls stopped answering (no message, no CPU time and no answer to a probe for %s)", window))
 		return

@@ -8,12 +8,14 @@
 //	goplsmcp-bench [-mode full|quick|smoke] [-goplsmcp bin/goplsmcp] [-gopls bin/gopls]
 //	               [-fixture testdata/bench] [-goroot auto|off|DIR] [-sections LIST] [-o FILE]
 //	               [-busy-repo DIR -busy-refs FILE:SYMBOL ...] [-busy-n 3]
+//	               [-soak-duration 1h] [-soak-churn 2m] [-soak-sessions 4]
 //	goplsmcp-bench -generate DIR
 //
 // -generate writes the bench fixture module into DIR (see fixture.go).
 // Table 11 (a busy machine, busy.go) is measured only on the repositories
 // -busy-repo names, in any mode: the harness has no large real repository
-// of its own, and a CPU hog has no place in a default run.
+// of its own, and a CPU hog has no place in a default run. Table 12 (the
+// soak, soak.go) takes an hour and runs only with -sections soak.
 package main
 
 import (
@@ -26,6 +28,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -51,6 +54,10 @@ func main() {
 // allSections are the measurements, in the order they are reported.
 var allSections = []string{"overhead", "peers", "cold", "edit", "memory", "tokens", "concurrency", "source", "firstload", "share", "editor", "busy"}
 
+// extraSections are measured only when -sections names them: the soak
+// takes an hour.
+var extraSections = []string{"soak"}
+
 type config struct {
 	mode     string
 	goplsmcp string
@@ -72,6 +79,12 @@ type config struct {
 	busyN      int
 	busyRunMax time.Duration
 	busyHog    int
+	// soak is the shape of table 12 (soak.go).
+	soak soakConfig
+	// questions selects table 2's questions by name; nil: all.
+	questions *regexp.Regexp
+	// gorootCopy says -goroot names a copy the harness may write.
+	gorootCopy bool
 }
 
 // plan holds how much of each measurement a mode does.
@@ -151,7 +164,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cfg.gopls, "gopls", "bin/gopls", "the gopls binary every side uses")
 	fs.StringVar(&cfg.fixture, "fixture", "testdata/bench", "the bench fixture module (copied before use)")
 	goroot := fs.String("goroot", "auto", `GOROOT/src workspace: "auto" ($(go env GOROOT)/src in full mode, off otherwise), "off", or a directory`)
-	sections := fs.String("sections", strings.Join(allSections, ","), "comma-separated measurements to run: "+strings.Join(allSections, ", "))
+	sections := fs.String("sections", strings.Join(allSections, ","), "comma-separated measurements to run: "+strings.Join(allSections, ", ")+"; and, only when named, "+strings.Join(extraSections, ", "))
 	fs.StringVar(&cfg.out, "o", "", "write the markdown report to this file as well as stdout")
 	fs.StringVar(&cfg.answers, "answers", "", "write the text of every answer compared with gopls mcp into this directory, to read them side by side")
 	govulndb := fs.String("govulndb", "auto", `vulnerability database directory for go_vulncheck (GOVULNDB), "auto" (testdata/vulncheck/vulndb beside the fixture, if there is one) or "off"`)
@@ -169,6 +182,21 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&cfg.busyN, "busy-n", 3, "table 11: runs of each server on each -busy-repo")
 	fs.DurationVar(&cfg.busyRunMax, "busy-run-max", 15*time.Minute, "table 11: the longest one run (a start, its two questions and their retries) may take before it counts as failed")
 	fs.IntVar(&cfg.busyHog, "busy-hog", 0, "table 11: busy threads of the CPU hog (0: twice the CPUs)")
+	questions := fs.String("questions", "", "table 2: ask only the questions whose names match this regular expression (e.g. 'file context|new query|change on disk')")
+	fs.BoolVar(&cfg.gorootCopy, "goroot-copy", false, "table 2: the -goroot DIR is a copy of GOROOT/src the harness may write: diagnostics after a change on disk of encoding/csv/reader.go (run with GOROOT and PATH set to the copy's toolchain; files are replaced through renames, so a hard-linked copy, cp -al, stays apart from its original)")
+	fs.DurationVar(&cfg.soak.duration, "soak-duration", time.Hour, "table 12: how long the soak calls")
+	fs.DurationVar(&cfg.soak.churn, "soak-churn", 2*time.Minute, "table 12: one session is replaced by a new one this often")
+	fs.IntVar(&cfg.soak.sessions, "soak-sessions", 4, "table 12: sessions calling at once")
+	fs.Func("soak-tools", "table 12: ask only these of the workload's kinds of call (comma-separated: "+strings.Join(soakTools, ", ")+"), to tell which grows gopls", func(v string) error {
+		cfg.soak.tools = map[string]bool{}
+		for _, t := range strings.Split(v, ",") {
+			if !slices.Contains(soakTools, t) {
+				return fmt.Errorf("unknown kind %q; known: %s", t, strings.Join(soakTools, ", "))
+			}
+			cfg.soak.tools[t] = true
+		}
+		return nil
+	})
 	generate := fs.String("generate", "", "write the bench fixture module into this directory and exit")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -188,13 +216,26 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	cfg.sections = make(map[string]bool)
 	for _, s := range strings.Split(*sections, ",") {
 		s = strings.TrimSpace(s)
-		if !slices.Contains(allSections, s) {
-			return nil, fmt.Errorf("-sections: unknown section %q; known: %s", s, strings.Join(allSections, ", "))
+		if !slices.Contains(allSections, s) && !slices.Contains(extraSections, s) {
+			return nil, fmt.Errorf("-sections: unknown section %q; known: %s", s, strings.Join(append(slices.Clone(allSections), extraSections...), ", "))
 		}
 		cfg.sections[s] = true
 	}
 	if len(busyDirs) != len(busyRefs) {
 		return nil, fmt.Errorf("%d -busy-repo and %d -busy-refs: give one -busy-refs FILE:SYMBOL for each -busy-repo", len(busyDirs), len(busyRefs))
+	}
+	if cfg.gorootCopy && (*goroot == "auto" || *goroot == "off") {
+		return nil, fmt.Errorf("-goroot-copy needs -goroot DIR, the copy")
+	}
+	if *questions != "" {
+		re, err := regexp.Compile(*questions)
+		if err != nil {
+			return nil, fmt.Errorf("-questions: %w", err)
+		}
+		cfg.questions = re
+	}
+	if cfg.soak.duration <= 0 || cfg.soak.churn <= 0 || cfg.soak.sessions < 1 {
+		return nil, fmt.Errorf("-soak-duration, -soak-churn and -soak-sessions must be positive")
 	}
 	if cfg.busyN < 1 || cfg.busyRunMax <= 0 || cfg.busyHog < 0 {
 		return nil, fmt.Errorf("-busy-n, -busy-run-max must be positive, -busy-hog not negative")
@@ -484,6 +525,16 @@ func (b *bench) runAll(ctx context.Context) error {
 	if sec["busy"] {
 		if err := b.busy(ctx); err != nil {
 			return fmt.Errorf("first answer on a busy machine: %w", err)
+		}
+	}
+	if sec["soak"] {
+		// On GOROOT/src when it is measured, else on the fixture.
+		ws := fx
+		if gr != nil {
+			ws = gr
+		}
+		if err := b.soak(ctx, ws, b.cfg.soak); err != nil {
+			return fmt.Errorf("soak: %w", err)
 		}
 	}
 	b.logf("done")

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -31,6 +33,13 @@ type peerQuestion struct {
 	informational bool
 	// missing says why the question cannot be asked, if it cannot.
 	missing string
+	// vary, if set, gives the arguments of sample i (-1: the unmeasured
+	// round) in place of ours and peer: a new search query each time.
+	vary func(i int) (ours, peer map[string]any)
+	// before, if set, runs before each side's call of sample i, unmeasured:
+	// a change on disk that the call must see. restore undoes them.
+	before  func(i int) error
+	restore func() error
 }
 
 var (
@@ -126,6 +135,57 @@ func (b *bench) peerQuestions(ctx context.Context, ws *workspace, s *servers) ([
 			peer: map[string]any{"packagePaths": []string{ws.pkg}},
 		},
 	}
+	// The three answers issue 33 found trailing gopls mcp: a large file's
+	// context, a search gopls has not answered yet, diagnostics right
+	// after a file changed on disk.
+	qs = append(qs, peerQuestion{
+		name: "file context of " + ws.diagFile, tool: "go_file_context", n: n,
+		// goplsmcp lists up to 100 declarations by default; gopls mcp
+		// lists them all.
+		ours: map[string]any{"file": diagFile[0], "limit": 10000},
+		peer: map[string]any{"file": diagFile[0]},
+	})
+	if files, err := soakFiles(ws.root); err == nil {
+		names := make([]string, 0, len(files))
+		seen := map[string]bool{}
+		for _, f := range files {
+			if !seen[f.name] {
+				seen[f.name] = true
+				names = append(names, f.name)
+			}
+		}
+		qs = append(qs, peerQuestion{
+			name: "symbol search, a new query each call", tool: "go_search", n: min(n, len(names)-1),
+			vary: func(i int) (map[string]any, map[string]any) {
+				q := names[i+1]
+				return map[string]any{"query": q, "limit": 100}, map[string]any{"query": q}
+			},
+		})
+	}
+	// GOROOT/src is used in place and never written, unless -goroot-copy
+	// says the tree given is a copy.
+	if changed := ws.changeFile(b.cfg.gorootCopy); changed != "" {
+		file := absPath(ws, changed)
+		orig, err := os.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		k := 0
+		qs = append(qs, peerQuestion{
+			name: "diagnostics of " + changed + " after a change on disk", tool: "go_diagnostics", n: n,
+			count: diagnosticCount, unit: "diagnostics",
+			ours: map[string]any{"files": []string{file}},
+			peer: map[string]any{"files": []string{file}},
+			// Each side's call comes right after a change: the file broken
+			// by a name undefined, a new name each time, so that every
+			// answer lists the same diagnostics.
+			before: func(i int) error {
+				k++
+				return writeViaRename(file, fmt.Sprintf("%s\nfunc brokenByTheBench() int { return undefined%d }\n", orig, k))
+			},
+			restore: func() error { return writeViaRename(file, string(orig)) },
+		})
+	}
 	diagN := n
 	if !ws.fixture {
 		diagN = b.plan.peerGorootDiagN
@@ -177,14 +237,26 @@ func (b *bench) peers(ctx context.Context, ws *workspace, s *servers) error {
 			}
 			continue
 		}
+		if b.cfg.questions != nil && !b.cfg.questions.MatchString(q.name) {
+			continue
+		}
 		b.logf("  %s on %s (%d samples)", q.name, ws.name, q.n)
 		var ours, peer, direct samples
 		var lastOurs, lastPeer answer
 		// One unmeasured round each: the first call may load packages.
 		for i := -1; i < q.n; i++ {
+			oursArgs, peerArgs := q.ours, q.peer
+			if q.vary != nil {
+				oursArgs, peerArgs = q.vary(i)
+			}
 			sides := []func() error{
 				func() error {
-					a, err := callWithin(ctx, timeout, s.ours, q.tool, q.ours)
+					if q.before != nil {
+						if err := q.before(i); err != nil {
+							return err
+						}
+					}
+					a, err := callWithin(ctx, timeout, s.ours, q.tool, oursArgs)
 					lastOurs = a
 					if i >= 0 {
 						ours = append(ours, a.dur)
@@ -192,7 +264,12 @@ func (b *bench) peers(ctx context.Context, ws *workspace, s *servers) error {
 					return err
 				},
 				func() error {
-					a, err := callWithin(ctx, timeout, s.peer, q.tool, q.peer)
+					if q.before != nil {
+						if err := q.before(i); err != nil {
+							return err
+						}
+					}
+					a, err := callWithin(ctx, timeout, s.peer, q.tool, peerArgs)
 					lastPeer = a
 					if i >= 0 {
 						peer = append(peer, a.dur)
@@ -200,7 +277,7 @@ func (b *bench) peers(ctx context.Context, ws *workspace, s *servers) error {
 					return err
 				},
 			}
-			if q.direct != nil {
+			if q.direct != nil && q.before == nil && q.vary == nil {
 				sides = append(sides, func() error {
 					dctx, cancel := context.WithTimeout(ctx, timeout)
 					defer cancel()
@@ -217,6 +294,11 @@ func (b *bench) peers(ctx context.Context, ws *workspace, s *servers) error {
 				if err := sides[(k+i+1)%len(sides)](); err != nil {
 					return fmt.Errorf("%s: %w", q.name, err)
 				}
+			}
+		}
+		if q.restore != nil {
+			if err := q.restore(); err != nil {
+				return err
 			}
 		}
 		b.saveAnswer("goplsmcp", ws.name, q.name, lastOurs.text)
@@ -292,4 +374,28 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// writeViaRename replaces file with text through a new file and a rename,
+// as editors save: a watcher sees one change, and the old inode (a hard
+// link's other name) is never written.
+func writeViaRename(file, text string) error {
+	tmp := filepath.Join(filepath.Dir(file), "."+filepath.Base(file)+".bench")
+	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, file)
+}
+
+// changeFile is the file the harness may change on disk in ws, or "": the
+// fixture's copy, or, in a copy of GOROOT (copy), encoding/csv/reader.go,
+// the change issue 33 measured.
+func (ws *workspace) changeFile(copy bool) string {
+	switch {
+	case ws.fixture:
+		return ws.refs.file
+	case copy:
+		return "encoding/csv/reader.go"
+	}
+	return ""
 }

@@ -170,6 +170,9 @@ func serveDaemon(ctx context.Context, args []string, stderr io.Writer) error {
 		if err := writeFileAtomic(ws.infoFile(), info); err != nil {
 			st.log.Warn("writing the daemon's info file", "error", err)
 		}
+		if sessions == 0 {
+			go releaseKept(ctx, st)
+		}
 	}
 	writeInfo(0)
 	defer func() {
@@ -211,6 +214,27 @@ func serveDaemon(ctx context.Context, args []string, stderr io.Writer) error {
 		err = cerr
 	}
 	return err
+}
+
+// releaseKept returns what gopls can spare once the daemon's last session
+// has gone and it waits out its --idle: the files kept open in gopls for
+// the next question about them are closed (gopls drops the packages they
+// kept checked and analysed; a next session reads them anew), then
+// gopls.mem_stats makes gopls collect its garbage, so that the Go runtime
+// can give the freed pages back to the system.
+func releaseKept(ctx context.Context, st *stack) {
+	n := st.client.CloseKept()
+	if n == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	var mem struct {
+		HeapAlloc uint64 `json:"HeapAlloc"`
+		HeapInUse uint64 `json:"HeapInUse"`
+	}
+	err := st.client.ExecuteCommand(ctx, "gopls.mem_stats", nil, &mem)
+	st.log.Info("no session left: closed the files kept open in gopls", "closed", n, "gopls_heap_bytes", mem.HeapInUse, "mem_stats_error", err)
 }
 
 // publicArgs are a daemon's flags without its own plumbing.

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestSoakPeriods checks the soak's arithmetic: calls fall in the period
+// of their answer, failures count apart from the latencies, and the
+// verdict compares gopls one period in with its largest in the last.
+func TestSoakPeriods(t *testing.T) {
+	d := 60 * time.Second
+	rs := []soakResult{
+		{at: time.Second, dur: 10 * time.Millisecond},
+		{at: 2 * time.Second, dur: 30 * time.Millisecond},
+		{at: 3 * time.Second, fail: true},
+		{at: 59 * time.Second, dur: 5 * time.Millisecond},
+		// The last call may be answered after the end.
+		{at: 61 * time.Second, dur: 7 * time.Millisecond},
+	}
+	got := periods(rs, d, soakPeriods)
+	want := make([]soakPeriod, soakPeriods)
+	for i := range want {
+		want[i].from, want[i].to = time.Duration(i)*10*time.Second, time.Duration(i+1)*10*time.Second
+	}
+	want[0].calls, want[0].fails, want[0].p50, want[0].p99 = 3, 1, 10*time.Millisecond, 30*time.Millisecond
+	want[5].calls, want[5].p50, want[5].p99 = 2, 5*time.Millisecond, 7*time.Millisecond
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(soakPeriod{})); diff != "" {
+		t.Errorf("periods (-want +got):\n%s", diff)
+	}
+
+	mem := []soakMem{{at: 0, gopls: 1, label: "start"}}
+	for i := 1; i <= soakRSSSamples; i++ {
+		mem = append(mem, soakMem{at: d * time.Duration(i) / soakRSSSamples, gopls: int64(100 + i), peer: int64(200 - i)})
+	}
+	// Samples after the calls stop are not the soak's.
+	mem = append(mem, soakMem{at: d + time.Minute, gopls: 999, peer: 999, label: "after"})
+	early, late, peerLate := soakVerdict(mem, d)
+	if diff := cmp.Diff([3]int64{102, 112, 190}, [3]int64{early, late, peerLate}); diff != "" {
+		t.Errorf("verdict (early, late, peer late) (-want +got):\n%s", diff)
+	}
+}
+
+// TestSoakWorkload checks that the workload asks about files gopls loads
+// here, each with a name it declares, and that the five kinds of call
+// take turns, the same ones on both sides.
+func TestSoakWorkload(t *testing.T) {
+	files, err := soakFiles("../../testdata/bench")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 10 {
+		t.Fatalf("%d files to ask about in the fixture, want at least 10", len(files))
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(f.path, "_test.go") || !regexp.MustCompile(`(?m)^(func|type) `+f.name+`\b`).Match(data) {
+			t.Errorf("%s: a test file, or %s not declared in it", f.path, f.name)
+		}
+		if !strings.HasPrefix(f.pkg, fixtureModule) {
+			t.Errorf("%s: package %q not in module %s", f.path, f.pkg, fixtureModule)
+		}
+	}
+	var tools []string
+	for k := range 10 {
+		c := soakCallAt(files, k)
+		tools = append(tools, c.tool)
+		if c.ours["file"] != c.peer["file"] || c.ours["query"] != c.peer["query"] {
+			t.Errorf("call %d asks the two sides different things: %v and %v", k, c.ours, c.peer)
+		}
+	}
+	five := []string{"go_file_context", "go_diagnostics", "go_search", "go_symbol_references", "go_package_api"}
+	if diff := cmp.Diff(append(five, five...), tools); diff != "" {
+		t.Errorf("the workload's tools (-want +got):\n%s", diff)
+	}
+	if !goodOSArch("server.go") || !goodOSArch("exec_linux.go") || goodOSArch("exec_windows.go") || goodOSArch("asm_arm64.go") {
+		t.Error("goodOSArch keeps or drops the wrong files")
+	}
+}
+
+// TestSoakShort runs the soak for seconds on the fixture: both sides
+// answer every call, a session is replaced, and the report has both
+// tables, every period and the memory after the sessions close.
+func TestSoakShort(t *testing.T) {
+	gopls, err := filepath.Abs("../../bin/gopls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(gopls); err != nil {
+		t.Fatalf("%s is missing: run make build first", gopls)
+	}
+	bin := filepath.Join(t.TempDir(), "goplsmcp")
+	if out, err := exec.Command("go", "build", "-o", bin, "../goplsmcp").CombinedOutput(); err != nil {
+		t.Fatalf("building goplsmcp: %v\n%s", err, out)
+	}
+	t.Setenv("GOPLSMCP_RUNTIME_DIR", t.TempDir())
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	err = run(ctx, []string{"-mode", "smoke", "-goplsmcp", bin, "-gopls", gopls, "-fixture", "../../testdata/bench", "-goroot", "off",
+		"-sections", "soak", "-soak-duration", "6s", "-soak-churn", "1s", "-soak-sessions", "2"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
+	}
+	report := stdout.String()
+	for _, heading := range []string{"### 12. Soak: calls\n", "### 12. Soak: memory\n", "| all sessions closed, gopls quiet |"} {
+		if !strings.Contains(report, heading) {
+			t.Errorf("the report has no %q:\n%s", heading, report)
+		}
+	}
+	// Every period is reported, none with a failure, and both sides
+	// answered calls: on a loaded machine a period of a second may have
+	// none.
+	row := regexp.MustCompile(`(?m)^\| [\d.]+ s–[\d.]+ s \| (\d+) \| 0 \|[^|]*\|[^|]*\| (\d+) \| 0 \|`)
+	rows := row.FindAllStringSubmatch(report, -1)
+	if len(rows) != soakPeriods {
+		t.Errorf("%d periods without a failure, want %d:\n%s", len(rows), soakPeriods, report)
+	}
+	var ours, peer int
+	for _, r := range rows {
+		o, _ := strconv.Atoi(r[1])
+		p, _ := strconv.Atoi(r[2])
+		ours, peer = ours+o, peer+p
+	}
+	if ours == 0 || ours != peer {
+		t.Errorf("goplsmcp answered %d calls and gopls mcp %d, want the same, more than 0:\n%s", ours, peer, report)
+	}
+	// Sessions were replaced: the last sample during the calls counts
+	// some.
+	replaced := regexp.MustCompile(`(?m)^\| 6\.0 s \| ([1-9]\d*) \|`)
+	if !replaced.MatchString(report) {
+		t.Errorf("no session replaced by the end:\n%s", report)
+	}
+}
