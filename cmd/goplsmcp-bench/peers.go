@@ -40,6 +40,11 @@ type peerQuestion struct {
 	// a change on disk that the call must see. restore undoes them.
 	before  func(i int) error
 	restore func() error
+	// restored, with restore, is what the peer's answer to the question
+	// still says while it has not seen the restore: gopls mcp hears of a
+	// change on disk from its own file watcher, a moment after it, and the
+	// next question must find the tree as it was.
+	restored string
 }
 
 var (
@@ -183,7 +188,8 @@ func (b *bench) peerQuestions(ctx context.Context, ws *workspace, s *servers) ([
 				k++
 				return writeViaRename(file, fmt.Sprintf("%s\nfunc brokenByTheBench() int { return undefined%d }\n", orig, k))
 			},
-			restore: func() error { return writeViaRename(file, string(orig)) },
+			restore:  func() error { return writeViaRename(file, string(orig)) },
+			restored: "undefined: undefined",
 		})
 	}
 	diagN := n
@@ -300,6 +306,9 @@ func (b *bench) peers(ctx context.Context, ws *workspace, s *servers) error {
 			if err := q.restore(); err != nil {
 				return err
 			}
+			if err := awaitRestored(ctx, timeout, s.peer, q); err != nil {
+				return err
+			}
 		}
 		b.saveAnswer("goplsmcp", ws.name, q.name, lastOurs.text)
 		b.saveAnswer("gopls-mcp", ws.name, q.name, lastPeer.text)
@@ -363,6 +372,29 @@ func (b *bench) peers(ctx context.Context, ws *workspace, s *servers) error {
 }
 
 // callWithin is a tool call bounded by timeout.
+// awaitRestored asks the peer q's question until its answer no longer
+// says q.restored, within timeout.
+func awaitRestored(ctx context.Context, timeout time.Duration, peer *mcpServer, q peerQuestion) error {
+	if q.restored == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		a, err := peer.call(ctx, q.tool, q.peer)
+		if err == nil && !strings.Contains(a.text, q.restored) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s: gopls mcp still answers about the change on disk after it was undone: %w", q.name, ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
 func callWithin(ctx context.Context, timeout time.Duration, s *mcpServer, tool string, args map[string]any) (answer, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

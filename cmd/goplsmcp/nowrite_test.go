@@ -101,7 +101,7 @@ var writeExempt = map[string]string{
 // readOnlyCommands are the gopls commands goplsmcp may execute: none of
 // them changes a file (gopls.tidy, gopls.add_dependency, gopls.generate,
 // ... would).
-var readOnlyCommands = []string{"gopls.diagnose_files", "gopls.list_imports", "gopls.packages", "gopls.package_symbols", "gopls.views"}
+var readOnlyCommands = []string{"gopls.diagnose_files", "gopls.list_imports", "gopls.mem_stats", "gopls.packages", "gopls.package_symbols", "gopls.views"}
 
 // TestNoWritePathsInSource reads the non-test Go source of the whole
 // module and fails on any call that could write a file, unless it is one
