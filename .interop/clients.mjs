@@ -8,11 +8,13 @@
 //     install goplsmcp --marketplace REPO` (the repository as a local
 //     marketplace), then `claude mcp list` in a copy of the example module
 //     reports the plugin's server connected.
-//   - Gemini CLI (@google/gemini-cli): `gemini extensions validate` and
-//     `gemini extensions link --consent` of the repository (its
-//     gemini-extension.json), then `gemini extensions list` names the
-//     server and the context file GOPLSMCP.md, and `gemini mcp list`
-//     reports the server connected.
+//   - Gemini CLI (@google/gemini-cli): `gemini extensions validate` of the
+//     repository (the manifest an install from its URL reads) and of
+//     clients/gemini/goplsmcp, then `gemini extensions install --consent
+//     clients/gemini/goplsmcp` (a checkout's install, which copies that
+//     directory, and nothing else of the repository, into HOME); `gemini
+//     extensions list` names the server and the copy's context file
+//     GOPLSMCP.md, and `gemini mcp list` reports the server connected.
 //
 // The plugin and the extension start `goplsmcp` from PATH, as an installed
 // goplsmcp is: the directory of --server (bin/, with gopls beside it) comes
@@ -22,7 +24,7 @@
 //
 // Usage: node clients.mjs --server bin/goplsmcp --gopls bin/gopls --fixture testdata/example
 
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { arch, platform } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 
@@ -106,10 +108,17 @@ try {
   // extension's consent prompt is answered by --consent.
   const env = { PATH: path, HOME: home, GEMINI_CLI_TRUST_WORKSPACE: 'true', NO_COLOR: '1', TERM: 'dumb', ...share };
   const node = process.execPath;
+  const extension = join(repo, 'clients', 'gemini', 'goplsmcp');
   await step('gemini extensions validate REPO', node, [gemini, 'extensions', 'validate', repo], project, env);
-  await step('gemini extensions link --consent REPO', node, [gemini, 'extensions', 'link', '--consent', repo], project, env);
+  await step('gemini extensions validate REPO/clients/gemini/goplsmcp', node, [gemini, 'extensions', 'validate', extension], project, env);
+  await step('gemini extensions install --consent REPO/clients/gemini/goplsmcp', node, [gemini, 'extensions', 'install', '--consent', extension], project, env);
+  const installed = join(home, '.gemini', 'extensions', 'goplsmcp');
+  const copied = existsSync(installed) ? readdirSync(installed).filter((f) => !f.startsWith('.')).sort() : [];
+  if (copied.join(' ') !== 'GOPLSMCP.md gemini-extension.json') {
+    failures.fail('gemini extensions install', `copied ${JSON.stringify(copied)} into ${installed}; want the manifest and GOPLSMCP.md alone`);
+  }
   const list = await step('gemini extensions list', node, [gemini, 'extensions', 'list'], project, env);
-  if (!/goplsmcp \(/.test(list) || !list.includes(join(repo, 'GOPLSMCP.md')) || !/MCP servers:\s*\n\s*goplsmcp/.test(list)) {
+  if (!/goplsmcp \(/.test(list) || !list.includes(join(installed, 'GOPLSMCP.md')) || !/MCP servers:\s*\n\s*goplsmcp/.test(list)) {
     failures.fail('gemini extensions list', 'does not show the extension with its server and GOPLSMCP.md');
   }
   const mcp = await step('gemini mcp list', node, [gemini, 'mcp', 'list'], project, env);

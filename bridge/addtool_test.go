@@ -112,7 +112,7 @@ func TestAddTool(t *testing.T) {
 		return string(out)
 	}
 	run("generate", "./bridge", "./cmd/goplsmcp")
-	for _, f := range []string{"README.md", "docs/tools.md", "clients/claude/goplsmcp/skills/go-code/SKILL.md", ".interop/catalogue.json", "GOPLSMCP.md"} {
+	for _, f := range []string{"README.md", "docs/tools.md", "clients/claude/goplsmcp/skills/go-code/SKILL.md", ".interop/catalogue.json", "GOPLSMCP.md", "clients/gemini/goplsmcp/GOPLSMCP.md"} {
 		data, err := os.ReadFile(filepath.Join(tree, filepath.FromSlash(f)))
 		if err != nil {
 			t.Fatal(err)

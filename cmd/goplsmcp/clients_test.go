@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/goplsmcp/goplsmcp/bridge"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -148,14 +149,38 @@ func TestClientPackages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := repoFile(t, rulesFile); !bytes.Equal(got, want) {
-		if *update {
-			if err := os.WriteFile(filepath.Join("..", "..", rulesFile), want, 0o644); err != nil {
-				t.Fatal(err)
+	// The extension a checkout installs is its directory alone, with its
+	// own copy of the context file (Gemini copies the whole directory it
+	// is given, bin/ included at the root); the root's manifest, which an
+	// install from the repository's URL reads, is the same file.
+	for _, f := range []string{rulesFile, geminiExtension + "/" + rulesFile} {
+		if got := repoFile(t, f); !bytes.Equal(got, want) {
+			if *update {
+				if err := os.WriteFile(filepath.Join("..", "..", filepath.FromSlash(f)), want, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("wrote %s", f)
+				continue
 			}
-			t.Logf("wrote %s", rulesFile)
-			return
+			t.Errorf("the committed %s is not what goplsmcp rules writes; run go generate ./cmd/goplsmcp and commit it", f)
 		}
-		t.Errorf("the committed %s is not what goplsmcp rules writes; run go generate ./cmd/goplsmcp and commit it", rulesFile)
+	}
+	if !bytes.Equal(repoFile(t, geminiExtension+"/gemini-extension.json"), repoFile(t, "gemini-extension.json")) {
+		t.Errorf("%s/gemini-extension.json and the root's gemini-extension.json differ; they must be the same file", geminiExtension)
+	}
+	entries, err := os.ReadDir(filepath.Join("..", "..", filepath.FromSlash(geminiExtension)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if diff := cmp.Diff([]string{rulesFile, "gemini-extension.json"}, names); diff != "" {
+		t.Errorf("%s holds more than the extension needs (-want +got):\n%s", geminiExtension, diff)
 	}
 }
+
+// geminiExtension is the directory a checkout installs the Gemini CLI
+// extension from (docs/agents.md).
+const geminiExtension = "clients/gemini/goplsmcp"
