@@ -118,6 +118,9 @@ type Bridge struct {
 	defs memo.Gen[defKey, definitions]
 	// build is how gopls chooses a package's files.
 	build gocmd.Build
+	// rootBuild says which files are in the build gopls makes for the
+	// root (see gocmd.RootBuild).
+	rootBuild *gocmd.RootBuild
 	// mods are the workspace's modules, as on disk and as gopls builds
 	// them, and the hints for those the module cache lacks.
 	mods *modules.Modules
@@ -256,8 +259,8 @@ func (b *Bridge) bufferSet() {
 	if b.client != nil { // tests of paths alone have none
 		env = b.client.GoVar
 	}
-	rootBuild := &gocmd.RootBuild{Gate: b.reads, Build: &b.build, Env: env}
-	b.buffers = buffer.NewSet(buffer.SetConfig{Client: b.client, Reads: b.reads, Addr: b.addr, Lines: &b.lines, InBuild: rootBuild.Has, OtherBuild: rootBuild.Excludes,
+	b.rootBuild = &gocmd.RootBuild{Gate: b.reads, Build: &b.build, Env: env}
+	b.buffers = buffer.NewSet(buffer.SetConfig{Client: b.client, Reads: b.reads, Addr: b.addr, Lines: &b.lines, InBuild: b.rootBuild.Has, OtherBuild: b.rootBuild.Excludes,
 		Gate: b.gate.Gate, Fault: mcp.InternalError, Log: b.log,
 		TextChars: b.limits.withDefaults().TextChars, Timeout: b.limits.withDefaults().Timeout})
 }

@@ -398,7 +398,10 @@ func (b *Bridge) diagnoseWith(ctx context.Context, d *diagnosed) (map[string][]p
 	var othersErr error
 	var wg sync.WaitGroup
 	if d.workspace {
-		wg.Go(func() { others, othersErr = b.workspaceErrors(ctx) })
+		// A file named for another system is answered in its build, the
+		// workspace's errors in that build included.
+		otherBuild := slices.ContainsFunc(d.srcs, func(s *buffer.Source) bool { return b.rootBuild.Excludes(s.Path) })
+		wg.Go(func() { others, othersErr = b.workspaceErrors(ctx, otherBuild) })
 	}
 	byURI := map[string][]protocol.Diagnostic{}
 	err := b.diagnoseSources(ctx, d.srcs, byURI)
@@ -421,7 +424,12 @@ func (b *Bridge) diagnoseWith(ctx context.Context, d *diagnosed) (map[string][]p
 // build of the workspace (see modules.Modules.WorkspaceFiles), by URI: analyzers' findings
 // are for the files a call names. It returns when gopls has published
 // them.
-func (b *Bridge) workspaceErrors(ctx context.Context) (map[string][]protocol.Diagnostic, error) {
+//
+// Unless otherBuild is set, the errors gopls publishes from a build it
+// makes for a file of another system, while a call holds one or a session
+// has unsaved text for one, are left out: they are not errors of the
+// build the user builds (see gocmd.Build.OtherBuildOf).
+func (b *Bridge) workspaceErrors(ctx context.Context, otherBuild bool) (map[string][]protocol.Diagnostic, error) {
 	files, err := b.mods.WorkspaceFiles(ctx, b.caller(ctx))
 	if err != nil {
 		return nil, err
@@ -439,7 +447,7 @@ func (b *Bridge) workspaceErrors(ctx context.Context) (map[string][]protocol.Dia
 		}
 		var errs []protocol.Diagnostic
 		for _, d := range diags {
-			if d.Severity == protocol.DiagnosticSeverityError && buildSources[d.Source] {
+			if d.Severity == protocol.DiagnosticSeverityError && buildSources[d.Source] && (otherBuild || !b.build.OtherBuildOf(d.Message)) {
 				errs = append(errs, d)
 			}
 		}

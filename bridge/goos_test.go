@@ -1,6 +1,7 @@
 package bridge_test
 
 import (
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -51,4 +52,21 @@ func TestOtherBuildFile(t *testing.T) {
 			t.Errorf("%s is still open in gopls after the calls about it", uri)
 		}
 	}
+
+	// Unsaved text for the freebsd file stays open, and gopls's freebsd
+	// build with it, until the session closes it: the workspace's answers
+	// still leave that build's errors out.
+	text, err := os.ReadFile(filepath.Join(root, "p", "only_freebsd.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = s.ours.CallTool(ctx, "go_diagnostics", map[string]any{"file": "p/only_freebsd.go", "text": string(text) + "\n// unsaved\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError || !strings.Contains(res.Text(), "undefined: X [freebsd") {
+		t.Errorf("go_diagnostics of unsaved p/only_freebsd.go: %q; want use.go's error in the freebsd build", res.Text())
+	}
+	s.ask(t, "go_diagnostics", `{}`)
+	s.ask(t, "go_diagnostics", `{"files":["$WORKDIR/p/use.go"]}`)
 }

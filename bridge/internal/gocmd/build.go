@@ -2,6 +2,8 @@ package gocmd
 
 import (
 	"go/build"
+	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 )
@@ -75,3 +77,29 @@ func (b *Build) Includes(dir, name string) bool {
 	ok, err := b.context().MatchFile(dir, name)
 	return err != nil || ok
 }
+
+// OtherBuildOf reports whether message, a diagnostic gopls published,
+// comes from a build other than this one: gopls appends to the message of
+// a diagnostic that its default build does not have the GOOS and GOARCH
+// of the build that has it, where they differ from gopls's own
+// (" [freebsd,386]"), as it does for the build it makes while a file for
+// another system is open.
+func (b *Build) OtherBuildOf(message string) bool {
+	m := buildSuffix.FindStringSubmatch(message)
+	if m == nil {
+		return false
+	}
+	ctx := b.context()
+	var own []string
+	if ctx.GOOS != runtime.GOOS {
+		own = append(own, ctx.GOOS)
+	}
+	if ctx.GOARCH != runtime.GOARCH {
+		own = append(own, ctx.GOARCH)
+	}
+	return m[1] != strings.Join(own, ",")
+}
+
+// buildSuffix is the suffix gopls gives a diagnostic of a build other
+// than its default one: a GOOS, a GOARCH or both (see OtherBuildOf).
+var buildSuffix = regexp.MustCompile(`\s\[((?:aix|android|darwin|dragonfly|freebsd|hurd|illumos|ios|js|linux|netbsd|openbsd|plan9|solaris|wasip1|windows|zos)(?:,(?:386|amd64|arm|arm64|loong64|mips|mipsle|mips64|mips64le|ppc64|ppc64le|riscv64|s390x|wasm))?|(?:386|amd64|arm|arm64|loong64|mips|mipsle|mips64|mips64le|ppc64|ppc64le|riscv64|s390x|wasm))\]$`)
