@@ -398,9 +398,7 @@ func (b *Bridge) diagnoseWith(ctx context.Context, d *diagnosed) (map[string][]p
 	var othersErr error
 	var wg sync.WaitGroup
 	if d.workspace {
-		// A file named for another system is answered in its build, the
-		// workspace's errors in that build included.
-		otherBuild := slices.ContainsFunc(d.srcs, func(s *buffer.Source) bool { return b.rootBuild.Excludes(s.Path) })
+		otherBuild := b.namesOtherBuild(d.srcs)
 		wg.Go(func() { others, othersErr = b.workspaceErrors(ctx, otherBuild) })
 	}
 	byURI := map[string][]protocol.Diagnostic{}
@@ -456,6 +454,13 @@ func (b *Bridge) workspaceErrors(ctx context.Context, otherBuild bool) (map[stri
 		}
 	}
 	return byURI, nil
+}
+
+// namesOtherBuild reports whether a call names a file for another system
+// (see gocmd.RootBuild.Excludes): it is answered in that file's build, the
+// workspace's errors in that build included.
+func (b *Bridge) namesOtherBuild(srcs []*buffer.Source) bool {
+	return slices.ContainsFunc(srcs, func(s *buffer.Source) bool { return b.rootBuild.Excludes(s.Path) })
 }
 
 // buildSources are the sources of the diagnostics that come from loading,

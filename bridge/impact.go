@@ -164,7 +164,7 @@ func (b *Bridge) diagnoseBaseline(ctx context.Context, edits []Doc) (map[string]
 	if err := b.diagnoseSources(ctx, srcs, byURI); err != nil {
 		return nil, err
 	}
-	others, err := b.workspaceErrors(ctx, slices.ContainsFunc(srcs, func(s *buffer.Source) bool { return b.rootBuild.Excludes(s.Path) }))
+	others, err := b.workspaceErrors(ctx, b.namesOtherBuild(srcs))
 	if err != nil {
 		return nil, err
 	}

@@ -66,6 +66,10 @@ type document struct {
 // they are a session's, until it closes them.
 const maxKept = 16
 
+// kept reports whether the document is one kept open for speed: read
+// from disk, open in gopls, held by no call (see maxKept and CloseKept).
+func (d *document) kept() bool { return d.holders == 0 && d.sent && !d.overlay }
+
 func (d *documents) init() {
 	d.open = make(map[string]*document)
 	d.idle = make(chan struct{})
@@ -131,7 +135,7 @@ func (c *Client) CloseKept() int {
 	defer c.docs.mu.Unlock()
 	n := 0
 	for uri, d := range c.docs.open {
-		if d.holders == 0 && d.sent && !d.overlay {
+		if d.kept() {
 			c.closeLocked(uri)
 			n++
 		}
@@ -161,7 +165,7 @@ func (c *Client) keepLocked(doc *document) {
 	doc.released = c.docs.releases
 	var kept []string
 	for uri, d := range c.docs.open {
-		if d.holders == 0 && d.sent && !d.overlay {
+		if d.kept() {
 			kept = append(kept, uri)
 		}
 	}

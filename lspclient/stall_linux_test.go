@@ -94,14 +94,7 @@ func TestSlowIsNotStuck(t *testing.T) {
 
 	pid := c.PID()
 	end := starve(t, pid, 10*time.Millisecond, 40*time.Millisecond)
-	start := time.Now()
-	var refs []refLocation
-	err := c.Call(WorkspaceWide(ctx), "textDocument/references", map[string]any{
-		"textDocument": map[string]any{"uri": FileURI(filepath.Join(root, "a", "a.go"))},
-		"position":     map[string]any{"line": 3, "character": 6},
-		"context":      map[string]any{"includeDeclaration": false},
-	}, &refs)
-	took := time.Since(start)
+	refs, took, err := referencesOfTarget(ctx, c, root)
 	end()
 	if err != nil {
 		t.Fatalf("references from a starved gopls after %s: %v", took.Round(time.Millisecond), err)
@@ -148,14 +141,7 @@ func TestCPUHogIsNotStuck(t *testing.T) {
 	}
 	endHog := sync.OnceFunc(func() { close(stop); hog.Wait() })
 	t.Cleanup(endHog)
-	start := time.Now()
-	var refs []refLocation
-	err := c.Call(WorkspaceWide(ctx), "textDocument/references", map[string]any{
-		"textDocument": map[string]any{"uri": FileURI(filepath.Join(root, "a", "a.go"))},
-		"position":     map[string]any{"line": 3, "character": 6},
-		"context":      map[string]any{"includeDeclaration": false},
-	}, &refs)
-	took := time.Since(start)
+	refs, took, err := referencesOfTarget(ctx, c, root)
 	endHog()
 	if err != nil {
 		t.Fatalf("references from gopls beside a CPU hog after %s: %v", took.Round(time.Millisecond), err)
@@ -170,6 +156,19 @@ func TestCPUHogIsNotStuck(t *testing.T) {
 		t.Skipf("the answer took %s, less than a stall window (%s): nothing was shown", took.Round(time.Millisecond), window)
 	}
 	t.Logf("answered after %s, %.1f stall windows", took.Round(time.Millisecond), float64(took)/float64(window))
+}
+
+// referencesOfTarget asks gopls, workspace-wide, for the references of the
+// fixture's a.Target, and says how long it took.
+func referencesOfTarget(ctx context.Context, c *Client, root string) ([]refLocation, time.Duration, error) {
+	start := time.Now()
+	var refs []refLocation
+	err := c.Call(WorkspaceWide(ctx), "textDocument/references", map[string]any{
+		"textDocument": map[string]any{"uri": FileURI(filepath.Join(root, "a", "a.go"))},
+		"position":     map[string]any{"line": 3, "character": 6},
+		"context":      map[string]any{"includeDeclaration": false},
+	}, &refs)
+	return refs, time.Since(start), err
 }
 
 type refLocation struct {
