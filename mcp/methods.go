@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -197,7 +198,7 @@ func (s *Server) call(ctx context.Context, name string, args json.RawMessage, st
 		}
 		return errorResult(err.Error(), dbg), nil
 	}
-	return s.resultFor(out, structured, dbg, t.def.Narrow, notes.text())
+	return s.resultFor(out, structured, dbg, t.def.Narrow, notes.lines())
 }
 
 // CallTool runs one tool outside any session, as tools/call does for a
@@ -246,7 +247,7 @@ const defaultNarrow = "narrow the call: pass a smaller limit, one file, or a mor
 // the version has them, its structured form and its resource links. A
 // result over the size cap is replaced by an error saying how to narrow
 // the call: narrow, or generic advice.
-func (s *Server) resultFor(out any, structured bool, dbg *DebugInfo, narrow, notes string) (any, error) {
+func (s *Server) resultFor(out any, structured bool, dbg *DebugInfo, narrow string, notes []string) (any, error) {
 	var text string
 	if r, ok := out.(Renderer); ok {
 		text = r.Render()
@@ -257,8 +258,8 @@ func (s *Server) resultFor(out any, structured bool, dbg *DebugInfo, narrow, not
 		}
 		text = string(data)
 	}
-	if notes != "" {
-		text += "\n" + notes
+	if len(notes) > 0 {
+		text += "\n" + strings.Join(notes, "\n")
 	}
 	if dbg != nil {
 		text += "\n" + dbg.render()
@@ -266,14 +267,22 @@ func (s *Server) resultFor(out any, structured bool, dbg *DebugInfo, narrow, not
 	res := &ToolResult{Content: []Content{{Type: "text", Text: text}}}
 	if structured {
 		res.StructuredContent = out
-		if dbg != nil {
+		if dbg != nil || len(notes) > 0 {
 			data, err := json.Marshal(out)
 			if err != nil {
 				return nil, err
 			}
-			if res.StructuredContent, err = withMember(data, debugArg, dbg); err != nil {
-				return nil, err
+			if len(notes) > 0 {
+				if data, err = notesInto(data, notes); err != nil {
+					return nil, err
+				}
 			}
+			if dbg != nil {
+				if data, err = withMember(data, debugArg, dbg); err != nil {
+					return nil, err
+				}
+			}
+			res.StructuredContent = json.RawMessage(data)
 		}
 		if l, ok := out.(Linker); ok {
 			for _, link := range l.ResourceLinks() {

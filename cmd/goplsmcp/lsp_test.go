@@ -379,10 +379,15 @@ func TestLSPUnsavedShared(t *testing.T) {
 	ed.waitDiags(uri, 0, "naming the unsaved error", func(d []string) bool { return containsAny(d, unsavedError) })
 	agent := sh.session("--root", root, "--gopls", goplsPath(t))
 
-	// With consent the agent sees the editor's buffer, and is told so.
-	text, _, _ := agent.call(1, "go_diagnostics", `{"file":"report/report.go"}`)
-	if !strings.Contains(text, unsavedError) || !strings.Contains(text, "unsaved in the editor, seen as the editor holds them (not as on disk): report/report.go") {
+	// With consent the agent sees the editor's buffer, and is told so
+	// on both channels.
+	const seenNote = "unsaved in the editor, seen as the editor holds them (not as on disk): report/report.go"
+	text, structured, _ := agent.call(1, "go_diagnostics", `{"file":"report/report.go"}`)
+	if !strings.Contains(text, unsavedError) || !strings.Contains(text, seenNote) {
 		t.Errorf("with consent, the agent's diagnostics of report.go:\n%s", text)
+	}
+	if notes, _ := structured["notes"].([]any); !slices.Contains(notes, any(seenNote)) {
+		t.Errorf("with consent, the structured diagnostics of report.go lack the note %q: %v", seenNote, structured)
 	}
 	// Its own unsaved text lies over the editor's, and reaches no editor.
 	before := ed.published(uri)
