@@ -22,16 +22,17 @@ type CallHierarchyInput struct {
 
 // CallHierarchyOutput is the result of go_call_hierarchy.
 type CallHierarchyOutput struct {
-	Note      string    `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
-	Root      string    `json:"root" jsonschema:"the function asked about: name path:line:character"`
-	Total     int       `json:"total,omitempty" jsonschema:"callers or callees found, over the levels followed, when fewer are listed"`
-	Truncated bool      `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
-	Callers   *[]string `json:"callers,omitempty" jsonschema:"incoming calls, depth first, indented two spaces a level, one line per call site: caller path:line:character: source line"`
-	Callees   *[]string `json:"callees,omitempty" jsonschema:"outgoing calls, depth first, indented two spaces a level: callee path:line:character: its declaring line"`
+	Note    string    `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
+	Root    string    `json:"root" jsonschema:"the function asked about: name path:line:character"`
+	Total   int       `json:"total,omitempty" jsonschema:"callers or callees found, over the levels followed, when fewer are listed"`
+	Notes   Notes     `json:"notes,omitempty" jsonschema:"that the list is cut at limit, as the text says it"`
+	Callers *[]string `json:"callers,omitempty" jsonschema:"incoming calls, depth first, indented two spaces a level, one line per call site: caller path:line:character: source line"`
+	Callees *[]string `json:"callees,omitempty" jsonschema:"outgoing calls, depth first, indented two spaces a level: callee path:line:character: its declaring line"`
 
-	depth int            // levels followed
-	root  hierarchy.Node // what Root says
-	found int            // callers or callees found
+	depth     int            // levels followed
+	root      hierarchy.Node // what Root says
+	found     int            // callers or callees found
+	truncated bool           // fewer than found are listed
 }
 
 // Render implements mcp.Renderer.
@@ -45,16 +46,14 @@ func (o *CallHierarchyOutput) Render() string {
 		noun, calls = "callee", o.Callees
 	}
 	total := o.Total
-	if !o.Truncated {
+	if !o.truncated {
 		total = o.found
 	}
 	fmt.Fprintf(&b, "%s of %s (%s)", render.Plural(total, noun), o.root.Name, o.root.Loc())
 	if o.depth > 1 {
 		fmt.Fprintf(&b, " over %d levels", o.depth)
 	}
-	if o.Truncated {
-		b.WriteString(" (list truncated; raise limit to see more)")
-	}
+	b.WriteString(o.Notes.Parens())
 	if len(*calls) > 0 {
 		b.WriteString(":")
 	}
@@ -124,13 +123,14 @@ func (b *Bridge) callHierarchy(ctx context.Context, in *CallHierarchyInput) (*Ca
 	out := &CallHierarchyOutput{
 		Note:      t.Note,
 		Root:      rn.Name + " " + rn.Loc(),
-		Truncated: tree.Truncated,
+		truncated: tree.Truncated,
 		depth:     depth,
 		root:      rn,
 		found:     tree.Total,
 	}
-	if out.Truncated {
+	if out.truncated {
 		out.Total = tree.Total
+		out.Notes.Add(render.Truncated)
 	}
 	// Incoming: where each caller calls. Outgoing: what each callee is.
 	calls := hierarchy.Lines(tree.Nodes, dir == "incoming")

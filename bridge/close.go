@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"errors"
+	"strings"
 
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
@@ -21,6 +22,18 @@ type CloseOutput struct {
 	Closed  string `json:"closed,omitempty" jsonschema:"the buffer forgotten"`
 	Kind    string `json:"kind,omitempty" jsonschema:"what it was, when not a file as last read: snippet, overlay (gopls sees the file on disk again) or handle (all the unsaved text it held)"`
 	NotOpen string `json:"notOpen,omitempty" jsonschema:"the buffer named, when nothing was open for it"`
+	Notes   Notes  `json:"notes,omitempty" jsonschema:"what forgetting it changes, as the text says it"`
+}
+
+// closeNotes say what forgetting a buffer of kind changes.
+func closeNotes(kind string) Notes {
+	switch kind {
+	case "overlay":
+		return Notes{"gopls sees the file on disk again"}
+	case "handle":
+		return Notes{"all the unsaved text it held is forgotten"}
+	}
+	return nil
 }
 
 // Render implements mcp.Renderer.
@@ -31,9 +44,9 @@ func (o *CloseOutput) Render() string {
 	case o.Kind == "snippet":
 		return "forgot snippet " + o.Closed
 	case o.Kind == "overlay":
-		return "forgot the unsaved text of " + o.Closed + "; gopls sees the file on disk again"
+		return "forgot the unsaved text of " + o.Closed + "; " + strings.Join(o.Notes, "; ")
 	case o.Kind == "handle":
-		return "forgot handle " + o.Closed + " and all the unsaved text it held"
+		return "forgot handle " + o.Closed + "; " + strings.Join(o.Notes, "; ")
 	}
 	return "closed " + o.Closed
 }
@@ -74,7 +87,7 @@ func (b *Bridge) close(ctx context.Context, in *CloseInput) (*CloseOutput, error
 		// A modern call's handle alone: forget all of it, once this
 		// call has ended (see mcp.ForgetHandle).
 		mcp.ForgetHandle(ctx)
-		return &CloseOutput{Closed: mcp.Handle(ctx), Kind: "handle"}, nil
+		return &CloseOutput{Closed: mcp.Handle(ctx), Kind: "handle", Notes: closeNotes("handle")}, nil
 	case in.File != "":
 		if err := iplace.CheckPathText(in.File); err != nil {
 			return nil, err
@@ -99,7 +112,7 @@ func (b *Bridge) close(ctx context.Context, in *CloseInput) (*CloseOutput, error
 	if closed {
 		out.NotOpen, out.Closed = "", uri
 		if kind != "file" {
-			out.Kind = kind
+			out.Kind, out.Notes = kind, closeNotes(kind)
 		}
 	}
 	return out, nil

@@ -34,8 +34,10 @@ type CodeActionsOutput struct {
 	Note    string      `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
 	At      string      `json:"at,omitempty" jsonschema:"the place the actions apply to, as path:line:character or path:line:character-line:character, when none was chosen"`
 	Actions []string    `json:"actions,omitempty" jsonschema:"the actions available, when none was chosen, as index: title [kind], with (preferred) and fixes: the diagnostic it fixes"`
-	Omitted int         `json:"omitted,omitempty" jsonschema:"actions left out because they run gopls commands (browse docs, add a test file, ...) rather than propose edits"`
+	Notes   Notes       `json:"notes,omitempty" jsonschema:"how to choose an action, and how many were left out because they run gopls commands (browse docs, add a test file, ...) rather than propose edits, as the text says it"`
 	Chosen  *ChosenEdit `json:"chosen,omitempty" jsonschema:"the chosen action and its edits"`
+
+	omitted int // actions left out: they run gopls commands
 }
 
 // ChosenEdit is a chosen code action and its edits.
@@ -62,15 +64,12 @@ func (o *CodeActionsOutput) Render() string {
 		return b.String()
 	}
 	if len(o.Actions) == 0 {
-		fmt.Fprintf(&b, "no code actions at %s", o.At)
+		fmt.Fprintf(&b, "no code actions at %s%s", o.At, o.Notes.Parens())
 	} else {
-		fmt.Fprintf(&b, "%s at %s (pass index or title for its edits):", render.Plural(len(o.Actions), "code action"), o.At)
+		fmt.Fprintf(&b, "%s at %s%s:", render.Plural(len(o.Actions), "code action"), o.At, o.Notes.Parens())
 	}
 	for _, a := range o.Actions {
 		b.WriteString("\n" + a)
-	}
-	if o.Omitted > 0 {
-		fmt.Fprintf(&b, "\n(%d more run gopls commands rather than propose edits, and are not offered)", o.Omitted)
 	}
 	return b.String()
 }
@@ -135,13 +134,19 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 	var usable []*action.Action
 	for _, a := range actions {
 		if !a.Editable() {
-			out.Omitted++
+			out.omitted++
 			continue
 		}
 		usable = append(usable, a)
 	}
 	if in.Index == nil && in.Title == "" {
 		out.Actions = listActions(usable)
+		if len(out.Actions) > 0 {
+			out.Notes.Add("pass index or title for its edits")
+		}
+		if out.omitted > 0 {
+			out.Notes.Add(fmt.Sprintf("%d more run gopls commands rather than propose edits, and are not offered", out.omitted))
+		}
 		return out, nil
 	}
 	return b.chosenAction(ctx, in, usable, out)
@@ -238,7 +243,7 @@ func (b *Bridge) chosenAction(ctx context.Context, in *CodeActionsInput, usable 
 	if err != nil {
 		return nil, err
 	}
-	out.At, out.Omitted = "", 0
+	out.At = ""
 	out.Chosen = &ChosenEdit{Action: fmt.Sprintf("%s [%s]", a.Title, a.Kind), Changes: ch}
 	return out, nil
 }

@@ -21,11 +21,11 @@ type CompleteInput struct {
 
 // CompleteOutput is the result of go_complete.
 type CompleteOutput struct {
-	Note      string   `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
-	Total     int      `json:"total,omitempty" jsonschema:"number of candidates gopls gave, when fewer are listed"`
-	Truncated bool     `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
-	Items     []string `json:"items" jsonschema:"candidates, best first, as label (kind) type-or-signature => text to insert; kind and docs when detailed"`
-	Withheld  string   `json:"withheld,omitempty" jsonschema:"candidates not shown, and why: they are declared outside the workspace root"`
+	Note     string   `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
+	Total    int      `json:"total,omitempty" jsonschema:"number of candidates gopls gave, when fewer are listed"`
+	Notes    Notes    `json:"notes,omitempty" jsonschema:"how many are listed of total and how to see more, as the text says it"`
+	Items    []string `json:"items" jsonschema:"candidates, best first, as label (kind) type-or-signature => text to insert; kind and docs when detailed"`
+	Withheld string   `json:"withheld,omitempty" jsonschema:"candidates not shown, and why: they are declared outside the workspace root"`
 
 	found int // what Total says, listed or not
 }
@@ -47,10 +47,7 @@ func (o *CompleteOutput) Render() string {
 	if o.Withheld != "" {
 		b.WriteString(o.Withheld + "\n")
 	}
-	b.WriteString(render.Plural(o.found, "completion"))
-	if o.Truncated {
-		fmt.Fprintf(&b, " (%d listed; raise limit to see more)", len(o.Items))
-	}
+	b.WriteString(render.Plural(o.found, "completion") + o.Notes.Parens())
 	for _, c := range o.Items {
 		b.WriteString("\n" + c)
 	}
@@ -147,7 +144,8 @@ func (b *Bridge) complete(ctx context.Context, in *CompleteInput) (*CompleteOutp
 	}
 	for _, it := range items {
 		if len(out.Items) == limit {
-			out.Truncated, out.Total = true, out.found
+			out.Total = out.found
+			out.Notes.Add(fmt.Sprintf("%d listed; raise limit to see more", limit))
 			break
 		}
 		item := it.Label

@@ -12,6 +12,7 @@ import (
 	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/decl"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -38,6 +39,7 @@ type ContextOutput struct {
 	Imports  []string                       `json:"imports,omitempty" jsonschema:"the import paths of the file"`
 	Imported mcp.OrderedMap[ContextPackage] `json:"imported,omitzero" jsonschema:"the file's imports outside the standard library, by import path, with their exported declarations"`
 	More     Counts                         `json:"more,omitzero" jsonschema:"by file, declarations beyond the limit, not listed"`
+	Notes    Notes                          `json:"notes,omitempty" jsonschema:"how to see the declarations counted in more, as the text says it"`
 }
 
 // ContextPackage is an imported package's exported declarations.
@@ -64,7 +66,7 @@ func (o *ContextOutput) Render() string {
 				b.WriteString(d + "\n")
 			}
 			if n, ok := o.More.Get(file); ok {
-				fmt.Fprintf(&b, "… %d more declarations (raise limit to see them)\n", n)
+				fmt.Fprintf(&b, "… %d more declarations%s\n", n, o.Notes.Parens())
 			}
 		})
 	}
@@ -115,6 +117,7 @@ func (b *Bridge) contextOf(ctx context.Context, in *ContextInput) (*ContextOutpu
 		listed += n
 		if n < len(decls) {
 			out.More.Set(file, len(decls)-n)
+			out.Notes = Notes{render.RaiseToSee}
 		}
 	}
 	fset, f, _ := b.parsed.Parse(src.Path, src.Text, parser.ParseComments|parser.SkipObjectResolution)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/decl"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
@@ -35,6 +36,7 @@ type SourceOutput struct {
 	Within string `json:"within,omitempty" jsonschema:"the declaration it is part of, and its range: a const, var or type group, or the type of a field or method"`
 	Source string `json:"source" jsonschema:"the exact source of the range"`
 	More   int    `json:"more,omitempty" jsonschema:"lines beyond limit, not shown"`
+	Notes  Notes  `json:"notes,omitempty" jsonschema:"how to see the lines counted in more, as the text says it"`
 }
 
 // Render implements mcp.Renderer: path:range (and what the declaration
@@ -58,7 +60,7 @@ func (o *SourceOutput) Render() string {
 		if o.More == 1 {
 			noun = "line"
 		}
-		fmt.Fprintf(&b, "\n… %d more %s (raise limit to see them)", o.More, noun)
+		fmt.Fprintf(&b, "\n… %d more %s%s", o.More, noun, o.Notes.Parens())
 	}
 	return b.String()
 }
@@ -133,7 +135,7 @@ func (b *Bridge) source(ctx context.Context, in *SourceInput) (*SourceOutput, er
 	src := text[g.Offset(sp.start):g.Offset(sp.end)]
 	lines := strings.SplitAfter(src, "\n")
 	if len(lines) > limit {
-		out.More = len(lines) - limit
+		out.More, out.Notes = len(lines)-limit, Notes{render.RaiseToSee}
 		src = strings.Join(lines[:limit], "")
 	}
 	out.Source = src

@@ -34,16 +34,18 @@ type DiagnosticsInput struct {
 
 // DiagnosticsOutput is the result of go_diagnostics.
 type DiagnosticsOutput struct {
-	URI       string                          `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer checked, for later calls"`
-	Impact    *DiagnosticsImpact              `json:"impact,omitempty" jsonschema:"with unsaved text for files: what it changes against the files on disk, by count; the diagnostics it introduces are marked + in files"`
-	Total     int                             `json:"total,omitempty" jsonschema:"number of diagnostics found, when fewer are listed"`
-	Truncated bool                            `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
-	Files     mcp.OrderedMap[FileDiagnostics] `json:"files" jsonschema:"the diagnostics by file"`
+	URI    string                          `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer checked, for later calls"`
+	Impact *DiagnosticsImpact              `json:"impact,omitempty" jsonschema:"with unsaved text for files: what it changes against the files on disk, by count; the diagnostics it introduces are marked + in files"`
+	Total  int                             `json:"total,omitempty" jsonschema:"number of diagnostics found, when fewer are listed"`
+	Notes  Notes                           `json:"notes,omitempty" jsonschema:"how to read the marks of an edit's diagnostics, how many are listed of total and how to see more, as the text says it"`
+	Files  mcp.OrderedMap[FileDiagnostics] `json:"files" jsonschema:"the diagnostics by file"`
 
 	// items are the diagnostics listed, by file and position; Files is
 	// made of them by finish.
 	items    []diagnostic
 	detailed bool
+	// listed is the note of a list cut at the limit, among Notes.
+	listed Notes
 }
 
 // FileDiagnostics are the diagnostics of one file.
@@ -176,8 +178,8 @@ func (o *DiagnosticsOutput) Render() string {
 		b.WriteString("no diagnostics")
 		return b.String()
 	}
-	if o.Truncated {
-		fmt.Fprintf(&b, "%s, %d listed (raise limit to see more)\n", render.Plural(o.Total, "diagnostic"), len(o.items))
+	if o.Total > 0 {
+		fmt.Fprintf(&b, "%s%s\n", render.Plural(o.Total, "diagnostic"), o.listed.Parens())
 	}
 	i := 0
 	o.Files.All(func(file string, f FileDiagnostics) {
@@ -692,8 +694,10 @@ func (b *Bridge) shapeDiagnostics(byURI map[string][]protocol.Diagnostic, limit 
 		out.Files.Ref(d.file).count(d.severity)
 	}
 	if len(all) > limit {
-		out.Truncated, out.Total = true, len(all)
+		out.Total = len(all)
 		out.items = all[:limit]
+		out.listed = Notes{fmt.Sprintf("%d listed; raise limit to see more", limit)}
+		out.Notes = append(out.Notes, out.listed...)
 	}
 	return out
 }

@@ -37,10 +37,10 @@ type FileContextInput struct {
 
 // FileContextOutput is the result of go_file_context.
 type FileContextOutput struct {
-	File      string `json:"file"`
-	Package   string `json:"package" jsonschema:"import path of the file's package"`
-	Total     int    `json:"total,omitempty" jsonschema:"declarations from other files that the file uses, when fewer are listed"`
-	Truncated bool   `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
+	File    string `json:"file"`
+	Package string `json:"package" jsonschema:"import path of the file's package"`
+	Total   int    `json:"total,omitempty" jsonschema:"declarations from other files that the file uses, when fewer are listed"`
+	Notes   Notes  `json:"notes,omitempty" jsonschema:"that the list is cut at limit, as the text says it"`
 	// Packages holds, by package, by file, each declaration as
 	// line:character: signature (and its doc comment, when detailed).
 	Packages mcp.OrderedMap[Places] `json:"packages" jsonschema:"the declarations used by package (the file's own first), then by file, as line:character: signature"`
@@ -53,10 +53,7 @@ type FileContextOutput struct {
 func (o *FileContextOutput) Render() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s is in package %s and uses %s from other files", o.File, o.Package, render.Plural(o.found, "declaration"))
-	if o.Truncated {
-		b.WriteString(" (list truncated; raise limit to see more)")
-	}
-	b.WriteString("\n")
+	b.WriteString(o.Notes.Parens() + "\n")
 	o.Packages.All(func(pkg string, files Places) {
 		b.WriteString("package " + pkg + "\n")
 		render.WritePlaces(&b, &files, &Counts{})
@@ -166,7 +163,7 @@ func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileCo
 	out := &FileContextOutput{File: b.displayPath(src.Path), Package: own, found: len(decls)}
 	for i, x := range decls {
 		if i >= limit {
-			out.Truncated, out.Total = true, out.found
+			out.Total, out.Notes = out.found, Notes{render.Truncated}
 			*out.More.Ref(x.d.file)++
 			continue
 		}

@@ -170,6 +170,7 @@ func runGolden(t *testing.T, path string) {
 				t.Errorf("%s: %s: structuredContent does not match the output schema: %v", s.name, s.Tool, err)
 			}
 			checkLean(t, s.name, s.Tool, text, res.StructuredContent)
+			checkFacts(t, s.name, s.Tool, s.Args, text, res.StructuredContent)
 		}
 		got := map[string]string{".text": normalize(text) + "\n"}
 		if len(res.StructuredContent) > 0 {

@@ -29,7 +29,14 @@ type Change struct {
 type DiagnosticsImpact struct {
 	Unchanged int                           `json:"unchanged,omitempty" jsonschema:"diagnostics found both with and without the edit"`
 	Packages  mcp.OrderedMap[PackageImpact] `json:"packages" jsonschema:"the packages the edit affects, by directory"`
+
+	// marked is the note that says how the list marks what the edit
+	// introduces, among the answer's notes, when it introduces any.
+	marked Notes
 }
+
+// markedNote says how an answer's list marks what an edit introduces.
+const markedNote = "introduced ones are marked +"
 
 // PackageImpact is an edit's effect on one package's diagnostics. The
 // diagnostics it introduces are in the answer's list, marked there, so
@@ -258,6 +265,10 @@ func (b *Bridge) impact(before, after map[string][]protocol.Diagnostic, out *Dia
 			im.Packages.Ref(path.Dir(e.key.file)).Unchanged++
 		}
 	}
+	if len(introduced) > 0 {
+		im.marked = Notes{markedNote}
+		out.Notes = append(out.Notes, im.marked...)
+	}
 	out.Impact = im
 }
 
@@ -268,11 +279,7 @@ func (b *Bridge) impact(before, after map[string][]protocol.Diagnostic, out *Dia
 func (im *DiagnosticsImpact) render(b *strings.Builder) {
 	var in, out int
 	im.Packages.All(func(_ string, p PackageImpact) { in, out = in+p.Introduced, out+len(p.Removed) })
-	fmt.Fprintf(b, "edit against disk: %d introduced", in)
-	if in > 0 {
-		b.WriteString(" (marked +)")
-	}
-	fmt.Fprintf(b, ", %d removed, %d unchanged\n", out, im.Unchanged)
+	fmt.Fprintf(b, "edit against disk: %d introduced, %d removed, %d unchanged%s\n", in, out, im.Unchanged, im.marked.Parens())
 	im.Packages.All(func(dir string, p PackageImpact) {
 		var parts []string
 		if p.Introduced > 0 {

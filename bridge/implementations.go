@@ -29,10 +29,10 @@ type ImplementationsInput struct {
 
 // ImplementationsOutput is the result of go_implementations.
 type ImplementationsOutput struct {
-	Note      string `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
-	Symbol    string `json:"symbol" jsonschema:"the type or method asked about"`
-	Total     int    `json:"total,omitempty" jsonschema:"number of results, when fewer are listed"`
-	Truncated bool   `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
+	Note   string `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
+	Symbol string `json:"symbol" jsonschema:"the type or method asked about"`
+	Total  int    `json:"total,omitempty" jsonschema:"number of results, when fewer are listed"`
+	Notes  Notes  `json:"notes,omitempty" jsonschema:"that the list is cut at limit, as the text says it"`
 	// One of the two lists is given: which one says how the results
 	// relate to the symbol.
 	Implementations *Places `json:"implementations,omitempty" jsonschema:"when the symbol is an interface (or its method): the types (methods) implementing it, by file, as line:character: source line"`
@@ -60,10 +60,7 @@ func (o *ImplementationsOutput) Render() string {
 	if o.found == 0 {
 		return b.String()
 	}
-	if o.Truncated {
-		b.WriteString(" (list truncated; raise limit to see more)")
-	}
-	b.WriteString("\n")
+	b.WriteString(o.Notes.Parens() + "\n")
 	results := o.Implementations
 	if results == nil {
 		results = o.Interfaces
@@ -136,9 +133,9 @@ func (b *Bridge) implementations(ctx context.Context, in *ImplementationsInput) 
 	for _, l := range locs {
 		list.Add(b.displayURI(string(l.URI)), func() string { return lines.Place(l) })
 	}
-	out.More, out.Truncated = list.More, list.Truncated()
-	if out.Truncated {
-		out.Total = out.found
+	out.More = list.More
+	if list.Truncated() {
+		out.Total, out.Notes = out.found, Notes{render.Truncated}
 	}
 	if out.relation == "interfaces" {
 		out.Interfaces = &list.Files

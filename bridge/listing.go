@@ -13,3 +13,7 @@ type Counts = render.Counts
 
 // Loc is a place in the code as tools report it (see render.Loc).
 type Loc = render.Loc
+
+// Notes say what an answer's counts and flags mean, in the words its text
+// says them: each output's notes member, omitted when there are none.
+type Notes = render.Notes

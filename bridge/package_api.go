@@ -34,9 +34,11 @@ type PackageAPIInput struct {
 
 // PackageAPIOutput is the result of go_package_api.
 type PackageAPIOutput struct {
-	Total     int                        `json:"total,omitempty" jsonschema:"exported declarations found, methods included, when fewer are listed"`
-	Truncated bool                       `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
-	Packages  mcp.OrderedMap[PackageAPI] `json:"packages" jsonschema:"by import path"`
+	Total    int                        `json:"total,omitempty" jsonschema:"exported declarations found, methods included, when fewer are listed"`
+	Notes    Notes                      `json:"notes,omitempty" jsonschema:"that the list is cut at limit and how to see more, as the text says it"`
+	Packages mcp.OrderedMap[PackageAPI] `json:"packages" jsonschema:"by import path"`
+
+	truncated bool // fewer than total are listed
 }
 
 // PackageAPI is the exported API of one package.
@@ -74,8 +76,8 @@ func (d apiDecl) entry(detailed bool) string {
 // Render implements mcp.Renderer.
 func (o *PackageAPIOutput) Render() string {
 	var b strings.Builder
-	if o.Truncated {
-		fmt.Fprintf(&b, "%s (list truncated; raise limit or ask for fewer packages)\n", render.Plural(o.Total, "declaration"))
+	if o.truncated {
+		fmt.Fprintf(&b, "%s%s\n", render.Plural(o.Total, "declaration"), o.Notes.Parens())
 	}
 	for i, path := range o.Packages.Keys() {
 		p, _ := o.Packages.Get(path)
@@ -232,11 +234,13 @@ func (b *Bridge) packageAPI(ctx context.Context, in *PackageAPIInput) (*PackageA
 				}
 			})
 			p.Decls, p.More = kept, all-n
-			out.Truncated = true
+			out.truncated = true
 		}
 		listed += declCount(&p.Decls)
 	}
-	if !out.Truncated {
+	if out.truncated {
+		out.Notes.Add("list truncated; raise limit or ask for fewer packages")
+	} else {
 		out.Total = 0
 	}
 	return out, nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/graph"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
@@ -36,6 +37,7 @@ type PackageGraph struct {
 	// do directly first, then those that import them, and so on.
 	Importers [][]string `json:"importers" jsonschema:"workspace packages importing it, by depth: [0] import it directly, [1] import those, ...; a test package is named path_test, or path (test) for a package's own tests"`
 	More      Counts     `json:"more,omitzero" jsonschema:"lists cut by limit, by list (imports GROUP, importers, importers at depth N), with how many they leave out"`
+	Notes     Notes      `json:"notes,omitempty" jsonschema:"how to see the packages counted in more, as the text says it"`
 }
 
 // Render implements mcp.Renderer: for each package, its path, then a line
@@ -55,7 +57,7 @@ func (o *PackageGraphOutput) Render() string {
 			}
 			b.WriteString(strings.Join(paths, ", "))
 			if n, ok := p.More.Get(name); ok {
-				fmt.Fprintf(&b, " and %d more (raise limit to see them)", n)
+				fmt.Fprintf(&b, " and %d more%s", n, p.Notes.Parens())
 			}
 			b.WriteString("\n")
 		}
@@ -206,5 +208,6 @@ func (g *graphWalk) cut(p *PackageGraph, name string, list []string) []string {
 		return list
 	}
 	p.More.Set(name, len(list)-g.limit)
+	p.Notes = Notes{render.RaiseToSee}
 	return list[:g.limit]
 }

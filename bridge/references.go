@@ -33,7 +33,7 @@ type ReferencesOutput struct {
 	Note        string       `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
 	Symbol      string       `json:"symbol" jsonschema:"the identifier whose references these are"`
 	Total       int          `json:"total,omitempty" jsonschema:"number of references found, the declaration included, when fewer are listed"`
-	Truncated   bool         `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
+	Notes       Notes        `json:"notes,omitempty" jsonschema:"that the list is cut at limit, as the text says it"`
 	Declaration string       `json:"declaration,omitempty" jsonschema:"path:line:character of the reference that is the declaration"`
 	Refs        Places       `json:"refs" jsonschema:"references by file"`
 	More        Counts       `json:"more,omitzero" jsonschema:"by file, how many are beyond the limit, not listed"`
@@ -57,10 +57,7 @@ func (o *ReferencesOutput) Render() string {
 	if o.Declaration != "" {
 		fmt.Fprintf(&b, ", the declaration at %s included", o.Declaration)
 	}
-	if o.Truncated {
-		b.WriteString(" (list truncated; raise limit to see more)")
-	}
-	b.WriteString("\n")
+	b.WriteString(o.Notes.Parens() + "\n")
 	if o.Radius != nil {
 		o.Radius.render(&b)
 	}
@@ -147,9 +144,9 @@ func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*Referenc
 			out.Declaration = fmt.Sprintf("%s:%d:%d", file, l.Range.Start.Line, l.Range.Start.Character)
 		}
 	}
-	out.Refs, out.More, out.Truncated = list.Files, list.More, list.Truncated()
-	if out.Truncated {
-		out.Total = out.found
+	out.Refs, out.More = list.Files, list.More
+	if list.Truncated() {
+		out.Total, out.Notes = out.found, Notes{render.Truncated}
 	}
 	if in.Radius > 0 {
 		if out.Radius, err = b.radius(ctx, locs, in.Radius); err != nil {

@@ -181,6 +181,9 @@ func replayArchive(t *testing.T, ar *txtar.Archive, want map[string]int) {
 			t.Fatalf("%s: %s: %v", mk.file, mk.tool, err)
 		}
 		name := fmt.Sprintf("%s %s %s", mk.file, mk.tool, mk.args)
+		if !res.IsError {
+			checkFacts(t, name, mk.tool, args, res.Text(), res.StructuredContent)
+		}
 		wantFacts := tool.gopls(strings.ReplaceAll(section, "$WORKDIR/", ""))
 		gotFacts := tool.ours(t, res)
 		if len(wantFacts) == 0 && !strings.HasPrefix(strings.TrimSpace(section), "No ") {

@@ -94,6 +94,8 @@ func TestOutputSchemas(t *testing.T) {
 				t.Errorf("%s %s: structuredContent does not validate against the outputSchema:\n%v\nstructuredContent: %s",
 					tool.Name, good.Args, err, res.StructuredContent)
 			}
+			goodArgs, _ := args.(map[string]any)
+			checkFacts(t, "the good sample", tool.Name, goodArgs, res.Text(), res.StructuredContent)
 
 			bad := spec.Bad
 			pattern, err := regexp.Compile(bad.Want)

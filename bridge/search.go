@@ -31,20 +31,37 @@ type SearchInput struct {
 
 // SearchOutput is the result of go_search.
 type SearchOutput struct {
-	Total     int    `json:"total,omitempty" jsonschema:"number of symbols found in the scope, when fewer are listed"`
-	Truncated bool   `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
-	Outside   int    `json:"outside,omitempty" jsonschema:"symbols in dependencies and the standard library that scope all would add"`
-	Capped    bool   `json:"capped,omitempty" jsonschema:"set when gopls stopped at its 100 matches: a more specific query may find more"`
-	Withheld  int    `json:"withheld,omitempty" jsonschema:"symbols not listed because they are declared outside the workspace root (a directory link, a replace or a go.work use)"`
-	Symbols   Places `json:"symbols" jsonschema:"by file, as line:character: kind name; the workspace's best matches first, then those of dependencies"`
-	More      Counts `json:"more,omitzero" jsonschema:"by file, how many are beyond the limit, not listed"`
+	Total   int    `json:"total,omitempty" jsonschema:"number of symbols found in the scope, when fewer are listed"`
+	Notes   Notes  `json:"notes,omitempty" jsonschema:"what the counts mean, as the text says them: what scope all would add, that the list is cut at limit, that gopls stopped at its 100 matches, the symbols withheld"`
+	Symbols Places `json:"symbols" jsonschema:"by file, as line:character: kind name; the workspace's best matches first, then those of dependencies"`
+	More    Counts `json:"more,omitzero" jsonschema:"by file, how many are beyond the limit, not listed"`
 
 	found int  // what Total says, listed or not
 	all   bool // the scope is all
 }
 
-// Render implements mcp.Renderer: a count line, then each file's path
-// followed by its symbols as line:character: kind name.
+// searchNotes are the notes of a search: outside is how many symbols
+// scope all would add, withheld how many are not shown because they are
+// declared outside the root.
+func searchNotes(outside int, truncated, capped bool, withheld int) Notes {
+	var n Notes
+	if outside > 0 {
+		n.Add(fmt.Sprintf("scope: \"all\" adds %d from dependencies and the standard library", outside))
+	}
+	if truncated {
+		n.Add(render.Truncated)
+	}
+	if capped {
+		n.Add(fmt.Sprintf("gopls stops at %d matches, so a more specific query may find more", maxWorkspaceSymbols))
+	}
+	if withheld > 0 {
+		n.Add(fmt.Sprintf("%d withheld: declared outside the workspace root, through a directory link, a replace or a go.work use", withheld))
+	}
+	return n
+}
+
+// Render implements mcp.Renderer: a count line with the notes, then each
+// file's path followed by its symbols as line:character: kind name.
 func (o *SearchOutput) Render() string {
 	var b strings.Builder
 	switch {
@@ -58,22 +75,7 @@ func (o *SearchOutput) Render() string {
 			b.WriteString(" in the workspace")
 		}
 	}
-	var notes []string
-	if o.Outside > 0 {
-		notes = append(notes, fmt.Sprintf("scope: \"all\" adds %d from dependencies and the standard library", o.Outside))
-	}
-	if o.Truncated {
-		notes = append(notes, "list truncated; raise limit to see more")
-	}
-	if o.Capped {
-		notes = append(notes, "gopls stops at 100 matches, so a more specific query may find more")
-	}
-	if o.Withheld > 0 {
-		notes = append(notes, fmt.Sprintf("%d withheld: declared outside the workspace root, through a directory link, a replace or a go.work use", o.Withheld))
-	}
-	if len(notes) > 0 {
-		b.WriteString(" (" + strings.Join(notes, "; ") + ")")
-	}
+	b.WriteString(o.Notes.Parens())
 	b.WriteString("\n")
 	render.WritePlaces(&b, &o.Symbols, &o.More)
 	return strings.TrimSuffix(b.String(), "\n")
@@ -159,7 +161,7 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 		syms = append(syms, s)
 	}
 	sortSymbols(b.root, query, syms)
-	out := &SearchOutput{found: len(syms), Outside: outside, Withheld: withheld, Capped: len(found) >= maxWorkspaceSymbols, all: all}
+	out := &SearchOutput{found: len(syms), all: all}
 	lines := b.buffers.LineCache()
 	list := render.NewPlaceList(limit)
 	for _, s := range syms {
@@ -175,10 +177,11 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 			return render.Place(int(start.Line), int(start.Character), text)
 		})
 	}
-	out.Symbols, out.More, out.Truncated = list.Files, list.More, list.Truncated()
-	if out.Truncated {
+	out.Symbols, out.More = list.Files, list.More
+	if list.Truncated() {
 		out.Total = out.found
 	}
+	out.Notes = searchNotes(outside, list.Truncated(), len(found) >= maxWorkspaceSymbols, withheld)
 	return out, nil
 }
 

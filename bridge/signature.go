@@ -25,7 +25,11 @@ type SignatureOutput struct {
 	At        string `json:"at,omitempty" jsonschema:"the parameter the position is at, as index: name type (0-based)"`
 	Doc       string `json:"doc,omitempty" jsonschema:"documentation: its first sentence, or all of it when detailed"`
 	Withheld  string `json:"withheld,omitempty" jsonschema:"why the signature is not shown: the function is declared outside the workspace root"`
+	Notes     Notes  `json:"notes,omitempty" jsonschema:"why there is no signature, when the position is in no call, as the text says it"`
 }
+
+// notInCall says why a signature answer has no signature.
+const notInCall = "not inside the arguments of a call"
 
 // Render implements mcp.Renderer.
 func (o *SignatureOutput) Render() string {
@@ -37,7 +41,7 @@ func (o *SignatureOutput) Render() string {
 		return strings.Join(append(parts, o.Withheld), "\n")
 	}
 	if o.Signature == "" {
-		return strings.Join(append(parts, "not inside the arguments of a call"), "\n")
+		return strings.Join(append(parts, o.Notes...), "\n")
 	}
 	parts = append(parts, o.Signature)
 	if o.At != "" {
@@ -91,6 +95,7 @@ func (b *Bridge) signature(ctx context.Context, in *SignatureInput) (*SignatureO
 	}
 	out := &SignatureOutput{Note: t.Note}
 	if help == nil || len(help.Signatures) == 0 {
+		out.Notes = Notes{notInCall}
 		return out, nil
 	}
 	i := help.ActiveSignature

@@ -22,9 +22,9 @@ type SymbolsInput struct {
 
 // SymbolsOutput is the result of go_symbols.
 type SymbolsOutput struct {
-	Total     int      `json:"total,omitempty" jsonschema:"number of symbols in the file, members included, when fewer are listed"`
-	Truncated bool     `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
-	Symbols   []string `json:"symbols" jsonschema:"declarations in source order as line:character declaration, each type's fields and methods after it, indented by two spaces"`
+	Total   int      `json:"total,omitempty" jsonschema:"number of symbols in the file, members included, when fewer are listed"`
+	Notes   Notes    `json:"notes,omitempty" jsonschema:"that the list is cut at limit, as the text says it"`
+	Symbols []string `json:"symbols" jsonschema:"declarations in source order as line:character declaration, each type's fields and methods after it, indented by two spaces"`
 
 	file  string // the file outlined, as the text names it
 	total int
@@ -34,9 +34,7 @@ type SymbolsOutput struct {
 func (o *SymbolsOutput) Render() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s", o.file, render.Plural(o.total, "symbol"))
-	if o.Truncated {
-		b.WriteString(" (list truncated; raise limit to see more)")
-	}
+	b.WriteString(o.Notes.Parens())
 	for _, s := range o.Symbols {
 		b.WriteString("\n" + s)
 	}
@@ -149,7 +147,7 @@ func (b *Bridge) symbols(ctx context.Context, in *SymbolsInput) (*SymbolsOutput,
 	}
 	walk(syms, "", "")
 	if len(out.Symbols) < out.total {
-		out.Truncated, out.Total = true, out.total
+		out.Total, out.Notes = out.total, Notes{render.Truncated}
 	}
 	return out, nil
 }

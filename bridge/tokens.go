@@ -26,21 +26,20 @@ type TokensInput struct {
 
 // TokensOutput is the result of go_tokens.
 type TokensOutput struct {
-	Total     int      `json:"total,omitempty" jsonschema:"number of tokens that match, when fewer are listed"`
-	Truncated bool     `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
-	Tokens    []string `json:"tokens" jsonschema:"the tokens in source order, as line:character type[modifiers] text, with gopls's legend's names"`
+	Total  int      `json:"total,omitempty" jsonschema:"number of tokens that match, when fewer are listed"`
+	Notes  Notes    `json:"notes,omitempty" jsonschema:"how many are listed of total and how to see more, as the text says it"`
+	Tokens []string `json:"tokens" jsonschema:"the tokens in source order, as line:character type[modifiers] text, with gopls's legend's names"`
 
-	file  string // as the text names it
-	total int
+	file      string // as the text names it
+	total     int
+	truncated bool // fewer than total are listed
 }
 
 // Render implements mcp.Renderer.
 func (o *TokensOutput) Render() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s", o.file, render.Plural(o.total, "token"))
-	if o.Truncated {
-		fmt.Fprintf(&b, " (%d listed; raise limit or narrow the lines)", len(o.Tokens))
-	}
+	b.WriteString(o.Notes.Parens())
 	for _, t := range o.Tokens {
 		b.WriteString("\n" + t)
 	}
@@ -137,7 +136,7 @@ func (b *Bridge) tokens(ctx context.Context, in *TokensInput) (*TokensOutput, er
 		}
 		out.total++
 		if len(out.Tokens) == limit {
-			out.Truncated = true
+			out.truncated = true
 			continue
 		}
 		var tb strings.Builder
@@ -155,8 +154,9 @@ func (b *Bridge) tokens(ctx context.Context, in *TokensInput) (*TokensOutput, er
 		tb.WriteString(" " + text[iplace.ByteOffset(text, char):iplace.ByteOffset(text, char+int(d[2]))])
 		out.Tokens = append(out.Tokens, tb.String())
 	}
-	if out.Truncated {
+	if out.truncated {
 		out.Total = out.total
+		out.Notes.Add(fmt.Sprintf("%d listed; raise limit or narrow the lines", len(out.Tokens)))
 	}
 	return out, nil
 }

@@ -33,9 +33,11 @@ type TypeHierarchyOutput struct {
 
 // TypeRelations are the types found in one direction.
 type TypeRelations struct {
-	Total     int      `json:"total,omitempty" jsonschema:"types found, over the levels followed, when fewer are listed"`
-	Truncated bool     `json:"truncated,omitempty" jsonschema:"set when fewer than total are listed"`
-	Types     []string `json:"types,omitempty" jsonschema:"depth first, indented two spaces a level, as path:line:character: declaring line"`
+	Total int      `json:"total,omitempty" jsonschema:"types found, over the levels followed, when fewer are listed"`
+	Notes Notes    `json:"notes,omitempty" jsonschema:"that the list is cut at limit, as the text says it"`
+	Types []string `json:"types,omitempty" jsonschema:"depth first, indented two spaces a level, as path:line:character: declaring line"`
+
+	truncated bool // fewer than total are listed
 }
 
 // Render implements mcp.Renderer.
@@ -53,7 +55,7 @@ func (o *TypeHierarchyOutput) Render() string {
 			continue
 		}
 		total := r.rel.Total
-		if !r.rel.Truncated {
+		if !r.rel.truncated {
 			total = len(r.rel.Types)
 		}
 		if total == 0 {
@@ -64,10 +66,7 @@ func (o *TypeHierarchyOutput) Render() string {
 		if o.depth > 1 {
 			fmt.Fprintf(&b, " over %d levels", o.depth)
 		}
-		if r.rel.Truncated {
-			b.WriteString(" (list truncated; raise limit to see more)")
-		}
-		b.WriteString(":\n")
+		b.WriteString(r.rel.Notes.Parens() + ":\n")
 		for _, t := range r.rel.Types {
 			b.WriteString(t + "\n")
 		}
@@ -129,9 +128,9 @@ func (b *Bridge) typeHierarchy(ctx context.Context, in *TypeHierarchyInput) (*Ty
 		if err != nil {
 			return nil, err
 		}
-		rel := &TypeRelations{Truncated: tree.Truncated, Types: hierarchy.Lines(tree.Nodes, false)}
-		if rel.Truncated {
-			rel.Total = tree.Total
+		rel := &TypeRelations{truncated: tree.Truncated, Types: hierarchy.Lines(tree.Nodes, false)}
+		if rel.truncated {
+			rel.Total, rel.Notes = tree.Total, Notes{render.Truncated}
 		}
 		if dir == "supertypes" {
 			out.Supertypes = rel

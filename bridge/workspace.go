@@ -43,10 +43,10 @@ type WorkspaceModule struct {
 	Go    string `json:"go,omitempty" jsonschema:"the go directive of its go.mod"`
 	// NotLoaded marks a nested module gopls has no build for yet: it
 	// makes one once a call names one of its files.
-	NotLoaded bool     `json:"notLoaded,omitempty" jsonschema:"gopls has not loaded it yet; it does once a call names one of its files"`
-	Missing   []string `json:"missing,omitempty" jsonschema:"its requirements missing from the module cache, as path@version: offline, their packages cannot be imported"`
-	Fix       string   `json:"fix,omitempty" jsonschema:"the one command that gets the missing requirements"`
-	Problem   string   `json:"problem,omitempty" jsonschema:"why the go command loads none of its packages (a stale vendor directory, a newer go directive than the installed Go), and what fixes it"`
+	Notes   Notes    `json:"notes,omitempty" jsonschema:"that gopls has not loaded it yet, and when it will, as the text says it"`
+	Missing []string `json:"missing,omitempty" jsonschema:"its requirements missing from the module cache, as path@version: offline, their packages cannot be imported"`
+	Fix     string   `json:"fix,omitempty" jsonschema:"the one command that gets the missing requirements"`
+	Problem string   `json:"problem,omitempty" jsonschema:"why the go command loads none of its packages (a stale vendor directory, a newer go directive than the installed Go), and what fixes it"`
 }
 
 // Render implements mcp.Renderer.
@@ -74,9 +74,7 @@ func (o *WorkspaceOutput) Render() string {
 		if m.Go != "" {
 			fmt.Fprintf(&b, ", go %s", m.Go)
 		}
-		if m.NotLoaded {
-			b.WriteString(" (not loaded yet: gopls loads it once a call names one of its files)")
-		}
+		b.WriteString(m.Notes.Parens())
 		b.WriteString("\n")
 		if len(m.Missing) > 0 {
 			fmt.Fprintf(&b, "    missing from the module cache: %s; %s\n", strings.Join(m.Missing, ", "), m.Fix)
@@ -267,7 +265,10 @@ func buildOf(kinds map[string]bool) string {
 // builds it yet or not.
 func (b *Bridge) workspaceModules(out *WorkspaceOutput, seen viewsSeen) {
 	for _, m := range b.mods.OnDisk() {
-		wm := WorkspaceModule{GoMod: b.displayPath(m.GoMod), Go: m.GoVersion, NotLoaded: !seen.known[m.GoMod] && seen.views[m.Dir] == ""}
+		wm := WorkspaceModule{GoMod: b.displayPath(m.GoMod), Go: m.GoVersion}
+		if !seen.known[m.GoMod] && seen.views[m.Dir] == "" {
+			wm.Notes = Notes{"not loaded yet: gopls loads it once a call names one of its files"}
+		}
 		if len(m.Missing) > 0 {
 			wm.Missing, wm.Fix = m.Missing, b.mods.Hint(b.displayPath(m.Dir))
 		}

@@ -194,7 +194,7 @@ func TestModernHandles(t *testing.T) {
 		t.Errorf("a 2025 call with handle: %v; want its unknown argument refused, as ever", old)
 	}
 
-	if text, _ := call("go_close", fmt.Sprintf(`{"handle":%q}`, h)); text != "forgot handle "+h+" and all the unsaved text it held" {
+	if text, _ := call("go_close", fmt.Sprintf(`{"handle":%q}`, h)); text != "forgot handle "+h+"; all the unsaved text it held is forgotten" {
 		t.Errorf("go_close of the handle: %q", text)
 	}
 	for what, handle := range map[string]string{"closed": h, "made-up": strings.Repeat("0", 8) + "." + strings.Repeat("1", 32)} {

@@ -7,8 +7,9 @@
 // echoed in messages, clipped and with control characters replaced
 // (Quote, Clip); the first sentence of a doc comment (FirstSentence), the
 // text of an LSP markup value (MarkupText), a message on one line
-// (OneLine), a diagnostic's severity in a word (Severity), and the order
-// that lists unflagged entries first (FalseFirst).
+// (OneLine), a diagnostic's severity in a word (Severity), the order
+// that lists unflagged entries first (FalseFirst), and the notes that
+// say, in both channels, what an answer's counts and flags mean (Notes).
 //
 // Imports: memo, lspclient (the locations gopls answers with) and mcp
 // (the ordered maps output types are made of); besides, the standard

@@ -1,0 +1,272 @@
+package bridge_test
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+)
+
+// Claude Code's and Codex's models read structuredContent, not the text
+// and not the output schema: whatever the text says, the JSON must say
+// too. checkFacts holds an answer to that, fact by fact:
+//
+//   - every number of the text is in the JSON: as a number, as digits in
+//     one of its strings or names, as the length of one of its lists or
+//     objects (a count the text adds up: "4 symbols"), or in the call's
+//     arguments (an echo: "over 2 levels" for depth 2);
+//   - every word of the text is in the JSON's strings or names, or in the
+//     call's arguments, once the tool's framing is taken out: the phrases
+//     of factFraming, each of which only restates what the JSON's names
+//     and structure say ("3 references to Foo in 2 files" over a refs
+//     object by file). A sentence that explains (a cap, a scope, a hint
+//     to raise a limit) is no framing: it must be among the JSON's notes;
+//   - every note of the JSON is in the text, so that both channels say it
+//     in the same words.
+//
+// It runs on every answer of the golden archives (TestGolden, and
+// TestFactsGoldens on their recorded sections), of gopls mcp's replayed
+// archives (TestReplayGoplsGoldens) and of the catalogue's good sample
+// calls (TestOutputSchemas).
+func checkFacts(t *testing.T, name, tool string, args map[string]any, text string, structured json.RawMessage) {
+	t.Helper()
+	if miss := missingFacts(tool, args, text, structured); len(miss) > 0 {
+		t.Errorf("%s: %s: the text says what its structuredContent does not: %s\ntext: %s\njson: %s", name, tool, strings.Join(miss, ", "), text, structured)
+	}
+}
+
+// missingFacts is what checkFacts reports: each fact of the text missing
+// from the JSON, and each note of the JSON missing from the text.
+func missingFacts(tool string, args map[string]any, text string, structured json.RawMessage) []string {
+	var v any
+	if err := json.Unmarshal(structured, &v); err != nil {
+		return []string{"something, but its structuredContent is not JSON: " + err.Error()}
+	}
+	// 0 is what a count left out (omitempty) says.
+	known := factSet{words: map[string]bool{}, numbers: map[string]bool{"0": true}}
+	known.add(v, true)
+	known.add(args, false)
+
+	var miss []string
+	for _, n := range digitRun.FindAllString(text, -1) {
+		if !known.numbers[n] && !known.words[n] {
+			miss = append(miss, "the number "+n)
+		}
+	}
+	framed := text
+	for _, re := range append(slices.Clone(commonFraming), factFraming[tool]...) {
+		framed = re.ReplaceAllString(framed, " ")
+	}
+	seen := map[string]bool{}
+	for _, w := range wordRun.FindAllString(framed, -1) {
+		if !known.words[w] && !seen[w] {
+			seen[w] = true
+			miss = append(miss, strconv.Quote(w))
+		}
+	}
+	if obj, ok := v.(map[string]any); ok {
+		notes, _ := obj["notes"].([]any)
+		for _, n := range notes {
+			if s, _ := n.(string); !strings.Contains(text, s) {
+				miss = append(miss, "not the note "+strconv.Quote(s)+" (a note must be in both channels)")
+			}
+		}
+	}
+	return miss
+}
+
+var (
+	digitRun = regexp.MustCompile(`\d+`)
+	// wordRun is a word of prose or an identifier; digits are numbers'.
+	wordRun = regexp.MustCompile(`[A-Za-z_][A-Za-z_']*`)
+)
+
+// A factSet is what a JSON answer and its call's arguments say: their
+// words and numbers.
+type factSet struct {
+	words, numbers map[string]bool
+}
+
+func (f factSet) add(v any, counts bool) {
+	addText := func(s string) {
+		for _, w := range wordRun.FindAllString(s, -1) {
+			f.words[w] = true
+		}
+		for _, n := range digitRun.FindAllString(s, -1) {
+			f.numbers[n] = true
+		}
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		if counts {
+			f.numbers[strconv.Itoa(len(v))] = true
+			f.numbers[strconv.Itoa(leaves(v))] = true
+			// The files of a list by file and of its counts beyond
+			// the limit, together: "in 4 files".
+			var maps []map[string]any
+			for _, x := range v {
+				if m, ok := x.(map[string]any); ok {
+					maps = append(maps, m)
+				}
+			}
+			for i, a := range maps {
+				for _, b := range maps[i+1:] {
+					n := len(a)
+					for k := range b {
+						if _, ok := a[k]; !ok {
+							n++
+						}
+					}
+					f.numbers[strconv.Itoa(n)] = true
+				}
+			}
+		}
+		for k, x := range v {
+			addText(k)
+			f.add(x, counts)
+		}
+	case []any:
+		if counts {
+			f.numbers[strconv.Itoa(len(v))] = true
+		}
+		for _, x := range v {
+			f.add(x, counts)
+		}
+	case string:
+		addText(v)
+	case float64:
+		addText(strconv.FormatFloat(v, 'f', -1, 64))
+	case bool:
+		addText(strconv.FormatBool(v))
+	}
+}
+
+// leaves is how many entries the lists of an object hold, all together,
+// at any depth: the count a text gives of a list by file.
+func leaves(v any) int {
+	switch v := v.(type) {
+	case map[string]any:
+		n := 0
+		for _, x := range v {
+			n += leaves(x)
+		}
+		return n
+	case []any:
+		return len(v)
+	}
+	return 0
+}
+
+// framing compiles the phrases of a tool's text that restate the JSON's
+// names and structure: taken out of the text before its words are
+// looked for in the JSON. Their numbers are still checked.
+func framing(phrases ...string) []*regexp.Regexp {
+	var out []*regexp.Regexp
+	for _, p := range phrases {
+		out = append(out, regexp.MustCompile("(?m)"+p))
+	}
+	return out
+}
+
+// commonFraming is the framing of every tool: the buffer an answer is
+// about (its uri), an edit proposal's count line (applied, edits,
+// files), a file's entries beyond the limit (more), and a count's plural.
+var commonFraming = framing(
+	`^buffer `,
+	`^(not )?applied: \d+ edits? in \d+ files?`,
+	`: \d+ more$`,
+)
+
+// factFraming is each tool's framing: what its text says in words that
+// its JSON says by names and structure. Each phrase must restate and
+// never explain; an explanation is a note.
+var factFraming = map[string][]*regexp.Regexp{
+	"go_search":         framing(`^(no symbols|\d+ symbols?)( in the workspace| found)?`),
+	"go_call_hierarchy": framing(`^\d+ (callers?|callees?) of `, ` over \d+ levels`),
+	"go_close":          framing(`^forgot (the unsaved text of|snippet|handle) `, `^nothing was open for `),
+	"go_code_actions":   framing(`^(\d+ code actions?|no code actions) at `),
+	"go_complete":       framing(`^(\d+ completions?|no completions here)`),
+	"go_context":        framing(`\(this file\)`, `^imports: `, `^package `, `^… \d+ more declarations`),
+	"go_diagnostics": framing(
+		`^no diagnostics$`,
+		`(?:: |, )\d+ (errors?|warnings?|infos?|hints?)`,
+		`^\tfix: `,
+		`\(\d+ not listed\)`,
+		`^\d+ diagnostics`,
+		`^edit against disk: \d+ introduced, \d+ removed, \d+ unchanged`,
+		`^package \S+: \d+ (introduced|removed)(, \d+ (introduced|removed))*`,
+		`\(\d+ past the limit, named here\)`,
+		`^all diagnostics with the edit:$`,
+	),
+	"go_file_context":     framing(` is in package `, ` and uses \d+ declarations from other files`, `^package `),
+	"go_file_diagnostics": framing(`^no diagnostics$`),
+	"go_file_metadata":    framing(`^package `, `, \d+ files?:$`),
+	"go_format":           framing(`^already formatted$`),
+	"go_organize_imports": framing(`^imports already organized$`),
+	"go_implementations":  framing(`^\d+ implementations? of `, ` satisfies \d+ interfaces?`),
+	"go_package_api":      framing(`^\d+ declarations?`, `^package `, ` in `, `\(\d+ of \d+ declarations? listed\)`),
+	"go_package_graph":    framing(`^imports \w+: `, `^importers( at depth \d+)?: `, `none in the workspace$`, ` and \d+ more`),
+	"go_references":       framing(`^\d+ references? to \S+ in \d+ files?, the declaration at \S+ included`),
+	"go_symbol_references": framing(
+		`^\d+ references? to \S+ in \d+ files?, the declaration at \S+ included`,
+		`^blast radius: \d+ packages?$`, `: \d+ in code, \d+ in tests$`, `^importers( at depth \d+)?: `,
+	),
+	"go_signature":      framing(`^parameter \d+: `),
+	"go_source":         framing(`, in `, `^… \d+ more lines?`),
+	"go_symbols":        framing(`: \d+ symbols?`),
+	"go_tokens":         framing(`: \d+ tokens?`),
+	"go_type_hierarchy": framing(`^(\d+ (supertypes?|subtypes?)( over \d+ levels)?:|no (supertypes|subtypes))$`),
+	"go_vulncheck":      framing(`^\d+ known vulnerabilit(y|ies), \d+ called by the code$`, `^no known vulnerabilities$`, `\((fixed in \S+|no fix)\)`),
+	"go_workspace":      framing(`^gopls \S+ with `, `^workspace file: `, `^modules:$`, `^open buffers: `),
+}
+
+// TestFactsGoldens holds every answer recorded in the golden archives to
+// checkFacts: the text and JSON sections TestGolden compares with the
+// live answers, read without starting gopls, so that a fact missing from
+// the JSON fails in a second.
+func TestFactsGoldens(t *testing.T) {
+	archives, err := filepath.Glob("../testdata/golden/*.txtar")
+	if err != nil || len(archives) == 0 {
+		t.Fatalf("no golden archives (%v)", err)
+	}
+	answers := 0
+	for _, path := range archives {
+		ar, err := txtar.ParseFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sections := map[string]string{}
+		for _, f := range ar.Files {
+			sections[f.Name] = string(f.Data)
+		}
+		for _, f := range ar.Files {
+			base, ok := strings.CutSuffix(f.Name, ".call")
+			if !ok {
+				continue
+			}
+			text, hasText := sections[base+".text"]
+			structured, hasJSON := sections[base+".json"]
+			if !hasText || !hasJSON {
+				continue // a tool error has no JSON
+			}
+			var call struct {
+				Tool string         `json:"tool"`
+				Args map[string]any `json:"args"`
+			}
+			if err := json.Unmarshal(f.Data, &call); err != nil {
+				t.Fatalf("%s %s: %v", path, f.Name, err)
+			}
+			name := filepath.Base(path) + " " + strings.TrimPrefix(base, "@")
+			checkFacts(t, name, call.Tool, call.Args, strings.TrimSuffix(text, "\n"), json.RawMessage(structured))
+			answers++
+		}
+	}
+	if answers < 100 {
+		t.Errorf("checked %d answers; the archives hold more", answers)
+	}
+}
