@@ -270,3 +270,28 @@ func TestFactsGoldens(t *testing.T) {
 		t.Errorf("checked %d answers; the archives hold more", answers)
 	}
 }
+
+// TestFactsCatchGaps checks that checkFacts fails where it must: on
+// go_search's answer as it was, whose JSON had the flags the text
+// explains but not their explanation, and on a note the text lacks; and
+// that the answer with its notes passes.
+func TestFactsCatchGaps(t *testing.T) {
+	const text = `1 symbol in the workspace (scope: "all" adds 88 from dependencies and the standard library; gopls stops at 100 matches, so a more specific query may find more)
+shapes/shapes.go
+17:22: field Triangle.A`
+	args := map[string]any{"query": "e"}
+	for _, tc := range []struct {
+		name, text, json string
+		fails            bool
+	}{
+		{"flags", text, `{"outside":88,"capped":true,"symbols":{"shapes/shapes.go":["17:22: field Triangle.A"]}}`, true},
+		{"notes", text, `{"notes":["scope: \"all\" adds 88 from dependencies and the standard library","gopls stops at 100 matches, so a more specific query may find more"],"symbols":{"shapes/shapes.go":["17:22: field Triangle.A"]}}`, false},
+		{"a note the text lacks", "1 symbol in the workspace\nshapes/shapes.go\n17:22: field Triangle.A", `{"notes":["list truncated; raise limit to see more"],"symbols":{"shapes/shapes.go":["17:22: field Triangle.A"]}}`, true},
+		{"a number the JSON lacks", "7 symbols in the workspace\nshapes/shapes.go\n17:22: field Triangle.A", `{"symbols":{"shapes/shapes.go":["17:22: field Triangle.A"]}}`, true},
+	} {
+		miss := missingFacts("go_search", args, tc.text, json.RawMessage(tc.json))
+		if got := len(miss) > 0; got != tc.fails {
+			t.Errorf("%s: missingFacts = %q; want it to fail: %v", tc.name, miss, tc.fails)
+		}
+	}
+}
