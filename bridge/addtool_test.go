@@ -43,6 +43,7 @@ var echoTool = ToolSpec{
 	Skill:       "Echo a message",
 	Doc:         "the message it was given",
 	Summary:     "the message it was given",
+	Framing:     []string{` + "`" + `^echo: ` + "`" + `},
 	Good:        Sample{Args: ` + "`" + `{"message": "hello"}` + "`" + `, Want: "echo: hello"},
 	Bad:         Sample{Args: ` + "`" + `{"message": ""}` + "`" + `, Want: ` + "`" + `^message is empty; pass what to echo$` + "`" + `},
 	Questions:   []string{"echo a message back"},

@@ -73,6 +73,7 @@ var callHierarchyTool = ToolSpec{
 	Skill:       "Who calls this function, and what does it call?",
 	Doc:         "callers (`incoming`, with call sites) or callees (`outgoing`) of a function, `depth` 1–3",
 	Summary:     "callers or callees of a function, 1–3 levels",
+	Framing:     []string{`^\d+ (callers?|callees?) of `, ` over \d+ levels`},
 	Good:        Sample{Args: `{"file": "shapes/shapes.go", "symbol": "TotalArea", "depth": 2}`, Want: "  main main.go:12:20:"},
 	Bad:         Sample{Args: `{"file": "shapes/shapes.go", "symbol": "TotalArea", "direction": "sideways"}`, Want: `^direction must be "incoming" or "outgoing"`},
 	Questions: []string{

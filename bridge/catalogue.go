@@ -41,6 +41,16 @@ type ToolSpec struct {
 	// that Go and JavaScript read alike). Both are made by TestOutputSchemas,
 	// TestNoWrites and .interop's clients.
 	Good, Bad Sample
+	// Framing are the phrases of the tool's text (regular expressions,
+	// each line matched on its own) that only restate what its structured
+	// result says by its member names and structure, such as the nouns
+	// of a count line ("3 references to Foo in 2 files" over refs by
+	// file). Every other word and number of the text must be in the
+	// structured result, since Claude Code's and Codex's models read only
+	// that: a sentence that explains a count or a flag is a note, never
+	// framing (TestFactsGoldens, and every answer TestGolden,
+	// TestReplayGoplsGoldens and TestOutputSchemas get).
+	Framing []string
 	// Questions are how agents ask for the tool, written from how people
 	// ask rather than from the description: TestToolSearch requires the
 	// tool among the first three a BM25 search of tools/list ranks.
@@ -100,6 +110,7 @@ func Catalogue() []ToolSpec {
 	for _, s := range catalogue {
 		c := *s
 		c.Questions = slices.Clone(s.Questions)
+		c.Framing = slices.Clone(s.Framing)
 		out = append(out, c)
 	}
 	return out

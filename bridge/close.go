@@ -60,6 +60,7 @@ var closeTool = ToolSpec{
 	Skill:       "Forget unsaved text or a snippet",
 	Doc:         "forget a snippet, or the unsaved text given for a file",
 	Summary:     "forget a snippet or unsaved text",
+	Framing:     []string{`^forgot (the unsaved text of|snippet|handle) `, `^nothing was open for `},
 	Good:        Sample{Args: `{"file": "shapes/shapes.go"}`, Want: "/shapes/shapes.go"},
 	Bad:         Sample{Args: `{"uri": "file:///etc/passwd"}`, Want: `^uri "file:///etc/passwd" is outside the workspace root`},
 	Questions: []string{

@@ -85,6 +85,7 @@ var codeActionsTool = ToolSpec{
 	Skill:       "Rename, gofmt, fix imports, quick fixes and refactorings (as a diff)",
 	Doc:         "the code actions at a position or range (quick fixes, fill struct, extract, inline, ...); with `index` or `title`, one action's edits and diff",
 	Summary:     "the code actions at a range, and one action's edits and diff",
+	Framing:     []string{`^(\d+ code actions?|no code actions) at `},
 	Good:        Sample{Args: `{"text": "package scratch\n\ntype P struct{ X, Y int }\n\nvar p = P{}\n", "line": 4, "character": 8, "title": "Fill P"}`, Want: "Fill P [refactor.rewrite.fillStruct]"},
 	Bad:         Sample{Args: `{"text": "package scratch\n\ntype P struct{ X, Y int }\n\nvar p = P{}\n", "line": 4, "character": 8, "title": "No such action"}`, Want: `^no action here has a title like "No such action"`},
 	Questions: []string{

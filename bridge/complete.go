@@ -64,6 +64,7 @@ var completeTool = ToolSpec{
 	Skill:       "Completions at a position",
 	Doc:         "completion candidates at a position, best first, with type or signature",
 	Summary:     "completion candidates at a position",
+	Framing:     []string{`^(\d+ completions?|no completions here)`},
 	Good:        Sample{Args: `{"file": "report/report.go", "line": 11, "character": 12, "limit": 3}`, Want: "Sprintf func(format string, a ...any) string"},
 	Bad:         Sample{Args: `{"file": "main.go", "line": -1, "character": 0}`, Want: `must not be negative`},
 	Questions: []string{

@@ -90,6 +90,7 @@ var contextTool = ToolSpec{
 	Optional:    true,
 	Instruction: "gopls mcp's optional tools, under its names and parameters.",
 	Doc:         "for a `file`: its package's files with their declarations (functions by doc comment and signature, other declarations whole), the file's imports, and the exported declarations of the imported packages outside the standard library",
+	Framing:     []string{`\(this file\)`, `^imports: `, `^package `, `^… \d+ more declarations`},
 	Good:        Sample{Args: `{"file": "main.go"}`, Want: "imports: fmt, example.com/shapes/report, example.com/shapes/shapes"},
 	Bad:         Sample{Args: `{"file": "nope.go"}`, Want: `^file "nope\.go" does not exist; `},
 	add:         func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.contextOf) },

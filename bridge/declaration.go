@@ -75,6 +75,7 @@ var sourceTool = ToolSpec{
 	Skill:       "Show me one function, method or type's code, not the whole file",
 	Doc:         "the exact source of one declaration, its doc comment included and nothing around it: a function, a method, a type with its fields, a const or var (a group member with the group's range), a field; by `symbol`, or at a position (a use: the declaration it refers to), in the workspace, the standard library or the module cache; with its range as `line:character-line:character`, so an edit can target it; over `limit` lines (200) it is cut at a line and says how many are left",
 	Summary:     "the exact source of one declaration, doc comment included",
+	Framing:     []string{`, in `, `^… \d+ more lines?`},
 	Good:        Sample{Args: `{"file": "main.go", "symbol": "report.Summary"}`, Want: "func Summary(list []shapes.Shape) string {"},
 	Bad:         Sample{Args: `{"file": "main.go", "symbol": "report.Nope"}`, Want: `^symbol "report\.Nope" is not declared `},
 	Questions: []string{

@@ -214,6 +214,7 @@ var diagnosticsTool = ToolSpec{
 	Skill:       "Does it compile? Errors and vet warnings, with quick fixes",
 	Doc:         "as `gopls mcp`'s: the parse and type errors of every package of the whole workspace, always, plus full analyzer diagnostics for the `files` named (or one `file` with unsaved `text`), which come first, grouped by file; the named files' diagnostics with their quick fixes (`detailed`: their edits), every file's when none is named. An edit that breaks importers, unsaved or saved, shows in the answer about the file edited. `text` alone checks a snippet, alone",
 	Summary:     "parse and type errors of the whole workspace, analyzer findings for the files named, quick fixes; with unsaved `text`, what an edit would break before it is saved",
+	Framing:     []string{`^no diagnostics$`, `(?:: |, )\d+ (errors?|warnings?|infos?|hints?)`, `^\tfix: `, `\(\d+ not listed\)`, `^\d+ diagnostics`, `^edit against disk: \d+ introduced, \d+ removed, \d+ unchanged`, `^package \S+: \d+ (introduced|removed)(, \d+ (introduced|removed))*`, `\(\d+ past the limit, named here\)`, `^all diagnostics with the edit:$`},
 	Good:        Sample{Args: `{"detailed": true}`, Want: "broken/broken.go: 1 error"},
 	Bad:         Sample{Args: `{"files": ["../outside.go"]}`, Want: `^file "\.\./outside\.go" is outside the workspace root`},
 	Questions: []string{

@@ -7,8 +7,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/goplsmcp/goplsmcp/bridge"
 	"golang.org/x/tools/txtar"
 )
 
@@ -22,10 +24,11 @@ import (
 //     arguments (an echo: "over 2 levels" for depth 2);
 //   - every word of the text is in the JSON's strings or names, or in the
 //     call's arguments, once the tool's framing is taken out: the phrases
-//     of factFraming, each of which only restates what the JSON's names
-//     and structure say ("3 references to Foo in 2 files" over a refs
-//     object by file). A sentence that explains (a cap, a scope, a hint
-//     to raise a limit) is no framing: it must be among the JSON's notes;
+//     of its ToolSpec.Framing and commonFraming, each of which only
+//     restates what the JSON's names and structure say ("3 references to
+//     Foo in 2 files" over a refs object by file). A sentence that
+//     explains (a cap, a scope, a hint to raise a limit) is no framing:
+//     it must be among the JSON's notes;
 //   - every note of the JSON is in the text, so that both channels say it
 //     in the same words.
 //
@@ -36,7 +39,7 @@ import (
 func checkFacts(t *testing.T, name, tool string, args map[string]any, text string, structured json.RawMessage) {
 	t.Helper()
 	if miss := missingFacts(tool, args, text, structured); len(miss) > 0 {
-		t.Errorf("%s: %s: the text says what its structuredContent does not: %s\ntext: %s\njson: %s", name, tool, strings.Join(miss, ", "), text, structured)
+		t.Errorf("%s: %s: the text says what its structuredContent does not: %s (a sentence that explains belongs in the output's notes; a phrase that only restates the JSON's member names, in the ToolSpec's Framing)\ntext: %s\njson: %s", name, tool, strings.Join(miss, ", "), text, structured)
 	}
 }
 
@@ -59,7 +62,10 @@ func missingFacts(tool string, args map[string]any, text string, structured json
 		}
 	}
 	framed := text
-	for _, re := range append(slices.Clone(commonFraming), factFraming[tool]...) {
+	for _, re := range append(slices.Clone(commonFraming), toolFraming()[tool]...) {
+		if re.MatchString(framed) {
+			framingUsed.Store(re, true)
+		}
 		framed = re.ReplaceAllString(framed, " ")
 	}
 	seen := map[string]bool{}
@@ -182,48 +188,20 @@ var commonFraming = framing(
 	`: \d+ more$`,
 )
 
-// factFraming is each tool's framing: what its text says in words that
-// its JSON says by names and structure. Each phrase must restate and
-// never explain; an explanation is a note.
-var factFraming = map[string][]*regexp.Regexp{
-	"go_search":         framing(`^(no symbols|\d+ symbols?)( in the workspace| found)?`),
-	"go_call_hierarchy": framing(`^\d+ (callers?|callees?) of `, ` over \d+ levels`),
-	"go_close":          framing(`^forgot (the unsaved text of|snippet|handle) `, `^nothing was open for `),
-	"go_code_actions":   framing(`^(\d+ code actions?|no code actions) at `),
-	"go_complete":       framing(`^(\d+ completions?|no completions here)`),
-	"go_context":        framing(`\(this file\)`, `^imports: `, `^package `, `^… \d+ more declarations`),
-	"go_diagnostics": framing(
-		`^no diagnostics$`,
-		`(?:: |, )\d+ (errors?|warnings?|infos?|hints?)`,
-		`^\tfix: `,
-		`\(\d+ not listed\)`,
-		`^\d+ diagnostics`,
-		`^edit against disk: \d+ introduced, \d+ removed, \d+ unchanged`,
-		`^package \S+: \d+ (introduced|removed)(, \d+ (introduced|removed))*`,
-		`\(\d+ past the limit, named here\)`,
-		`^all diagnostics with the edit:$`,
-	),
-	"go_file_context":     framing(` is in package `, ` and uses \d+ declarations from other files`, `^package `),
-	"go_file_diagnostics": framing(`^no diagnostics$`),
-	"go_file_metadata":    framing(`^package `, `, \d+ files?:$`),
-	"go_format":           framing(`^already formatted$`),
-	"go_organize_imports": framing(`^imports already organized$`),
-	"go_implementations":  framing(`^\d+ implementations? of `, ` satisfies \d+ interfaces?`),
-	"go_package_api":      framing(`^\d+ declarations?`, `^package `, ` in `, `\(\d+ of \d+ declarations? listed\)`),
-	"go_package_graph":    framing(`^imports \w+: `, `^importers( at depth \d+)?: `, `none in the workspace$`, ` and \d+ more`),
-	"go_references":       framing(`^\d+ references? to \S+ in \d+ files?, the declaration at \S+ included`),
-	"go_symbol_references": framing(
-		`^\d+ references? to \S+ in \d+ files?, the declaration at \S+ included`,
-		`^blast radius: \d+ packages?$`, `: \d+ in code, \d+ in tests$`, `^importers( at depth \d+)?: `,
-	),
-	"go_signature":      framing(`^parameter \d+: `),
-	"go_source":         framing(`, in `, `^… \d+ more lines?`),
-	"go_symbols":        framing(`: \d+ symbols?`),
-	"go_tokens":         framing(`: \d+ tokens?`),
-	"go_type_hierarchy": framing(`^(\d+ (supertypes?|subtypes?)( over \d+ levels)?:|no (supertypes|subtypes))$`),
-	"go_vulncheck":      framing(`^\d+ known vulnerabilit(y|ies), \d+ called by the code$`, `^no known vulnerabilities$`, `\((fixed in \S+|no fix)\)`),
-	"go_workspace":      framing(`^gopls \S+ with `, `^workspace file: `, `^modules:$`, `^open buffers: `),
-}
+// framingUsed holds the framing that some answer had, so that
+// TestFactsGoldens can fail on a phrase no answer has (a golden one, or
+// the good sample's): an excuse for words that nothing checks.
+var framingUsed sync.Map
+
+// toolFraming is each tool's framing, from its catalogue entry
+// (ToolSpec.Framing).
+var toolFraming = sync.OnceValue(func() map[string][]*regexp.Regexp {
+	out := map[string][]*regexp.Regexp{}
+	for _, spec := range bridge.Catalogue() {
+		out[spec.Name] = framing(spec.Framing...)
+	}
+	return out
+})
 
 // TestFactsGoldens holds every answer recorded in the golden archives to
 // checkFacts: the text and JSON sections TestGolden compares with the
@@ -268,6 +246,14 @@ func TestFactsGoldens(t *testing.T) {
 	}
 	if answers < 100 {
 		t.Errorf("checked %d answers; the archives hold more", answers)
+	}
+	for _, spec := range bridge.Catalogue() {
+		for _, re := range toolFraming()[spec.Name] {
+			// The good sample's answer has its Want (TestOutputSchemas).
+			if _, ok := framingUsed.Load(re); !ok && !re.MatchString(spec.Good.Want) {
+				t.Errorf("%s: no golden answer has the framing %q; add an answer that has it to testdata/golden, or drop it from the ToolSpec", spec.Name, re.String())
+			}
+		}
 	}
 }
 

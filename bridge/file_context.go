@@ -83,6 +83,7 @@ var fileContextTool = ToolSpec{
 	Skill:       "What does this file use from other files? (read before editing it)",
 	Doc:         "a `file`'s package and the declarations it uses from other files and packages, as one-line signatures",
 	Summary:     "a file's package and the declarations it uses from other files and packages",
+	Framing:     []string{` is in package `, ` and uses \d+ declarations from other files`, `^package `},
 	Good:        Sample{Args: `{"file": "report/report.go", "detailed": true}`, Want: "uses 3 declarations from other files"},
 	Bad:         Sample{Args: `{"file": "nope.go"}`, Want: `^file "nope\.go" does not exist; `},
 	Questions: []string{

@@ -60,6 +60,7 @@ var fileDiagnosticsTool = ToolSpec{
 	Optional:    true,
 	Instruction: "gopls mcp's optional tools, under its names and parameters.",
 	Doc:         "the diagnostics of one `file`, each as `line:character-line:character: severity: message (analyzer)` with its quick fix as a diff",
+	Framing:     []string{`^no diagnostics$`},
 	Good:        Sample{Args: `{"file": "broken/broken.go"}`, Want: "7:29-7:32: error: cannot use \"1\""},
 	Bad:         Sample{Args: `{"file": "../outside.go"}`, Want: `^file "\.\./outside\.go" is outside the workspace root`},
 	add:         func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.fileDiagnostics) },

@@ -44,6 +44,7 @@ var fileMetadataTool = ToolSpec{
 	Optional:    true,
 	Instruction: "gopls mcp's optional tools, under its names and parameters.",
 	Doc:         "the package of a `file`: its import path, name and files",
+	Framing:     []string{`^package `, `, \d+ files?:$`},
 	Good:        Sample{Args: `{"file": "main.go"}`, Want: "package example.com/shapes (main), 1 file:"},
 	Bad:         Sample{Args: `{"file": "missing.go"}`, Want: `^file "missing\.go" does not exist; `},
 	add:         func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.fileMetadata) },

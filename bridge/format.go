@@ -39,6 +39,7 @@ var formatTool = ToolSpec{
 	Skill:       "Rename, gofmt, fix imports, quick fixes and refactorings (as a diff)",
 	Doc:         "the edits and diff gofmt would make",
 	Summary:     "gofmt's edits and diff",
+	Framing:     []string{`^already formatted$`},
 	Good:        Sample{Args: `{"text": "package scratch\nvar x=1\n"}`, Want: "+var x = 1"},
 	Bad:         Sample{Args: `{"text": "package p\nfunc {"}`, Want: `^gopls: .*expected 'IDENT'`},
 	Questions: []string{

@@ -79,6 +79,7 @@ var implementationsTool = ToolSpec{
 	Skill:       "Which types implement this interface; which interfaces does this type implement?",
 	Doc:         "the types implementing an interface (or method), or the interfaces a type (or method) satisfies",
 	Summary:     "implementations of an interface, or the interfaces a type satisfies",
+	Framing:     []string{`^\d+ implementations? of `, ` satisfies \d+ interfaces?`},
 	Good:        Sample{Args: `{"file": "shapes/shapes.go", "symbol": "Shape"}`, Want: "2 implementations of Shape"},
 	Bad:         Sample{Args: `{"file": "shapes/shapes.go", "line": 0, "character": 500}`, Want: `^character 500 is past the end of line 0`},
 	Questions: []string{

@@ -28,6 +28,7 @@ var locationReferencesTool = ToolSpec{
 	Optional:    true,
 	Instruction: "gopls mcp's optional tools, under its names and parameters.",
 	Doc:         "the references to the symbol at an LSP `location` (`uri` and `range`), as `go_symbol_references` answers them",
+	Framing:     []string{`^\d+ references? to \S+ in \d+ files?, the declaration at \S+ included`},
 	Good:        Sample{Args: `{"location": {"uri": "file://$ROOT/shapes/shapes.go", "range": {"start": {"line": 36, "character": 5}, "end": {"line": 36, "character": 14}}}}`, Want: "2 references to TotalArea in 2 files"},
 	Bad:         Sample{Args: `{"location": {"uri": "file:///etc/passwd", "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}}}`, Want: `^uri "file:///etc/passwd" is outside the workspace root`},
 	add:         func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.locationReferences) },

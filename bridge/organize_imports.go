@@ -36,6 +36,7 @@ var organizeImportsTool = ToolSpec{
 	Skill:       "Rename, gofmt, fix imports, quick fixes and refactorings (as a diff)",
 	Doc:         "the import edits and diff gopls proposes (add missing, remove unused)",
 	Summary:     "import edits and diff",
+	Framing:     []string{`^imports already organized$`},
 	Good:        Sample{Args: `{"file": "main.go"}`, Want: "imports already organized"},
 	Bad:         Sample{Args: `{"uri": "file:///etc/passwd"}`, Want: `^uri "file:///etc/passwd" is outside the workspace root`},
 	Questions: []string{

@@ -129,6 +129,7 @@ var packageAPITool = ToolSpec{
 	Skill:       "A package's exported API (workspace, standard library, dependency)",
 	Doc:         "the exported API of `packagePaths` (workspace, standard library or dependency): signatures and first doc sentences",
 	Summary:     "the exported API of packages: signatures and first doc sentences",
+	Framing:     []string{`^\d+ declarations?`, `^package `, ` in `, `\(\d+ of \d+ declarations? listed\)`},
 	Good:        Sample{Args: `{"packagePaths": ["example.com/shapes/shapes"], "detailed": true}`, Want: "func TotalArea(shapes ...Shape) float64"},
 	Bad:         Sample{Args: `{"packagePaths": ["example.com/nope"]}`, Want: `^example\.com/nope: no such package `},
 	Questions: []string{

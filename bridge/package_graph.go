@@ -91,6 +91,7 @@ var packageGraphTool = ToolSpec{
 	Skill:       "A package's imports and importers",
 	Doc:         "for `packagePaths`, their direct imports grouped `workspace`, `std` and `external`, and the workspace packages importing them (reverse dependencies), `depth` 1–3 levels of importers, tests named as such (`path_test`, `path (test)`); from gopls's own knowledge (`gopls.list_imports`, and its references to the package clause), each list bounded by `limit` with what it leaves out",
 	Summary:     "a package's imports and the workspace packages importing it",
+	Framing:     []string{`^imports \w+: `, `^importers( at depth \d+)?: `, `none in the workspace$`, ` and \d+ more`},
 	Good:        Sample{Args: `{"packagePaths": ["example.com/shapes/shapes"], "depth": 2}`, Want: "importers: example.com/shapes, "},
 	Bad:         Sample{Args: `{"packagePaths": ["example.com/nope"]}`, Want: `^example\.com/nope: no such package `},
 	Questions: []string{

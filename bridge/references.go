@@ -75,6 +75,7 @@ var symbolReferencesTool = ToolSpec{
 	Skill:       "Who uses this function, type, field or variable? With `radius: 1..3`, what a change to it reaches (references by package, tests apart, and the packages importing those)",
 	Doc:         "every reference to a symbol, grouped by file, with the source line; the declaration is listed too and named (`includeDeclaration: false` leaves it out)",
 	Summary:     "every reference to a symbol, grouped by file, with the source line; with `radius`, its blast radius: references by package, tests apart, and the packages importing them",
+	Framing:     []string{`^\d+ references? to \S+ in \d+ files?, the declaration at \S+ included`, `^blast radius: \d+ packages?$`, `: \d+ in code, \d+ in tests$`, `^importers( at depth \d+)?: `},
 	Good:        Sample{Args: `{"file": "shapes/shapes.go", "symbol": "Shape", "limit": 2}`, Want: "references to Shape in 3 files"},
 	Bad:         Sample{Args: `{"file": "shapes/shapes.go", "symbol": "NoSuchSymbol"}`, Want: `^symbol "NoSuchSymbol" is not declared `},
 	Questions: []string{

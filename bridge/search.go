@@ -91,6 +91,7 @@ var searchTool = ToolSpec{
 	Skill:       "Where is `Foo` declared? Find a symbol by (fuzzy) name",
 	Doc:         "declarations matching a fuzzy `query` in the workspace, with kind and position; the count says how many more `scope: \"all\"` adds from dependencies and the standard library (gopls stops at 100 matches, and says so)",
 	Summary:     "declarations matching a fuzzy `query`, with kind and position",
+	Framing:     []string{`^(no symbols|\d+ symbols?)( in the workspace| found)?`},
 	Good:        Sample{Args: `{"query": "Area"}`, Want: "method Rect.Area"},
 	Bad:         Sample{Args: `{"query": ""}`, Want: `^query is empty; `},
 	Questions: []string{

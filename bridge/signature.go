@@ -63,6 +63,7 @@ var signatureTool = ToolSpec{
 	Skill:       "The parameters of the call at a position",
 	Doc:         "signature of the call around a position, and the parameter the position is at",
 	Summary:     "the signature of the call around a position",
+	Framing:     []string{`^parameter \d+: `},
 	Good:        Sample{Args: `{"file": "main.go", "line": 12, "character": 28}`, Want: "parameter 0: list []shapes.Shape"},
 	Bad:         Sample{Args: `{"file": "main.go", "uri": "file:///x.go", "line": 0, "character": 0}`, Want: `^pass file or uri, not both`},
 	Questions: []string{

@@ -85,6 +85,7 @@ var symbolsTool = ToolSpec{
 	Skill:       "Outline of a file",
 	Doc:         "outline of one `file`: declarations with their fields and methods, at line:character (`detailed`: ranges)",
 	Summary:     "the outline of one file",
+	Framing:     []string{`: \d+ symbols?`},
 	Good:        Sample{Args: `{"file": "shapes/shapes.go", "detailed": true}`, Want: "type Shape interface{...} [6:5-11:1]"},
 	Bad:         Sample{Args: `{"file": "missing.go"}`, Want: `^file "missing\.go" does not exist; `},
 	Questions: []string{

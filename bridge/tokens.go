@@ -56,6 +56,7 @@ var tokensTool = ToolSpec{
 	Skill:       "Semantic tokens of a file",
 	Doc:         "semantic tokens of a `file` or a line range, each as `line:character type[modifiers] text`",
 	Summary:     "semantic tokens of a file or a line range",
+	Framing:     []string{`: \d+ tokens?`},
 	Good:        Sample{Args: `{"file": "shapes/shapes.go", "startLine": 5, "endLine": 8}`, Want: "type[definition,interface] Shape"},
 	Bad:         Sample{Args: `{"file": "main.go", "startLine": 10, "endLine": 2}`, Want: `^endLine 2 is before startLine 10`},
 	Questions: []string{

@@ -84,6 +84,7 @@ var typeHierarchyTool = ToolSpec{
 	Skill:       "Which types implement this interface; which interfaces does this type implement?",
 	Doc:         "supertypes and subtypes of a named type, `depth` 1–3",
 	Summary:     "supertypes and subtypes of a type",
+	Framing:     []string{`^(\d+ (supertypes?|subtypes?)( over \d+ levels)?:|no (supertypes|subtypes))$`},
 	Good:        Sample{Args: `{"file": "shapes/shapes.go", "symbol": "Shape"}`, Want: "2 subtypes:"},
 	Bad:         Sample{Args: `{"file": "shapes/shapes.go", "symbol": "Rect", "depth": 99}`, Want: `^depth must be 1, 2 or 3`},
 	Questions: []string{

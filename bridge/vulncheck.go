@@ -100,6 +100,7 @@ var vulncheckTool = ToolSpec{
 	Skill:       "Known vulnerabilities the code reaches",
 	Doc:         "known vulnerabilities of the module's dependencies (and the standard library), with `gopls mcp`'s parameters (`dir`, `pattern`, default `./...`): each by ID with the affected module at the version in use, the fixed version, whether the code calls the vulnerable symbol (`called`), only imports its package (`imported`) or only requires the module (`required`), and one call path; see [Vulnerabilities](flags.md#vulnerabilities-go_vulncheck)",
 	Summary:     "known vulnerabilities of the dependencies, and whether the code calls them",
+	Framing:     []string{`^\d+ known vulnerabilit(y|ies), \d+ called by the code$`, `^no known vulnerabilities$`, `\((fixed in \S+|no fix)\)`},
 	Good:        Sample{Args: `{"pattern": "./shapes/..."}`, Want: "no known vulnerabilities"},
 	Bad:         Sample{Args: `{"pattern": "-json"}`, Want: `^pattern "-json" is not a package pattern`},
 	Questions: []string{

@@ -120,6 +120,7 @@ var workspaceTool = ToolSpec{
 	Skill:       "What is this workspace: modules, Go version, is it loaded? (a good first call)",
 	Doc:         "modules (with their `go.mod` and `go` directive, and the `go.work` file), Go and gopls versions, build kind (module, go.work, GOPATH), package count, load state, the shared daemon (`--remote`) and how many build flags, variables and settings were fixed at launch; waits for gopls to finish loading, so it is a good first call",
 	Summary:     "modules, Go and gopls versions, build kind, package count, load state; a good first call",
+	Framing:     []string{`^gopls \S+ with `, `^workspace file: `, `^modules:$`, `^open buffers: `},
 	Good:        Sample{Args: `{}`, Want: "example.com/shapes: go.mod"},
 	Bad:         Sample{Args: `{"root": "/etc"}`, Want: `^invalid arguments: unknown arguments \["root"\]; the tool takes no arguments$`},
 	Questions: []string{
