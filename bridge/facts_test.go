@@ -75,15 +75,36 @@ func missingFacts(tool string, args map[string]any, text string, structured json
 			miss = append(miss, strconv.Quote(w))
 		}
 	}
-	if obj, ok := v.(map[string]any); ok {
-		notes, _ := obj["notes"].([]any)
-		for _, n := range notes {
-			if s, _ := n.(string); !strings.Contains(text, s) {
-				miss = append(miss, "not the note "+strconv.Quote(s)+" (a note must be in both channels)")
-			}
+	for _, s := range notesIn(v) {
+		if !strings.Contains(text, s) {
+			miss = append(miss, "not the note "+strconv.Quote(s)+" (a note must be in both channels)")
 		}
 	}
 	return miss
+}
+
+// notesIn is every note of a JSON answer: the strings of its notes
+// members, at any depth (a module's, a direction's of a hierarchy).
+func notesIn(v any) []string {
+	var out []string
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if list, ok := x.([]any); ok && k == "notes" {
+				for _, n := range list {
+					s, _ := n.(string)
+					out = append(out, s)
+				}
+				continue
+			}
+			out = append(out, notesIn(x)...)
+		}
+	case []any:
+		for _, x := range v {
+			out = append(out, notesIn(x)...)
+		}
+	}
+	return out
 }
 
 var (
@@ -273,6 +294,7 @@ shapes/shapes.go
 		{"flags", text, `{"outside":88,"capped":true,"symbols":{"shapes/shapes.go":["17:22: field Triangle.A"]}}`, true},
 		{"notes", text, `{"notes":["scope: \"all\" adds 88 from dependencies and the standard library","gopls stops at 100 matches, so a more specific query may find more"],"symbols":{"shapes/shapes.go":["17:22: field Triangle.A"]}}`, false},
 		{"a note the text lacks", "1 symbol in the workspace\nshapes/shapes.go\n17:22: field Triangle.A", `{"notes":["list truncated; raise limit to see more"],"symbols":{"shapes/shapes.go":["17:22: field Triangle.A"]}}`, true},
+		{"a nested note the text lacks", "1 symbol in the workspace\nshapes/shapes.go\n17:22: field Triangle.A", `{"symbols":{"shapes/shapes.go":["17:22: field Triangle.A"]},"more":{"notes":["list truncated"]}}`, true},
 		{"a number the JSON lacks", "7 symbols in the workspace\nshapes/shapes.go\n17:22: field Triangle.A", `{"symbols":{"shapes/shapes.go":["17:22: field Triangle.A"]}}`, true},
 	} {
 		miss := missingFacts("go_search", args, tc.text, json.RawMessage(tc.json))
