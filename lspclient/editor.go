@@ -334,7 +334,9 @@ func (e *editor) forward(ctx context.Context, reply jsonrpc2.Replier, method str
 		}()
 	}
 	var res json.RawMessage
-	err := e.c.Call(ctx, method, params, &res)
+	// Marked as the editor's, it goes to gopls before agents' calls
+	// (priority.go).
+	err := e.c.Call(asEditor(ctx), method, params, &res)
 	var re *ResponseError
 	switch {
 	case err == nil:
