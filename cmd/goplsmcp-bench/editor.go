@@ -106,15 +106,23 @@ func (p *lspProc) close() {
 
 // editorRun is what one side of the editor measurement found.
 type editorRun struct {
-	mem, rss int64              // KiB, every process
-	lat      map[string]samples // by request
-	firsts   []time.Duration    // agents' first answers
-	loaded   time.Duration      // the editor's first hover
+	edMem, edRSS int64              // KiB, the editor's server alone, after the agents' question
+	mem, rss     int64              // KiB, every process, the agents connected
+	lat          map[string]samples // by request
+	firsts       []time.Duration    // agents' first answers
+	loaded       time.Duration      // the editor's first hover
+	quiet        time.Duration      // from the first hover until the editor's server was quiet
+	gopls        int                // gopls processes
+	loadStart    string             // /proc/loadavg when the side began
 }
 
 // editor measures an editor on goplsmcp lsp with agents on the same
-// daemon against the editor on a plain gopls of its own: memory, the
-// agents' first answers, and the editor's latency while they call.
+// daemon against today's world: the editor on a plain gopls of its own,
+// and the same agents on a shared daemon (and its gopls) of their own.
+// Both sides do the same work in the same order: the editor loads and
+// its gopls goes quiet, the editor asks the agents' question (references
+// and definition of the same symbol), the agents start and ask it, then
+// the editor's requests are timed with the agents idle and calling.
 func (b *bench) editor(ctx context.Context, ws *workspace) error {
 	plain, err := b.editorSide(ctx, ws, false)
 	if err != nil {
@@ -125,49 +133,58 @@ func (b *bench) editor(ctx context.Context, ws *workspace) error {
 		return fmt.Errorf("goplsmcp lsp: %w", err)
 	}
 	t := b.table(13, "One gopls for the editor and the agents (issue 31)",
-		fmt.Sprintf("An editor (a plain LSP client) on %s: on a gopls of its own (`gopls`), and on `goplsmcp lsp` with %d agent stdio sessions (`--share auto`) on the same daemon, started after the editor's first answer. Memory: every process, PSS (and the RSS sum), after they settle. Agents' first answer: from starting the session's process to the first correct references answer. Editor latency: %d samples of each request, p50, the plain gopls alone against `goplsmcp lsp` while the %d agents call go_symbol_references in a loop (and, last column, with the agents connected and idle: what the relay and the daemon add). Targets: memory ≤ 1.15× the editor's gopls alone; agents' first answer ≤ 0.1 s; editor latency ≤ 1.1× plain gopls.", ws.name, editorAgents, b.editorSamples(), editorAgents),
-		"measure", "editor on plain gopls", fmt.Sprintf("goplsmcp lsp + %d agents", editorAgents), "ratio", "met", "goplsmcp lsp, agents idle")
-	r := float64(shared.mem) / float64(plain.mem)
-	t.add("memory (PSS), all processes", mib(plain.mem)+fmt.Sprintf(" (RSS %s)", mib(plain.rss)), mib(shared.mem)+fmt.Sprintf(" (RSS %s)", mib(shared.rss)), ratio(float64(shared.mem), float64(plain.mem)), check(r <= 1.15), "—")
-	b.rep.judge(fmt.Sprintf("13. editor and %d agents: memory ≤ 1.15× the editor's gopls alone", editorAgents), ratio(float64(shared.mem), float64(plain.mem)), r <= 1.15)
-	var firsts []string
-	for _, d := range shared.firsts {
-		firsts = append(firsts, fmt.Sprintf("%.3f", d.Seconds()))
+		fmt.Sprintf("An editor (a plain LSP client) on %s, in today's world — on a gopls of its own, the %d agent stdio sessions (`--share auto`) on a daemon of their own — against the editor on `goplsmcp lsp` with the %d agents on its daemon. Each side alike: the editor opens %s and hovers until answered (its first hover); the harness waits until the editor's processes use no CPU (gopls has loaded and diagnosed the workspace); the editor asks what the agents will ask, textDocument/references and textDocument/definition of `%s`, and the processes go quiet again; then the agents start one by one and each asks go_symbol_references of `%s` (first answer: from starting the agent's process, so it includes the process start and the MCP handshake; on the shared side the editor's question made the answer warm). Memory, PSS (and the RSS sum), after the processes go quiet: the editor's gopls alone after the agents' question is the target's reference (like for like: it did the agents' work too); the two-gopls row is today's world. Editor latency: %d samples of each request, p50, while the %d agents call go_symbol_references in a loop — on their own daemon's gopls on the plain side, on the editor's on the shared side, so both sides have the same competition for the machine's cores — and, last column, with the agents connected and idle. Targets: memory ≤ 1.15× the editor's gopls alone; agents' first answer ≤ 0.1 s; editor latency ≤ 1.1× plain gopls. Load average at the start of each side: plain %s; shared %s.",
+			ws.name, editorAgents, editorAgents, ws.refs.file, ws.refs.symbol, ws.refs.symbol, b.editorSamples(), editorAgents, plain.loadStart, shared.loadStart),
+		"measure", "editor on plain gopls, agents on their own daemon", fmt.Sprintf("goplsmcp lsp + %d agents", editorAgents), "ratio", "met", "agents idle: plain / goplsmcp lsp")
+	memCell := func(m, r int64) string { return mib(m) + fmt.Sprintf(" (RSS %s)", mib(r)) }
+	r := float64(shared.mem) / float64(plain.edMem)
+	t.add("memory (PSS): editor's gopls alone, after the agents' question / goplsmcp lsp, daemon, its gopls and the agents", memCell(plain.edMem, plain.edRSS), memCell(shared.mem, shared.rss), ratio(float64(shared.mem), float64(plain.edMem)), check(r <= 1.15), "—")
+	b.rep.judge(fmt.Sprintf("13. editor and %d agents: memory ≤ 1.15× the editor's gopls alone (which did the agents' work too)", editorAgents), ratio(float64(shared.mem), float64(plain.edMem)), r <= 1.15)
+	t.add(fmt.Sprintf("memory (PSS), every process: today's world (%d gopls) / one gopls", plain.gopls), memCell(plain.mem, plain.rss), memCell(shared.mem, shared.rss), ratio(float64(shared.mem), float64(plain.mem)), "—", "—")
+	list := func(ds []time.Duration) string {
+		var out []string
+		for _, d := range ds {
+			out = append(out, fmt.Sprintf("%.3f", d.Seconds()))
+		}
+		return strings.Join(out, ", ") + " s"
 	}
 	worst := slices.Max(shared.firsts)
-	t.add("agents' first answers", "—", strings.Join(firsts, ", ")+" s", "—", check(worst <= 100*time.Millisecond), "—")
-	b.rep.judge("13. an agent started after the editor answers its first question in ≤ 0.1 s", secs(worst), worst <= 100*time.Millisecond)
+	t.add("agents' first answers, from process start", list(plain.firsts), list(shared.firsts), ratio(float64(worst), float64(slices.Max(plain.firsts))), check(worst <= 100*time.Millisecond), "—")
+	b.rep.judge("13. an agent started after the editor has loaded answers its first question in ≤ 0.1 s", secs(worst), worst <= 100*time.Millisecond)
 	t.add("editor's first hover (the load)", secs(plain.loaded), secs(shared.loaded), ratio(float64(shared.loaded), float64(plain.loaded)), "—", "—")
+	t.add("then until the editor's processes were quiet", secs(plain.quiet), secs(shared.quiet), "—", "—", "—")
 	for _, q := range []string{"hover", "definition", "references", "completion"} {
 		a, s := plain.lat[q].p50(), shared.lat[q].p50()
 		rq := float64(s) / float64(a)
+		ia, is := plain.lat["idle "+q].p50(), shared.lat["idle "+q].p50()
 		t.add("editor "+q+" p50, agents calling", ms(a), ms(s), ratio(float64(s), float64(a)), check(rq <= 1.1),
-			fmt.Sprintf("%s (%s)", ms(shared.lat["idle "+q].p50()), ratio(float64(shared.lat["idle "+q].p50()), float64(a))))
+			fmt.Sprintf("%s / %s (%s)", ms(ia), ms(is), ratio(float64(is), float64(ia))))
 		b.rep.judge("13. editor "+q+" latency with agents calling ≤ 1.1× plain gopls", ratio(float64(s), float64(a)), rq <= 1.1)
 	}
 	return nil
 }
 
-// editorSide runs the editor on a plain gopls, or on goplsmcp lsp with
-// agents beside it.
+// editorSide runs the editor on a plain gopls with the agents on a
+// daemon of their own, or on goplsmcp lsp with the agents on its daemon.
 func (b *bench) editorSide(ctx context.Context, ws *workspace, shared bool) (*editorRun, error) {
-	run := &editorRun{lat: map[string]samples{}}
+	run := &editorRun{lat: map[string]samples{}, loadStart: orUnknown(readTrim("/proc/loadavg"))}
 	env := slices.DeleteFunc(b.envFor("goplsmcp"), func(kv string) bool { return strings.HasPrefix(kv, "GOPLSMCP_") })
+	rt, err := b.runtimeDir()
+	if err != nil {
+		return nil, err
+	}
+	// Each side's daemon is its own: the plain side's serves only the
+	// agents, the shared side's the editor too.
+	env = append(env, "GOPLSMCP_RUNTIME_DIR="+rt)
+	defer func() {
+		stop := exec.Command(b.cfg.goplsmcp, "daemon", "stop")
+		stop.Env = env
+		stop.Run()
+		os.RemoveAll(rt)
+	}()
 	argv := []string{b.cfg.gopls}
-	var rt string
 	if shared {
-		var err error
-		if rt, err = b.runtimeDir(); err != nil {
-			return nil, err
-		}
-		env = append(env, "GOPLSMCP_RUNTIME_DIR="+rt)
 		argv = []string{b.cfg.goplsmcp, "lsp", "-mode=stdio", "--gopls", b.cfg.gopls, "--log-level", "warn"}
-		defer func() {
-			stop := exec.Command(b.cfg.goplsmcp, "daemon", "stop")
-			stop.Env = env
-			stop.Run()
-			os.RemoveAll(rt)
-		}()
 	}
 	b.logf("editor on %s: %s", ws.name, argv[0])
 	start := time.Now()
@@ -197,7 +214,35 @@ func (b *bench) editorSide(ctx context.Context, ws *workspace, shared bool) (*ed
 	}
 	run.loaded = time.Since(start)
 
-	pids := []int{ed.cmd.Process.Pid}
+	// The editor's processes: its server, and on the shared side the
+	// daemon (its gopls), which the relay started apart from itself.
+	edPIDs := func() []int {
+		pids := []int{ed.cmd.Process.Pid}
+		if d := b.daemonPID(rt); shared && d != 0 {
+			pids = append(pids, d)
+		}
+		return pids
+	}
+	// The editor's gopls loads and diagnoses the workspace; only then is
+	// it "loaded". Its CPU is what the harness sees alike on both sides
+	// (goplsmcp lsp relays no progress of the daemon's own).
+	quietFrom := time.Now()
+	settle(ctx, edPIDs(), b.settleMax(ws))
+	run.quiet = time.Since(quietFrom)
+	// The agents' question, asked by the editor: the plain gopls does the
+	// work the shared one will do for the agents.
+	refs := references(uri, ws.refs.at, true)
+	for _, q := range []struct {
+		method string
+		params any
+	}{{"textDocument/references", refs}, {"textDocument/definition", at}} {
+		if _, _, err := ed.request(ctx, q.method, q.params); err != nil {
+			return nil, fmt.Errorf("the editor's %s: %w", q.method, err)
+		}
+	}
+	settle(ctx, edPIDs(), b.settleMax(ws))
+	run.edMem, run.edRSS, _ = measureTree(edPIDs())
+
 	var agents []*mcpServer
 	defer func() {
 		for _, a := range agents {
@@ -205,39 +250,33 @@ func (b *bench) editorSide(ctx context.Context, ws *workspace, shared bool) (*ed
 		}
 	}()
 	args := map[string]any{"file": path, "symbol": ws.refs.symbol}
-	if shared {
-		agentArgv := append(slices.Clone(b.oursArgv(ws.root)[:len(b.oursArgv(ws.root))-2]), "--share", "auto")
-		for i := range editorAgents {
-			start := time.Now()
-			s, err := startServer("goplsmcp", agentArgv, ws.root, env)
-			if err != nil {
-				return nil, err
-			}
-			s.timeout = b.plan.callTimeout
-			agents = append(agents, s)
-			if err := s.initialize(ctx); err != nil {
-				return nil, err
-			}
-			if _, err := s.mustCall(ctx, "go_symbol_references", args); err != nil {
-				return nil, fmt.Errorf("agent %d: %w", i+1, err)
-			}
-			run.firsts = append(run.firsts, time.Since(start))
-			pids = append(pids, s.pid())
+	agentArgv := append(slices.Clone(b.oursArgv(ws.root)[:len(b.oursArgv(ws.root))-2]), "--share", "auto")
+	pids := []int{ed.cmd.Process.Pid}
+	for i := range editorAgents {
+		start := time.Now()
+		s, err := startServer("goplsmcp", agentArgv, ws.root, env)
+		if err != nil {
+			return nil, err
 		}
-	}
-	settle(ctx, pids, b.plan.settleMax)
-	seen := map[int]bool{}
-	for _, p := range pids {
-		for _, q := range tree(p) {
-			if !seen[q] {
-				seen[q] = true
-				if rss, _, err := memory(q); err == nil {
-					run.rss += rss
-				}
-				run.mem += pss(q)
-			}
+		s.timeout = b.plan.callTimeout
+		if !ws.fixture {
+			s.timeout = b.plan.gorootCallTimeout
 		}
+		agents = append(agents, s)
+		if err := s.initialize(ctx); err != nil {
+			return nil, err
+		}
+		if _, err := s.mustCall(ctx, "go_symbol_references", args); err != nil {
+			return nil, fmt.Errorf("agent %d: %w", i+1, err)
+		}
+		run.firsts = append(run.firsts, time.Since(start))
+		pids = append(pids, s.pid())
 	}
+	if d := b.daemonPID(rt); d != 0 {
+		pids = append(pids, d)
+	}
+	settle(ctx, pids, b.settleMax(ws))
+	run.mem, run.rss, run.gopls = measureTree(pids)
 
 	completion := position(uri, pos{ws.refs.at.line, ws.refs.at.char + 1})
 	queries := []struct {
@@ -246,7 +285,7 @@ func (b *bench) editorSide(ctx context.Context, ws *workspace, shared bool) (*ed
 	}{
 		{"hover", "textDocument/hover", at},
 		{"definition", "textDocument/definition", at},
-		{"references", "textDocument/references", references(uri, ws.refs.at, true)},
+		{"references", "textDocument/references", refs},
 		{"completion", "textDocument/completion", completion},
 	}
 	measure := func(prefix string) error {
@@ -263,12 +302,10 @@ func (b *bench) editorSide(ctx context.Context, ws *workspace, shared bool) (*ed
 		}
 		return nil
 	}
-	if shared {
-		// The relay and the daemon alone, with the agents connected
-		// and idle.
-		if err := measure("idle "); err != nil {
-			return nil, err
-		}
+	// With the agents connected and idle: on the shared side, what the
+	// relay and the daemon add.
+	if err := measure("idle "); err != nil {
+		return nil, err
 	}
 
 	// The agents call while the editor asks.
@@ -286,4 +323,26 @@ func (b *bench) editorSide(ctx context.Context, ws *workspace, shared bool) (*ed
 		return nil, err
 	}
 	return run, nil
+}
+
+// measureTree sums the PSS and RSS (KiB) of pids and their descendants,
+// each process once, and counts the gopls among them.
+func measureTree(pids []int) (pssKiB, rssKiB int64, gopls int) {
+	seen := map[int]bool{}
+	for _, p := range pids {
+		for _, q := range tree(p) {
+			if seen[q] {
+				continue
+			}
+			seen[q] = true
+			if rss, _, err := memory(q); err == nil {
+				rssKiB += rss
+			}
+			pssKiB += pss(q)
+			if readTrim(fmt.Sprintf("/proc/%d/comm", q)) == "gopls" {
+				gopls++
+			}
+		}
+	}
+	return pssKiB, rssKiB, gopls
 }
