@@ -357,7 +357,12 @@ func (r *relay) readServer(conn io.ReadWriteCloser, gen int, lost chan int) {
 			}
 			return
 		}
-		var m relayMsg
+		// Only what the relay keeps track of: a result (a completion list
+		// on a large workspace is megabytes) is passed on unread.
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
 		if json.Unmarshal(body, &m) != nil {
 			continue
 		}
