@@ -648,3 +648,8 @@ func (c *Client) EditorDirty(uri string) bool {
 // requestCancelled is LSP's error code for a request its client
 // cancelled.
 const requestCancelled jsonrpc2.Code = -32800
+
+// EditorSettings are the gopls settings of a client started without
+// Options.Settings: those an editor served by it gets, whatever it asks
+// for (docs/editors.md).
+func EditorSettings() map[string]any { return defaultSettings() }
