@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -170,7 +171,7 @@ func (b *bench) editor(ctx context.Context, ws *workspace) error {
 	}
 	plain, shared, defaults := runs[editorPlain], runs[editorShared], runs[editorDefaults]
 	t := b.table(13, "One gopls for the editor and the agents (issue 31)",
-		fmt.Sprintf("An editor (a plain LSP client) on %s, in today's world — on a gopls of its own, the %d agent stdio sessions (`--share auto`) on a daemon of their own — against the editor on `goplsmcp lsp` with the %d agents on its daemon. The plain gopls runs with the settings goplsmcp gives its gopls (%s: like for like), and, last column, with gopls's defaults, as an editor runs it. Each side alike, after a first run (not measured) has filled gopls's file cache: the editor opens %s and hovers until answered (its first hover); the harness waits until the editor's processes use no CPU (gopls has loaded and diagnosed what its settings make it diagnose); the editor asks what the agents will ask, textDocument/references and textDocument/definition of `%s`, and the processes go quiet again; then the agents start one by one and each asks go_symbol_references of `%s` (first answer: from starting the agent's process, so it includes the process start and the MCP handshake; on the shared side the editor's question made the answer warm). Memory, PSS (and the RSS sum), after the processes go quiet: the editor's gopls alone after the agents' question is the target's reference (it did the agents' work too); the every-process row is today's world, two gopls (each with gopls's telemetry child). Editor latency: %d samples of each request, p50, while the %d agents call go_symbol_references in a loop — on their own daemon's gopls on the plain sides, on the editor's on the shared side, so every side has the same competition for the machine's cores — and with the agents connected and idle. Targets: memory ≤ 1.15× the editor's gopls alone; agents' first answer ≤ 0.1 s; editor latency ≤ 1.1× plain gopls. Load average at the start of each side: plain %s; shared %s; defaults %s.",
+		fmt.Sprintf("An editor (a plain LSP client) on %s, in today's world — on a gopls of its own, the %d agent stdio sessions (`--share auto`) on a daemon of their own — against the editor on `goplsmcp lsp` with the %d agents on its daemon. The plain gopls runs with the settings goplsmcp gives its gopls (%s: like for like), and, last column, with gopls's defaults, as an editor runs it. Each side alike, after a first run (not measured) has filled gopls's file cache: the editor opens %s and hovers until answered (its first hover); the harness waits until the editor's processes use no CPU (gopls has loaded and diagnosed what its settings make it diagnose); the editor asks what the agents will ask, textDocument/references and textDocument/definition of `%s`, and the processes go quiet again; then the agents start one by one and each asks go_symbol_references of `%s` (first answer: from starting the agent's process, so it includes the process start and the MCP handshake; on the shared side the editor's question made the answer warm). Memory, PSS (and the RSS sum), after the processes go quiet: the editor's gopls alone after the agents' question is the target's reference (it did the agents' work too); the every-process row is today's world, two gopls (each with gopls's telemetry child). Editor latency: %d samples of each request, p50, while the %d agents call go_symbol_references in a loop — on their own daemon's gopls on the plain sides, on the editor's on the shared side, so every side has the same competition for the machine's cores — and with the agents connected and idle; beside them, a request gopls rejects at once (a method it does not have): what the path to gopls costs by itself, one process hop for a plain gopls, the relay's and the daemon's besides on `goplsmcp lsp`. Targets: memory ≤ 1.15× the editor's gopls alone; agents' first answer ≤ 0.1 s; editor latency ≤ 1.1× plain gopls. Load average at the start of each side: plain %s; shared %s; defaults %s.",
 			ws.name, editorAgents, editorAgents, settingsText(), ws.refs.file, ws.refs.symbol, ws.refs.symbol, b.editorSamples(), editorAgents, plain.loadStart, shared.loadStart, defaults.loadStart),
 		"measure", "plain gopls, agents on their own daemon", fmt.Sprintf("goplsmcp lsp + %d agents", editorAgents), "ratio", "met", "plain gopls, default settings")
 	memCell := func(m, r int64) string { return mib(m) + fmt.Sprintf(" (RSS %s)", mib(r)) }
@@ -192,7 +193,7 @@ func (b *bench) editor(ctx context.Context, ws *workspace) error {
 	t.add("editor's first hover (the load)", secs(plain.loaded), secs(shared.loaded), ratio(float64(shared.loaded), float64(plain.loaded)), "—", secs(defaults.loaded))
 	t.add("then until the editor's processes were quiet", secs(plain.quiet), secs(shared.quiet), "—", "—", secs(defaults.quiet))
 	for _, idle := range []bool{false, true} {
-		for _, q := range []string{"hover", "definition", "references", "completion"} {
+		for _, q := range []string{"hover", "definition", "references", "completion", "rejected"} {
 			key, when := q, "agents calling"
 			if idle {
 				key, when = "idle "+q, "agents idle"
@@ -200,11 +201,15 @@ func (b *bench) editor(ctx context.Context, ws *workspace) error {
 			a, s := plain.lat[key].p50(), shared.lat[key].p50()
 			rq := float64(s) / float64(a)
 			met := "—"
-			if !idle {
+			if !idle && q != "rejected" {
 				met = check(rq <= 1.1)
 				b.rep.judge("13. editor "+q+" latency with agents calling ≤ 1.1× plain gopls", ratio(float64(s), float64(a)), rq <= 1.1)
 			}
-			t.add(fmt.Sprintf("editor %s p50, %s", q, when), ms(a), ms(s), ratio(float64(s), float64(a)), met, ms(defaults.lat[key].p50()))
+			label := fmt.Sprintf("editor %s p50, %s", q, when)
+			if q == "rejected" {
+				label = fmt.Sprintf("a request gopls rejects at once (the path's own cost) p50, %s", when)
+			}
+			t.add(label, ms(a), ms(s), ratio(float64(s), float64(a)), met, ms(defaults.lat[key].p50()))
 		}
 	}
 	return nil
@@ -344,11 +349,18 @@ func (b *bench) editorSide(ctx context.Context, ws *workspace, side int) (*edito
 		{"definition", "textDocument/definition", at},
 		{"references", "textDocument/references", refs},
 		{"completion", "textDocument/completion", completion},
+		// What the path to gopls costs by itself: gopls answers at once
+		// that it has no such method.
+		{"rejected", "goplsmcp-bench/no-such-method", map[string]any{}},
 	}
 	measure := func(prefix string) error {
 		for i := range b.plan.warmN/2 + b.editorSamples() {
 			for _, q := range queries {
 				_, d, err := ed.request(ctx, q.method, q.params)
+				var rejected *jsonrpc2.Error
+				if q.name == "rejected" && errors.As(err, &rejected) {
+					err = nil
+				}
 				if err != nil {
 					return fmt.Errorf("%s: %w", q.name, err)
 				}
