@@ -41,7 +41,9 @@ func editorPriorityCase(t *testing.T, hold time.Duration) (c *Client, pid int, e
 	t.Helper()
 	root := exampleRoot(t)
 	c = startWith(t, Options{Root: root, Timeout: time.Minute})
+	c.prio.mu.Lock()
 	c.prio.hold = hold
+	c.prio.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
 	if _, err := hoverSummary(ctx, c, root); err != nil {
