@@ -334,9 +334,8 @@ func (e *editor) forward(ctx context.Context, reply jsonrpc2.Replier, method str
 		}()
 	}
 	var res json.RawMessage
-	// Marked as the editor's, it goes to gopls before agents' calls
-	// (priority.go).
-	err := e.c.Call(asEditor(ctx), method, params, &res)
+	// The editor's goes to gopls before agents' calls (priority.go).
+	err := e.c.Call(editorRequest(ctx, method), method, params, &res)
 	var re *ResponseError
 	switch {
 	case err == nil:

@@ -17,9 +17,13 @@ import (
 // the agents but never starves them. Requests already sent are never
 // held back. With no editor, nothing waits.
 //
-// The decision is here alone: the editor's requests are marked by
-// editor.forward (asEditor), every request passes through priority.admit
-// in Client.traced.
+// The editor's commands (workspace/executeCommand: run the tests, tidy,
+// generate) are jobs that may run for minutes, not a keystroke's answer:
+// they do not hold the agents back.
+//
+// The decision is here alone: editor.forward marks the editor's requests
+// with editorRequest, every request passes through priority.admit in
+// Client.traced.
 
 const (
 	// editorWindow is how long after an editor's request others still
@@ -47,6 +51,15 @@ type editorKey struct{}
 // asEditor marks ctx as the context of an editor's request.
 func asEditor(ctx context.Context) context.Context {
 	return context.WithValue(ctx, editorKey{}, true)
+}
+
+// editorRequest is the context of an editor's request of method: marked
+// to go first unless it is a command.
+func editorRequest(ctx context.Context, method string) context.Context {
+	if method == "workspace/executeCommand" {
+		return ctx
+	}
+	return asEditor(ctx)
 }
 
 func isEditor(ctx context.Context) bool {

@@ -34,10 +34,11 @@ func editorOnPipe(t *testing.T, ctx context.Context, c *Client) jsonrpc2.Conn {
 	return conn
 }
 
-// editorPriorityCase runs an editor's hover while gopls is stopped, so
-// that it stays in flight, and an agent's request (a call of the
-// client's own) beside it; it returns the two answers' channels.
-func editorPriorityCase(t *testing.T, hold time.Duration) (c *Client, pid int, editorDone, agentDone chan error) {
+// editorPriorityCase runs an editor's hover (or, command, a
+// workspace/executeCommand) while gopls is stopped, so that it stays in
+// flight, and an agent's request (a call of the client's own) beside it;
+// it returns the two answers' channels.
+func editorPriorityCase(t *testing.T, hold time.Duration, command bool) (c *Client, pid int, editorDone, agentDone chan error) {
 	t.Helper()
 	root := exampleRoot(t)
 	c = startWith(t, Options{Root: root, Timeout: time.Minute})
@@ -57,6 +58,14 @@ func editorPriorityCase(t *testing.T, hold time.Duration) (c *Client, pid int, e
 	editorDone, agentDone = make(chan error, 1), make(chan error, 1)
 	go func() {
 		var res json.RawMessage
+		if command {
+			_, err := ed.Call(ctx, "workspace/executeCommand", map[string]any{"command": "gopls.mem_stats", "arguments": []any{}}, &res)
+			if err == nil && !strings.Contains(string(res), "HeapInUse") {
+				t.Errorf("the editor's command: %s", res)
+			}
+			editorDone <- err
+			return
+		}
 		_, err := ed.Call(ctx, "textDocument/hover", map[string]any{
 			"textDocument": map[string]any{"uri": FileURI(filepath.Join(root, "main.go"))},
 			"position":     map[string]any{"line": 12, "character": 22},
@@ -67,6 +76,19 @@ func editorPriorityCase(t *testing.T, hold time.Duration) (c *Client, pid int, e
 		editorDone <- err
 	}()
 	waitFor(t, 10*time.Second, "the editor's request in flight", func() bool {
+		if command {
+			c.editors.mu.Lock()
+			defer c.editors.mu.Unlock()
+			for _, e := range c.editors.list {
+				e.mu.Lock()
+				n := e.commands
+				e.mu.Unlock()
+				if n == 1 {
+					return true
+				}
+			}
+			return false
+		}
 		c.prio.mu.Lock()
 		defer c.prio.mu.Unlock()
 		return c.prio.editing == 1
@@ -95,7 +117,7 @@ func (p *priority) counts() (held, capped int) {
 func TestAgentWaitsForEditor(t *testing.T) {
 	// A hold longer than the test: only the editor's answer releases the
 	// agent.
-	c, pid, editorDone, agentDone := editorPriorityCase(t, 10*time.Minute)
+	c, pid, editorDone, agentDone := editorPriorityCase(t, 10*time.Minute, false)
 	waitFor(t, 10*time.Second, "the agent's request held", func() bool { held, _ := c.prio.counts(); return held == 1 })
 	if err := signalPID(pid, sigCont); err != nil {
 		t.Fatal(err)
@@ -127,7 +149,7 @@ func TestAgentWaitsForEditor(t *testing.T) {
 // TestAgentWaitIsBounded: an editor that keeps gopls busy delays an
 // agent's request by the hold at most; the request is then sent.
 func TestAgentWaitIsBounded(t *testing.T) {
-	c, pid, editorDone, agentDone := editorPriorityCase(t, 50*time.Millisecond)
+	c, pid, editorDone, agentDone := editorPriorityCase(t, 50*time.Millisecond, false)
 	// Released by the cap while the editor's request is still in
 	// flight (gopls is stopped: neither can be answered yet).
 	waitFor(t, 10*time.Second, "the agent's request sent after the hold", func() bool {
@@ -139,6 +161,32 @@ func TestAgentWaitIsBounded(t *testing.T) {
 	c.prio.mu.Unlock()
 	if editing != 1 {
 		t.Fatalf("%d editor requests in flight when the agent's was sent, want 1", editing)
+	}
+	if err := signalPID(pid, sigCont); err != nil {
+		t.Fatal(err)
+	}
+	for name, ch := range map[string]chan error{"editor": editorDone, "agent": agentDone} {
+		select {
+		case err := <-ch:
+			if err != nil {
+				t.Errorf("the %s's request: %v", name, err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no answer for the %s in 30s", name)
+		}
+	}
+}
+
+// TestEditorCommandHoldsNoAgent: an editor's command (a job that may run
+// for minutes) in flight does not hold an agent's request back.
+func TestEditorCommandHoldsNoAgent(t *testing.T) {
+	c, pid, editorDone, agentDone := editorPriorityCase(t, 10*time.Minute, true)
+	// Sent to gopls (which is stopped) without waiting: its flight exists.
+	waitFor(t, 10*time.Second, "the agent's request sent to gopls", func() bool {
+		return len(c.flights.waiting("textDocument/documentSymbol")) == 1
+	})
+	if held, capped := c.prio.counts(); held != 0 || capped != 0 {
+		t.Errorf("held %d, capped %d while the editor's command runs; want 0, 0", held, capped)
 	}
 	if err := signalPID(pid, sigCont); err != nil {
 		t.Fatal(err)
