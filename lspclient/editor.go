@@ -334,7 +334,7 @@ func (e *editor) forward(ctx context.Context, reply jsonrpc2.Replier, method str
 		}()
 	}
 	var res json.RawMessage
-	// The editor's goes to gopls before agents' calls (priority.go).
+	// Ahead of agents' calls, unless it is a command (priority.go).
 	err := e.c.Call(editorRequest(ctx, method), method, params, &res)
 	var re *ResponseError
 	switch {
