@@ -156,6 +156,7 @@ type Client struct {
 	bg       sync.WaitGroup // the notes' writer
 	flights  flights        // requests others may join (join.go)
 	editors  editorSet      // editors served beside the client's calls (editor.go)
+	prio     priority       // the editors' requests first (priority.go)
 
 	closeOnce sync.Once
 }
@@ -295,6 +296,11 @@ func isWorkspaceWide(ctx context.Context) bool {
 // traced is Call, recording each attempt under name in the context's
 // trace (see [WithTrace]).
 func (c *Client) traced(ctx context.Context, name, method string, params, result any) error {
+	release, err := c.editorFirst(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	// Files changed on disk are told to gopls before it answers.
 	c.watch.barrier()
 	if isWorkspaceWide(ctx) {
@@ -308,7 +314,7 @@ func (c *Client) traced(ctx context.Context, name, method string, params, result
 		}
 	}
 	began := time.Now()
-	err := c.joined(ctx, c.mods.Load(), method, params, result)
+	err = c.joined(ctx, c.mods.Load(), method, params, result)
 	record(ctx, name, began, err)
 	if errors.Is(err, ErrExited) && ctx.Err() == nil {
 		c.log.Info("gopls ended during a request; retrying it once", "method", method)

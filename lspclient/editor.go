@@ -334,7 +334,8 @@ func (e *editor) forward(ctx context.Context, reply jsonrpc2.Replier, method str
 		}()
 	}
 	var res json.RawMessage
-	err := e.c.Call(ctx, method, params, &res)
+	// Ahead of agents' calls, unless it is a command (priority.go).
+	err := e.c.Call(editorRequest(ctx, method), method, params, &res)
 	var re *ResponseError
 	switch {
 	case err == nil:
@@ -646,3 +647,8 @@ func (c *Client) EditorDirty(uri string) bool {
 // requestCancelled is LSP's error code for a request its client
 // cancelled.
 const requestCancelled jsonrpc2.Code = -32800
+
+// EditorSettings are the gopls settings of a client started without
+// Options.Settings: those an editor served by it gets, whatever it asks
+// for (docs/editors.md).
+func EditorSettings() map[string]any { return defaultSettings() }

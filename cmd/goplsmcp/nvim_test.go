@@ -84,6 +84,7 @@ func TestNeovim(t *testing.T) {
 			}
 			waitLine("STEP1")
 			got := transcript()
+			t.Logf("Neovim (consent %v), its steps so far:\n%s", share, got)
 			if !strings.Contains(got, "HOVER ```go var X int") {
 				t.Errorf("Neovim's hover on its unsaved X:\n%s", got)
 			}
@@ -108,6 +109,7 @@ func TestNeovim(t *testing.T) {
 			if !waitDead(20*time.Second, list[0].PID, list[0].GoplsPID) {
 				t.Fatalf("the killed daemon %d still runs after 20s", list[0].PID)
 			}
+			t.Logf("killed the daemon (pid %d) and its gopls (pid %d) with SIGKILL while Neovim holds its unsaved buffer", list[0].PID, list[0].GoplsPID)
 			if err := os.WriteFile(goFile, nil, 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -115,7 +117,7 @@ func TestNeovim(t *testing.T) {
 			if got := transcript(); !strings.Contains(got, "HOVER2 ```go var X int") {
 				t.Errorf("Neovim's hover on its unsaved X after the daemon was killed:\n%s", got)
 			}
-			t.Logf("Neovim's transcript:\n%s", transcript())
+			t.Logf("Neovim's whole transcript (consent %v):\n%s", share, transcript())
 			select {
 			case <-exited:
 			case <-time.After(20 * time.Second):

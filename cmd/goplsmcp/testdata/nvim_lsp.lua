@@ -29,6 +29,7 @@ end
 vim.cmd('edit ' .. root .. '/report/report.go')
 local buf = vim.api.nvim_get_current_buf()
 vim.lsp.buf_attach_client(buf, id)
+log('OPEN report/report.go')
 if not vim.wait(60000, function()
   local c = vim.lsp.get_client_by_id(id)
   return c ~= nil and c.initialized
@@ -40,7 +41,7 @@ log('INITIALIZED')
 local function has(pattern)
   for _, d in ipairs(vim.diagnostic.get(buf)) do
     if d.message:find(pattern, 1, true) then
-      return true
+      return d.lnum .. ': ' .. d.message
     end
   end
   return false
@@ -49,10 +50,11 @@ end
 -- An unsaved change: a line gopls finds wrong.
 local n = vim.api.nvim_buf_line_count(buf)
 vim.api.nvim_buf_set_lines(buf, n, n, false, { 'var X int = "s"' })
+log('TYPED (unsaved) line ' .. n .. ': var X int = "s"')
 if not vim.wait(60000, function() return has('cannot use "s"') end, 50) then
   fail('no diagnostic of the unsaved change within 60s')
 end
-log('DIAG unsaved')
+log('DIAG unsaved, line ' .. has('cannot use "s"'))
 
 local function hover(line, col)
   local res = vim.lsp.buf_request_sync(buf, 'textDocument/hover', {
@@ -88,6 +90,7 @@ end
 -- The daemon was killed: the buffer's unsaved line must still be in
 -- gopls, beside a new one.
 vim.api.nvim_buf_set_lines(buf, n + 1, n + 1, false, { 'var Z string = 2' })
+log('TYPED (unsaved, after the daemon was killed) line ' .. (n + 1) .. ': var Z string = 2')
 if not vim.wait(60000, function() return has('cannot use "s"') and has('cannot use 2') end, 50) then
   local msgs = {}
   for _, d in ipairs(vim.diagnostic.get(buf)) do
