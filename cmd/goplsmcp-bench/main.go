@@ -197,6 +197,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		}
 		return nil
 	})
+	fs.StringVar(&cfg.soak.pprof, "soak-pprof", "", "table 12: start both goplses with -debug and write their live heap profiles and debug pages into this directory at every memory sample")
+	fs.Func("soak-arg", "table 12: an extra argument for goplsmcp's sessions (repeatable), to try a setting, e.g. -soak-arg=--settings='{...}'", func(v string) error {
+		cfg.soak.args = append(cfg.soak.args, v)
+		return nil
+	})
 	generate := fs.String("generate", "", "write the bench fixture module into this directory and exit")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -272,7 +277,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	default:
 		cfg.govulndb = *govulndb
 	}
-	for _, p := range []*string{&cfg.goplsmcp, &cfg.gopls, &cfg.fixture, &cfg.goroot, &cfg.answers, &cfg.govulndb} {
+	for _, p := range []*string{&cfg.goplsmcp, &cfg.gopls, &cfg.fixture, &cfg.goroot, &cfg.answers, &cfg.govulndb, &cfg.soak.pprof} {
 		if *p == "" {
 			continue
 		}

@@ -37,6 +37,12 @@ type soakConfig struct {
 	// tools, if set, are the kinds of call asked (see soakCallAt); the
 	// others are skipped, to tell which grows gopls.
 	tools map[string]bool
+	// pprof, if set, is a directory for both goplses' heap profiles and
+	// debug pages (each gopls started with -debug), written at every
+	// memory sample, to tell what grows.
+	pprof string
+	// args are extra goplsmcp arguments (-soak-arg), to try a setting.
+	args []string
 }
 
 // soakTools are the workload's kinds of call, in turn.
@@ -274,7 +280,16 @@ func (b *bench) soak(ctx context.Context, ws *workspace, sc soakConfig) error {
 	env := slices.DeleteFunc(b.envFor("goplsmcp"), func(kv string) bool { return strings.HasPrefix(kv, "GOPLSMCP_") })
 	env = append(env, "GOPLSMCP_RUNTIME_DIR="+rt)
 	argv := b.oursArgv(ws.root)
-	argv = append(argv[:len(argv)-2], "--share", "auto")
+	argv = append(append(argv[:len(argv)-2], "--share", "auto"), sc.args...)
+	peerArgv := b.peerArgv()
+	var dbg *soakDebug
+	if sc.pprof != "" {
+		if dbg, err = newSoakDebug(sc.pprof); err != nil {
+			return err
+		}
+		argv = append(argv, "--gopls-arg", "-debug="+dbg.ours)
+		peerArgv = []string{b.cfg.gopls, "-debug=" + dbg.peer, "mcp"}
+	}
 	timeout := b.callTimeout(ws.root)
 
 	var (
@@ -314,7 +329,7 @@ func (b *bench) soak(ctx context.Context, ws *workspace, sc soakConfig) error {
 		return s, nil
 	}
 	b.logf("soak on %s: %d files, %d sessions, one replaced every %s, for %s", ws.name, len(files), sc.sessions, sc.churn, sc.duration)
-	peer, err := b.startPeer(ctx, ws.root)
+	peer, err := b.startMCP(ctx, "gopls mcp", peerArgv, ws.root, "gopls-mcp")
 	if err != nil {
 		return err
 	}
@@ -420,6 +435,9 @@ func (b *bench) soak(ctx context.Context, ws *workspace, sc soakConfig) error {
 		m.replaced = replaced
 		mu.Unlock()
 		mem = append(mem, m)
+		if dbg != nil {
+			dbg.snapshot(ctx, len(mem)-1, b.logf)
+		}
 	}
 	sample("start")
 	mem[0].at = 0

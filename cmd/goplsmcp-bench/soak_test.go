@@ -110,12 +110,21 @@ func TestSoakShort(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
+	prof := t.TempDir()
 	err = run(ctx, []string{"-mode", "smoke", "-goplsmcp", bin, "-gopls", gopls, "-fixture", "../../testdata/bench", "-goroot", "off",
-		"-sections", "soak", "-soak-duration", "6s", "-soak-churn", "1s", "-soak-sessions", "2"}, &stdout, &stderr)
+		"-sections", "soak", "-soak-duration", "6s", "-soak-churn", "1s", "-soak-sessions", "2", "-soak-pprof", prof}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
 	}
 	report := stdout.String()
+	// Our gopls serves its debug pages (gopls mcp v0.23 does not): a
+	// live heap profile and the session page at the first sample.
+	if fi, err := os.Stat(filepath.Join(prof, "ours-heap-00.pb.gz")); err != nil || fi.Size() == 0 {
+		t.Errorf("no heap profile of our gopls at the first sample: %v", err)
+	}
+	if pages, err := os.ReadFile(filepath.Join(prof, "ours-pages-00.html")); err != nil || !strings.Contains(string(pages), "=== /session/") {
+		t.Errorf("our gopls's debug pages at the first sample lack its session (%v)", err)
+	}
 	for _, heading := range []string{"### 12. Soak: calls\n", "### 12. Soak: memory\n", "| all sessions closed, gopls quiet |"} {
 		if !strings.Contains(report, heading) {
 			t.Errorf("the report has no %q:\n%s", heading, report)
