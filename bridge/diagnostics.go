@@ -13,6 +13,7 @@ import (
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/memo"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
@@ -579,9 +580,9 @@ func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map
 			// it has itself computed and stored for the text it holds
 			// now (a full diagnosis, skipped if it made one since the
 			// last change).
-			uris := make([]string, len(held))
-			for i, s := range held {
-				uris[i] = s.URI
+			uris, err := b.diagnosisFiles(ctx, held)
+			if err != nil {
+				return err
 			}
 			if err := b.client.DiagnoseFiles(ctx, uris); err != nil {
 				return ask.Error(err)
@@ -620,6 +621,47 @@ func (b *Bridge) addFixes(ctx context.Context, out *DiagnosticsOutput, byURI map
 	}
 	b.diags.fixes.Keep(gen, b.client.Changed(gen), computed)
 	return nil
+}
+
+// diagnosisFiles names the builds that hold srcs, for a full diagnosis
+// (gopls.diagnose_files). gopls diagnoses a whole build whichever of its
+// files is named, but naming a file open in gopls leaves it holding
+// memory it never gives back, once for each file so named (BENCHMARKS.md,
+// issue 33, "What a full diagnosis keeps": 240 GOROOT files opened in
+// turn took gopls's live heap to 162 MB when a file of the same build
+// that is not open was named, to 427 MB when each file itself was).
+// So each source's build is named by the file [modules.Modules.WorkspaceFiles]
+// names it by; a source whose build that list does not name (a file for
+// another system, a module gopls was given no build for) names itself.
+func (b *Bridge) diagnosisFiles(ctx context.Context, srcs []*buffer.Source) ([]string, error) {
+	files, err := b.mods.WorkspaceFiles(ctx, b.caller(ctx))
+	if err != nil {
+		return nil, err
+	}
+	listed := map[string]bool{}
+	for _, f := range files {
+		listed[f] = true
+	}
+	mods := b.mods.OnDisk()
+	for _, s := range srcs {
+		if !b.rootBuild.Excludes(s.Path) {
+			// The innermost module holding the source names its build.
+			var in *gocmd.Module
+			for i := range mods {
+				if iplace.Within(mods[i].Dir, s.Path) && (in == nil || len(mods[i].Dir) > len(in.Dir)) {
+					in = &mods[i]
+				}
+			}
+			if in != nil && in.GoFile != "" && listed[lspclient.FileURI(in.GoFile)] {
+				continue
+			}
+		}
+		if !listed[s.URI] {
+			listed[s.URI] = true
+			files = append(files, s.URI)
+		}
+	}
+	return files, nil
 }
 
 func findSource(srcs []*buffer.Source, uri string) *buffer.Source {

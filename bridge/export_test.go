@@ -8,6 +8,7 @@ import (
 	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
+	"github.com/goplsmcp/goplsmcp/lspclient"
 )
 
 // SetBeforeWrite makes b run f after it has prepared the files of an
@@ -47,4 +48,14 @@ type sessionState = buffer.Session
 // by.
 func (b *Bridge) editsFrom(ctx context.Context, we *edit.WorkspaceEdit, asked time.Time) (*edit.Set, error) {
 	return b.edits.From(ctx, we, asked)
+}
+
+// DiagnosisFiles is what b names to gopls.diagnose_files for a call that
+// holds the files at paths (absolute).
+func DiagnosisFiles(ctx context.Context, b *Bridge, paths ...string) ([]string, error) {
+	srcs := make([]*buffer.Source, len(paths))
+	for i, p := range paths {
+		srcs[i] = &buffer.Source{Path: p, URI: lspclient.FileURI(p)}
+	}
+	return b.diagnosisFiles(ctx, srcs)
 }

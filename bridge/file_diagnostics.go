@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
@@ -87,7 +88,11 @@ func (b *Bridge) fileDiagnostics(ctx context.Context, in *FileDiagnosticsInput) 
 	})
 	// gopls offers an analyzer's fixes only for diagnostics it computed
 	// and stored in a full diagnosis of the text it holds.
-	if err := b.client.DiagnoseFiles(ctx, []string{src.URI}); err != nil {
+	uris, err := b.diagnosisFiles(ctx, []*buffer.Source{src})
+	if err != nil {
+		return nil, err
+	}
+	if err := b.client.DiagnoseFiles(ctx, uris); err != nil {
 		return nil, ask.Error(err)
 	}
 	fixes, err := b.actions.QuickFixes(ctx, src, diags)

@@ -4,8 +4,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/goplsmcp/goplsmcp/bridge"
+	"github.com/goplsmcp/goplsmcp/lspclient"
 
 	"golang.org/x/tools/txtar"
 )
@@ -69,4 +74,52 @@ func TestOtherBuildFile(t *testing.T) {
 	}
 	s.ask(t, "go_diagnostics", `{}`)
 	s.ask(t, "go_diagnostics", `{"files":["$WORKDIR/p/use.go"]}`)
+}
+
+// TestDiagnosisNamesBuilds checks what a full diagnosis names: gopls
+// diagnoses a whole build whichever of its files is named, and naming a
+// file open in gopls leaves gopls holding memory for it for good (issue
+// 33), so a file of the workspace's build is diagnosed by naming the file
+// that names its build, and only a file of another system names itself.
+func TestDiagnosisNamesBuilds(t *testing.T) {
+	if runtime.GOOS == "freebsd" {
+		t.Skip("the fixture's other system is freebsd")
+	}
+	ar, err := txtar.ParseFile(filepath.Join("..", "testdata", "goos.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := copyArchive(t, ar)
+	st := startStackOf(t, root, stackConfig{})
+	ctx := testCtx(t)
+	builds, err := bridge.DiagnosisFiles(ctx, st.bridge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(builds) == 0 {
+		t.Fatal("no file names the workspace's build")
+	}
+	// A file of the root's build that does not already name it.
+	var file string
+	for _, name := range []string{"use.go", "bad.go", "p_default.go"} {
+		if p := filepath.Join(root, "p", name); !slices.Contains(builds, lspclient.FileURI(p)) {
+			file = p
+			break
+		}
+	}
+	got, err := bridge.DiagnosisFiles(ctx, st.bridge, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(builds, got); diff != "" {
+		t.Errorf("diagnosis naming %s (-want +got):\n%s", file, diff)
+	}
+	other := filepath.Join(root, "p", "only_freebsd.go")
+	got, err = bridge.DiagnosisFiles(ctx, st.bridge, file, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(append(slices.Clone(builds), lspclient.FileURI(other)), got); diff != "" {
+		t.Errorf("diagnosis naming %s and %s (-want +got):\n%s", file, other, diff)
+	}
 }
