@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
@@ -146,7 +145,7 @@ func (b *Bridge) complete(ctx context.Context, in *CompleteInput) (*CompleteOutp
 	for _, it := range items {
 		if len(out.Items) == limit {
 			out.Total = out.found
-			out.Notes.Add(fmt.Sprintf("%d listed; raise limit to see more", limit))
+			out.Notes.Add(render.Listed(limit))
 			break
 		}
 		item := it.Label

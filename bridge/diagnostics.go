@@ -739,7 +739,7 @@ func (b *Bridge) shapeDiagnostics(byURI map[string][]protocol.Diagnostic, limit 
 	if len(all) > limit {
 		out.Total = len(all)
 		out.items = all[:limit]
-		out.listed = Notes{fmt.Sprintf("%d listed; raise limit to see more", limit)}
+		out.listed = Notes{render.Listed(limit)}
 		out.Notes = append(out.Notes, out.listed...)
 	}
 	return out

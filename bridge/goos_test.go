@@ -20,14 +20,7 @@ import (
 // as they were, about the build the user builds, as gopls mcp gives them:
 // gopls drops the build it made for the file once the call is done.
 func TestOtherBuildFile(t *testing.T) {
-	if runtime.GOOS == "freebsd" {
-		t.Skip("the fixture's other system is freebsd")
-	}
-	ar, err := txtar.ParseFile(filepath.Join("..", "testdata", "goos.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := copyArchive(t, ar)
+	root := goosRoot(t)
 	st := startStackOf(t, root, stackConfig{})
 	s := &shape{root: root, ours: st.client, peer: startGoplsMCP(t, root, nil)}
 	ctx := testCtx(t)
@@ -82,14 +75,7 @@ func TestOtherBuildFile(t *testing.T) {
 // 33), so a file of the workspace's build is diagnosed by naming the file
 // that names its build, and only a file of another system names itself.
 func TestDiagnosisNamesBuilds(t *testing.T) {
-	if runtime.GOOS == "freebsd" {
-		t.Skip("the fixture's other system is freebsd")
-	}
-	ar, err := txtar.ParseFile(filepath.Join("..", "testdata", "goos.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := copyArchive(t, ar)
+	root := goosRoot(t)
 	st := startStackOf(t, root, stackConfig{})
 	ctx := testCtx(t)
 	builds, err := bridge.DiagnosisFiles(ctx, st.bridge)
@@ -122,4 +108,19 @@ func TestDiagnosisNamesBuilds(t *testing.T) {
 	if diff := cmp.Diff(append(slices.Clone(builds), lspclient.FileURI(other)), got); diff != "" {
 		t.Errorf("diagnosis naming %s and %s (-want +got):\n%s", file, other, diff)
 	}
+}
+
+// goosRoot is a copy of testdata/goos.txtar, whose other system is
+// freebsd (the test skips on freebsd itself).
+func goosRoot(t *testing.T) string {
+	t.Helper()
+	if runtime.GOOS == "freebsd" {
+		t.Skip("the fixture's other system is freebsd")
+	}
+	ar, err := txtar.ParseFile(filepath.Join("..", "testdata", "goos.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := copyArchive(t, ar)
+	return root
 }

@@ -165,16 +165,7 @@ func TestAgentWaitIsBounded(t *testing.T) {
 	if err := signalPID(pid, sigCont); err != nil {
 		t.Fatal(err)
 	}
-	for name, ch := range map[string]chan error{"editor": editorDone, "agent": agentDone} {
-		select {
-		case err := <-ch:
-			if err != nil {
-				t.Errorf("the %s's request: %v", name, err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Fatalf("no answer for the %s in 30s", name)
-		}
-	}
+	awaitAnswers(t, editorDone, agentDone)
 }
 
 // TestEditorCommandHoldsNoAgent: an editor's command (a job that may run
@@ -191,6 +182,13 @@ func TestEditorCommandHoldsNoAgent(t *testing.T) {
 	if err := signalPID(pid, sigCont); err != nil {
 		t.Fatal(err)
 	}
+	awaitAnswers(t, editorDone, agentDone)
+}
+
+// awaitAnswers waits for the editor's and the agent's requests of an
+// editorPriorityCase to be answered, each without error.
+func awaitAnswers(t *testing.T, editorDone, agentDone chan error) {
+	t.Helper()
 	for name, ch := range map[string]chan error{"editor": editorDone, "agent": agentDone} {
 		select {
 		case err := <-ch:

@@ -1,6 +1,9 @@
 package render
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Notes say what an answer's counts and flags mean, and what to pass to
 // see more: each is one sentence, made once, that a tool's output holds
@@ -28,3 +31,6 @@ const (
 	// lines", "and 2 more").
 	RaiseToSee = "raise limit to see more"
 )
+
+// Listed says a list shows n of its entries, and how to see the rest.
+func Listed(n int) string { return fmt.Sprintf("%d listed; %s", n, RaiseToSee) }
