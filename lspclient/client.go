@@ -157,6 +157,7 @@ type Client struct {
 	flights  flights        // requests others may join (join.go)
 	editors  editorSet      // editors served beside the client's calls (editor.go)
 	prio     priority       // the editors' requests first (priority.go)
+	renew    renewal        // when to renew gopls's view (renew.go)
 
 	closeOnce sync.Once
 }
@@ -296,6 +297,7 @@ func isWorkspaceWide(ctx context.Context) bool {
 // traced is Call, recording each attempt under name in the context's
 // trace (see [WithTrace]).
 func (c *Client) traced(ctx context.Context, name, method string, params, result any) error {
+	defer c.beginRequest()()
 	release, err := c.editorFirst(ctx)
 	if err != nil {
 		return err

@@ -8,7 +8,8 @@
 // the packages of new directories, tracks gopls's progress reports,
 // bounds every request in time, replaces a gopls that dies or stops
 // answering (re-sending the open documents and retrying the interrupted
-// request), and shuts it down. It also serves editors on the same gopls
+// request), renews gopls's view when gopls keeps the packages of
+// closed files for nothing (renew.go), and shuts it down. It also serves editors on the same gopls
 // ([Client.ServeEditor], editor.go) and relays an editor's stdio to such a
 // server, keeping its buffers across the server's death ([RelayEditor]).
 //
@@ -52,7 +53,9 @@
 //     (Client.mu), never both.
 //
 // The file cache's lock (fileCache.mu) and the poller's (poller.mu) are
-// taken under the watcher's, or alone. The other locks — of the diagnostics store, the progress
+// taken under the watcher's, or alone; the renewal's (renewal.mu), the
+// file cache's and the diagnosed-files record's under the document
+// table's, when a renewal forgets what it makes stale. The other locks — of the diagnostics store, the progress
 // tracker, the diagnosed-files record, a process, the result table and a
 // trace — are taken alone, for a few statements.
 package lspclient

@@ -152,6 +152,7 @@ func (c *Client) openLocked(uri string, doc *document) {
 // closeLocked forgets uri and tells gopls. c.docs.mu is held.
 func (c *Client) closeLocked(uri string) {
 	delete(c.docs.open, uri)
+	c.closedLocked(uri)
 	c.sendDocument("textDocument/didClose", map[string]any{
 		"textDocument": map[string]any{"uri": uri},
 	})

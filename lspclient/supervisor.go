@@ -94,6 +94,8 @@ func (c *Client) launch(ctx context.Context) (*process, error) {
 	}
 	// A new gopls knows nothing of what the last one answered.
 	c.modified()
+	c.resetRenewal()
+	c.viewsChanged()
 	c.markLoadedWhenIdle(p)
 	return p, nil
 }

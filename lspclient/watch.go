@@ -596,6 +596,8 @@ func (w *watcher) load(b *loadBatch, uris []string) {
 	// workspace-wide call waits for them, and on a busy machine a fixed
 	// bound would have it answer without the packages it waited for.
 	ctx := w.ctx
+	// A renewal of gopls's view (renew.go) waits for these requests too.
+	defer w.c.beginRequest()()
 	began := time.Now()
 	for _, uri := range uris {
 		params := map[string]any{"textDocument": map[string]any{"uri": uri}}

@@ -218,13 +218,15 @@ func serveDaemon(ctx context.Context, args []string, stderr io.Writer) error {
 
 // releaseKept returns what gopls can spare once the daemon's last session
 // has gone and it waits out its --idle: the files kept open in gopls for
-// the next question about them are closed (gopls drops the packages they
-// kept checked and analysed; a next session reads them anew), then
-// gopls.mem_stats makes gopls collect its garbage, so that the Go runtime
-// can give the freed pages back to the system.
+// the next question about them are closed, gopls's view is renewed so
+// that it drops the packages of every file closed in it (it keeps them
+// otherwise; see lspclient/renew.go), then gopls.mem_stats makes gopls
+// collect its garbage, so that the Go runtime can give the freed pages
+// back to the system.
 func releaseKept(ctx context.Context, st *stack) {
 	n := st.client.CloseKept()
-	if n == 0 {
+	renewed := st.client.RenewWhenQuiet()
+	if n == 0 && !renewed {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
@@ -234,7 +236,7 @@ func releaseKept(ctx context.Context, st *stack) {
 		HeapInUse uint64 `json:"HeapInUse"`
 	}
 	err := st.client.ExecuteCommand(ctx, "gopls.mem_stats", nil, &mem)
-	st.log.Info("no session left: closed the files kept open in gopls", "closed", n, "gopls_heap_bytes", mem.HeapInUse, "mem_stats_error", err)
+	st.log.Info("no session left: closed the files kept open in gopls", "closed", n, "renewed", renewed, "gopls_heap_bytes", mem.HeapInUse, "mem_stats_error", err)
 }
 
 // publicArgs are a daemon's flags without its own plumbing.

@@ -1,0 +1,152 @@
+package lspclient
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// renewFixture is a module of four packages, a to d, each with one file,
+// and a client on it that renews gopls's view after three packages'
+// files are closed.
+func renewFixture(t *testing.T) (*Client, string) {
+	t.Helper()
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/renew\n\ngo 1.22\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"a", "b", "c", "d"} {
+		if err := os.Mkdir(filepath.Join(root, p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, p, p+".go"), []byte(pkgText(p)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := startWith(t, Options{Root: root})
+	c.renew.mu.Lock()
+	c.renew.after = 3
+	c.renew.mu.Unlock()
+	return c, root
+}
+
+func pkgText(p string) string {
+	return fmt.Sprintf("package %s\n\nfunc %s() {}\n", p, strings.ToUpper(p))
+}
+
+// viewIDs returns the IDs of gopls's views.
+func viewIDs(t *testing.T, ctx context.Context, c *Client) string {
+	t.Helper()
+	var views []struct{ ID string }
+	if err := c.ExecuteCommand(ctx, "gopls.views", nil, &views); err != nil {
+		t.Fatalf("gopls.views: %v", err)
+	}
+	var ids []string
+	for _, v := range views {
+		ids = append(ids, v.ID)
+	}
+	return strings.Join(ids, ",")
+}
+
+// readAndClose holds each package's file as read from disk, lets go, and
+// has the client close the files it kept open, as a daemon does.
+func readAndClose(t *testing.T, ctx context.Context, c *Client, root string, pkgs ...string) {
+	t.Helper()
+	for _, p := range pkgs {
+		l, err := c.HoldDisk(ctx, FileURI(filepath.Join(root, p, p+".go")), pkgText(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Release()
+	}
+	c.CloseKept()
+}
+
+// TestRenewalDropsClosedPackages: once the files closed in gopls span
+// enough packages, the next request to end with none other in flight
+// renews gopls's view (gopls keeps those packages' type-checked data for
+// the view's life otherwise), and a session's unsaved buffer is still
+// what gopls answers from after it.
+func TestRenewalDropsClosedPackages(t *testing.T) {
+	c, root := renewFixture(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	before := viewIDs(t, ctx, c)
+
+	unsavedURI := FileURI(filepath.Join(root, "a", "unsaved.go"))
+	unsaved, err := c.Hold(ctx, unsavedURI, "package a\n\n// Unsaved exists only in the session's buffer.\nfunc Unsaved() {}\n", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unsaved.Release()
+
+	readAndClose(t, ctx, c, root, "b", "c")
+	if got := viewIDs(t, ctx, c); got != before || c.Renewals() != 0 {
+		t.Fatalf("after two packages closed: views %q, %d renewals; want %q, none", got, c.Renewals(), before)
+	}
+	readAndClose(t, ctx, c, root, "d")
+	// The request that ends with the third package closed renews the
+	// view; the one after it is answered by the new view.
+	viewIDs(t, ctx, c)
+	after := viewIDs(t, ctx, c)
+	if after == before || c.Renewals() != 1 {
+		t.Fatalf("after three packages closed: views %q (before %q), %d renewals; want a new view, one renewal", after, before, c.Renewals())
+	}
+
+	var hover struct {
+		Contents struct{ Value string }
+	}
+	err = c.Call(ctx, "textDocument/hover", map[string]any{
+		"textDocument": map[string]any{"uri": unsavedURI},
+		"position":     map[string]any{"line": 3, "character": 6},
+	}, &hover)
+	if err != nil {
+		t.Fatalf("hover on the unsaved buffer after the renewal: %v", err)
+	}
+	if !strings.Contains(hover.Contents.Value, "exists only in the session's buffer") {
+		t.Errorf("hover on the unsaved buffer after the renewal = %q, want its doc comment", hover.Contents.Value)
+	}
+}
+
+// TestNoRenewalWithEditor: an attached editor's workspace is never
+// reloaded under it; the renewal waits until the editor has gone.
+func TestNoRenewalWithEditor(t *testing.T) {
+	c, root := renewFixture(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	before := viewIDs(t, ctx, c)
+	editor := editorOnPipe(t, ctx, c)
+
+	readAndClose(t, ctx, c, root, "b", "c", "d")
+	viewIDs(t, ctx, c)
+	if got := viewIDs(t, ctx, c); got != before || c.Renewals() != 0 {
+		t.Fatalf("with an editor attached: views %q, %d renewals; want %q, none", got, c.Renewals(), before)
+	}
+
+	editor.Close()
+	deadline := time.Now().Add(time.Minute)
+	for c.editorCount() > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the editor was still attached a minute after its connection closed")
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal(ctx.Err())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	viewIDs(t, ctx, c)
+	if got := viewIDs(t, ctx, c); got == before || c.Renewals() != 1 {
+		t.Errorf("after the editor went: views %q (before %q), %d renewals; want a new view, one renewal", got, before, c.Renewals())
+	}
+}
+
+func (c *Client) editorCount() int {
+	c.editors.mu.Lock()
+	defer c.editors.mu.Unlock()
+	return len(c.editors.list)
+}
