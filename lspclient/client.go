@@ -297,7 +297,7 @@ func isWorkspaceWide(ctx context.Context) bool {
 // traced is Call, recording each attempt under name in the context's
 // trace (see [WithTrace]).
 func (c *Client) traced(ctx context.Context, name, method string, params, result any) error {
-	defer c.beginRequest()()
+	defer c.beginRequest(ctx)()
 	release, err := c.editorFirst(ctx)
 	if err != nil {
 		return err

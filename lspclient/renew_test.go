@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -129,7 +130,7 @@ func TestNoRenewalWithEditor(t *testing.T) {
 
 	editor.Close()
 	deadline := time.Now().Add(time.Minute)
-	for c.editorCount() > 0 {
+	for c.hasEditors() {
 		if time.Now().After(deadline) {
 			t.Fatal("the editor was still attached a minute after its connection closed")
 		}
@@ -145,8 +146,53 @@ func TestNoRenewalWithEditor(t *testing.T) {
 	}
 }
 
-func (c *Client) editorCount() int {
-	c.editors.mu.Lock()
-	defer c.editors.mu.Unlock()
-	return len(c.editors.list)
+// TestDueRenewalDrainsRequests: with a renewal due and a request in
+// flight, a new request waits for it to end (so that the renewal finds
+// its moment among sessions that call all the time), and never longer
+// than drainWait.
+func TestDueRenewalDrainsRequests(t *testing.T) {
+	c := &Client{}
+	c.renew.after = 1
+	c.renew.closed = map[string]bool{"/w/a": true}
+	ctx := context.Background()
+	end1 := c.beginRequest(ctx)
+	began := make(chan func(), 1)
+	go func() { began <- c.beginRequest(ctx) }()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		c.renew.mu.Lock()
+		waiting := c.renew.drained != nil
+		c.renew.mu.Unlock()
+		if waiting {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the second request never waited for the first")
+		}
+		runtime.Gosched()
+	}
+	select {
+	case <-began:
+		t.Fatal("the second request began while the first was in flight and a renewal was due")
+	default:
+	}
+	end1()
+	select {
+	case end2 := <-began:
+		end2()
+	case <-time.After(time.Minute):
+		t.Fatal("the second request still waited a minute after the first ended")
+	}
+
+	// A request that never ends holds the others for drainWait at most.
+	end3 := c.beginRequest(ctx)
+	defer end3()
+	c.renew.mu.Lock()
+	c.renew.holdUntil = time.Time{}
+	c.renew.mu.Unlock()
+	start := time.Now()
+	c.beginRequest(ctx)()
+	if waited := time.Since(start); waited < drainWait/2 || waited > drainWait+time.Second {
+		t.Errorf("a request behind one that never ends waited %v, want about %v", waited, drainWait)
+	}
 }

@@ -597,7 +597,7 @@ func (w *watcher) load(b *loadBatch, uris []string) {
 	// bound would have it answer without the packages it waited for.
 	ctx := w.ctx
 	// A renewal of gopls's view (renew.go) waits for these requests too.
-	defer w.c.beginRequest()()
+	defer w.c.beginRequest(ctx)()
 	began := time.Now()
 	for _, uri := range uris {
 		params := map[string]any{"textDocument": map[string]any{"uri": uri}}
