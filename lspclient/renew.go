@@ -97,8 +97,9 @@ func (c *Client) beginRequest(ctx context.Context) func() {
 			r.drained = make(chan struct{})
 		}
 		ch := r.drained
+		wait := r.holdUntil.Sub(now) // read under the lock: a renewal resets it
 		r.mu.Unlock()
-		t := time.NewTimer(r.holdUntil.Sub(now))
+		t := time.NewTimer(wait)
 		select {
 		case <-ch:
 		case <-t.C:
