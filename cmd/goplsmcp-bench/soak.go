@@ -16,6 +16,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/goplsmcp/goplsmcp/lspclient"
 )
 
 // The soak (table 12) runs the shared daemon as agents use it for hours:
@@ -246,6 +248,31 @@ type soakMem struct {
 	label               string
 	daemon, gopls, peer int64
 	replaced            int
+	// renewals is how many times the daemon had renewed gopls's view
+	// (its log's count), -1 when its log could not be read.
+	renewals int
+}
+
+// countRenewals counts the view renewals logged by the daemons whose
+// logs are in the runtime directory rt, or -1 if there are none.
+func countRenewals(rt string) int {
+	n, found := 0, false
+	filepath.WalkDir(rt, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".log") {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil
+		}
+		found = true
+		n += strings.Count(string(data), lspclient.RenewalMessage)
+		return nil
+	})
+	if !found {
+		return -1
+	}
+	return n
 }
 
 // soakVerdict judges gopls's growth: its largest RSS in the last period
@@ -431,6 +458,7 @@ func (b *bench) soak(ctx context.Context, ws *workspace, sc soakConfig) error {
 			}
 		}
 		m.peer, _, _ = memory(peer.pid())
+		m.renewals = countRenewals(rt)
 		mu.Lock()
 		m.replaced = replaced
 		mu.Unlock()
@@ -546,14 +574,18 @@ func (b *bench) soakReport(ws *workspace, sc soakConfig, log *soakLog, mem []soa
 		t.note("failure ×%d: %s", log.fails[k], k)
 	}
 	m := b.table(12, "Soak: memory",
-		fmt.Sprintf("Resident memory (RSS, /proc/PID/status) every %s of the soak: the shared daemon's own process, its gopls, and `gopls mcp` (one process: its MCP server is gopls). Then, once every session has closed (the daemon closes the documents it kept open in gopls and stays for its `--idle`), after gopls is quiet and again a little later. Targets: gopls's largest RSS in the last %s ≤ 1.2× its RSS %s in, and ≤ 1.1× gopls mcp's largest in the same %s.", d/soakRSSSamples, d/soakPeriods, d/soakPeriods, d/soakPeriods),
-		"at", "sessions replaced", "daemon RSS", "its gopls RSS", "gopls mcp RSS")
+		fmt.Sprintf("Resident memory (RSS, /proc/PID/status) every %s of the soak: the shared daemon's own process, its gopls, and `gopls mcp` (one process: its MCP server is gopls); views renewed: how many times by then the daemon had renewed gopls's view (counted in its log), which gives back what gopls keeps of every package it once had open. Then, once every session has closed (the daemon closes the documents it kept open in gopls and stays for its `--idle`), after gopls is quiet and again a little later. Targets: gopls's largest RSS in the last %s ≤ 1.2× its RSS %s in, and ≤ 1.1× gopls mcp's largest in the same %s.", d/soakRSSSamples, d/soakPeriods, d/soakPeriods, d/soakPeriods),
+		"at", "sessions replaced", "views renewed", "daemon RSS", "its gopls RSS", "gopls mcp RSS")
 	for _, s := range mem {
 		when := soakTime(s.at, d)
 		if s.label != "" {
 			when = s.label
 		}
-		m.add(when, fmt.Sprint(s.replaced), mibOr(s.daemon), mibOr(s.gopls), mibOr(s.peer))
+		renewed := "—"
+		if s.renewals >= 0 {
+			renewed = fmt.Sprint(s.renewals)
+		}
+		m.add(when, fmt.Sprint(s.replaced), renewed, mibOr(s.daemon), mibOr(s.gopls), mibOr(s.peer))
 	}
 	early, late, peerLate := soakVerdict(mem, d)
 	if early == 0 || late == 0 {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/goplsmcp/goplsmcp/lspclient"
 )
 
 // TestSoakPeriods checks the soak's arithmetic: calls fall in the period
@@ -152,5 +155,22 @@ func TestSoakShort(t *testing.T) {
 	replaced := regexp.MustCompile(`(?m)^\| 6\.0 s \| ([1-9]\d*) \|`)
 	if !replaced.MatchString(report) {
 		t.Errorf("no session replaced by the end:\n%s", report)
+	}
+}
+
+// TestCountRenewals checks that the soak counts the renewals in the
+// daemon's log by lspclient's own message, and says when there is no log.
+func TestCountRenewals(t *testing.T) {
+	rt := t.TempDir()
+	if got := countRenewals(rt); got != -1 {
+		t.Errorf("countRenewals with no log = %d, want -1", got)
+	}
+	line := fmt.Sprintf("time=x level=INFO msg=%q packages=3\n", lspclient.RenewalMessage)
+	log := line + "time=x level=INFO msg=\"started gopls\"\n" + line
+	if err := os.WriteFile(filepath.Join(rt, "key.log"), []byte(log), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := countRenewals(rt); got != 2 {
+		t.Errorf("countRenewals = %d, want 2", got)
 	}
 }
