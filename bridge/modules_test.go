@@ -2,6 +2,8 @@ package bridge_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/goplsmcp/goplsmcp/bridge"
 	"github.com/goplsmcp/goplsmcp/lspclient"
+	"github.com/goplsmcp/goplsmcp/mcp"
 )
 
 // TestMissingModule checks what goplsmcp says of a requirement the module
@@ -134,5 +137,88 @@ func TestSymbolInBuild(t *testing.T) {
 				t.Errorf("references of Labels miss its use in labels_common.go:\n%s", res.Text())
 			}
 		})
+	}
+}
+
+// TestBuildsKeptAcrossGoEdits checks what the workspace's builds are kept
+// across: go_diagnostics after a Go file changed on disk asks gopls
+// neither for its views nor for its packages again (two requests before
+// every diagnosis after an edit otherwise) and still sees the edit; a new
+// go.mod, and the loss of the Go file that named the root's build, have
+// them found again, and the diagnosis still answers.
+func TestBuildsKeptAcrossGoEdits(t *testing.T) {
+	root := exampleRoot(t)
+	c, _ := startConfigured(t, root, bridge.Config{})
+	ctx := testCtx(t)
+	diagnose := func(files ...string) (text string, asked []string) {
+		t.Helper()
+		args := map[string]any{"debug": true}
+		if len(files) > 0 {
+			args["files"] = files
+		}
+		res, err := c.CallTool(ctx, "go_diagnostics", args)
+		if err != nil || res.IsError {
+			t.Fatalf("go_diagnostics %v: %v %s", files, err, res.Text())
+		}
+		var out struct {
+			Debug *mcp.DebugInfo `json:"debug"`
+		}
+		if err := json.Unmarshal(res.StructuredContent, &out); err != nil || out.Debug == nil {
+			t.Fatalf("no debug in %s (%v)", res.StructuredContent, err)
+		}
+		for _, e := range out.Debug.Requests {
+			if strings.HasSuffix(e.Method, " gopls.views") || strings.HasSuffix(e.Method, " gopls.packages") {
+				asked = append(asked, strings.TrimPrefix(e.Method, "workspace/executeCommand "))
+			}
+		}
+		return res.Text(), asked
+	}
+	builds := []string{"gopls.views", "gopls.packages"}
+
+	// The builds are kept by the documents open in gopls too (opening a
+	// file may give gopls a build): the first call opens report.go, as
+	// each call after an edit of it does again.
+	if _, asked := diagnose("report/report.go"); !cmp.Equal(asked, builds) {
+		t.Fatalf("the first diagnosis asked %v, want %v", asked, builds)
+	}
+	report := filepath.Join(root, "report", "report.go")
+	src, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range []string{"firstUndefined", "secondUndefined"} {
+		broken := string(src) + "\nfunc broken() int { return " + name + " }\n"
+		writeWorkspaceFile(t, root, "report/report.go", []byte(broken))
+		text, asked := diagnose("report/report.go")
+		// One error, and its quick fix (asked on its range alone).
+		if !strings.Contains(text, "undefined: "+name) || !strings.Contains(text, "fix: Create variable "+name) {
+			t.Errorf("edit %d: the diagnosis does not see it:\n%s", i+1, text)
+		}
+		if len(asked) > 0 {
+			t.Errorf("edit %d of a Go file: the diagnosis asked gopls %v again", i+1, asked)
+		}
+	}
+
+	// A new module in the tree.
+	writeWorkspaceFile(t, root, "tools/go.mod", []byte("module example.com/tools\n\ngo 1.26\n"))
+	writeWorkspaceFile(t, root, "tools/tools.go", []byte("package tools\n"))
+	if _, asked := diagnose(); !cmp.Equal(asked, builds) {
+		t.Errorf("after a new go.mod the diagnosis asked %v, want %v", asked, builds)
+	}
+	if _, asked := diagnose(); len(asked) > 0 {
+		t.Errorf("nothing changed, yet the diagnosis asked %v", asked)
+	}
+
+	// The Go file that names the root module's build goes (the first one
+	// a breadth-first walk finds); the next one names it.
+	if err := os.Remove(filepath.Join(root, "main.go")); err != nil {
+		t.Fatal(err)
+	}
+	text, asked := diagnose()
+	if !cmp.Equal(asked, builds) {
+		t.Errorf("after main.go went the diagnosis asked %v, want %v", asked, builds)
+	}
+	if !strings.Contains(text, "undefined: secondUndefined") {
+		t.Errorf("after main.go went the workspace's diagnosis lost report.go's error:\n%s", text)
 	}
 }

@@ -3,6 +3,7 @@ package lspclient
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 )
@@ -35,7 +36,11 @@ type fileCache struct {
 	// epoch counts invalidations, so that a text read before one is not
 	// kept after it.
 	epoch uint64
-	clock uint64 // for least recently used
+	// layout counts the invalidations that may change more than the
+	// content of Go files: any other file, a directory, lost events, a
+	// new view (see [Client.LayoutEpoch]).
+	layout uint64
+	clock  uint64 // for least recently used
 }
 
 type cachedFile struct {
@@ -161,9 +166,13 @@ func (fc *fileCache) forget(path string) {
 // changed drops what the watcher reports changed: files, and everything
 // below directories that went away; all when events were lost.
 func (fc *fileCache) changed(paths []string, dirsGone []string, all bool) {
+	layout := all || len(dirsGone) > 0 || slices.ContainsFunc(paths, func(p string) bool { return !goSource(p) })
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
 	fc.epoch++
+	if layout {
+		fc.layout++
+	}
 	if all {
 		clear(fc.entries)
 		fc.bytes = 0
@@ -187,6 +196,30 @@ func (fc *fileCache) changed(paths []string, dirsGone []string, all bool) {
 			}
 		}
 	}
+}
+
+// goSource reports whether a changed path is a Go source file's: named
+// .go and a regular file, or gone (a directory named x.go is not).
+func goSource(path string) bool {
+	if filepath.Ext(path) != ".go" {
+		return false
+	}
+	fi, err := os.Lstat(path)
+	return err != nil || fi.Mode().IsRegular()
+}
+
+// LayoutEpoch is [Client.DiskEpoch] for what depends on the layout of the
+// files, not on what Go files say: the number moves when DiskEpoch's does
+// for anything but Go source files changed, created or removed (any other
+// file, a go.mod or go.work among them, a directory, events lost, gopls's
+// view renewed). What gopls's views are and which modules the tree holds
+// can be kept while it stays; a caller that also keeps a Go file's name
+// checks that the file is still there.
+func (c *Client) LayoutEpoch() uint64 {
+	c.watch.barrier()
+	c.files.mu.Lock()
+	defer c.files.mu.Unlock()
+	return c.files.layout
 }
 
 // vouches reports whether the watcher sees every change to the file at

@@ -226,11 +226,12 @@ func (c *Client) Renewals() int {
 }
 
 // viewsChanged forgets what was learnt of gopls's views: the caches kept
-// by [Client.DiskEpoch] (the builds to diagnose) and the files diagnosed
+// by [Client.DiskEpoch] and [Client.LayoutEpoch] (the builds to diagnose) and the files diagnosed
 // in full.
 func (c *Client) viewsChanged() {
 	c.files.mu.Lock()
 	c.files.epoch++
+	c.files.layout++
 	c.files.mu.Unlock()
 	c.diagnosedMu.Lock()
 	c.diagnosed = nil

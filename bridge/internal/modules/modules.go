@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
@@ -46,11 +47,15 @@ type Config struct {
 // concurrent use.
 type Modules struct {
 	c Config
-	// disk are the modules under the root, at a disk epoch; files name
-	// every build for the workspace's diagnostics, at a disk epoch, by
-	// the documents open.
-	disk  memo.Gen[string, []gocmd.Module]
-	files memo.Gen[string, []string]
+	// disk are the modules under the root, and files name every build
+	// for the workspace's diagnostics (by the documents open), each at a
+	// layout epoch (see lspclient.Client.LayoutEpoch): a Go file's edit
+	// on disk changes neither, and finding them again costs a walk of the
+	// tree and two gopls commands before every diagnosis after an edit.
+	disk  memo.Gen[string, onDisk]
+	files memo.Gen[string, builds]
+	// found counts the walks of the tree, naming each onDisk answer.
+	found atomic.Uint64
 
 	goFileMu sync.Mutex
 	goFile   string // a Go file in the workspace, found on first need
@@ -74,17 +79,53 @@ func New(c Config) *Modules {
 
 // OnDisk returns the modules under the root, the root's first, then by
 // directory. They are found again only when the watcher reports a change
-// on disk (see lspclient.Client.DiskEpoch).
+// on disk to more than Go files' content (see
+// lspclient.Client.LayoutEpoch), or to any file while a module has no Go
+// file (a new one would be its GoFile), or when a module's GoFile is gone.
 func (m *Modules) OnDisk() []gocmd.Module {
+	return m.onDisk().mods
+}
+
+// onDisk is a walk's answer: the modules, which walk found them, and
+// the disk epoch it was made at.
+type onDisk struct {
+	mods  []gocmd.Module
+	walk  uint64
+	epoch uint64
+}
+
+func (m *Modules) onDisk() onDisk {
+	layout := m.c.Client.LayoutEpoch()
 	epoch, _ := m.c.Client.DiskEpoch(m.c.Reads.Root())
-	if mods, ok := m.disk.Get(epoch, ""); ok {
-		return mods
+	if a, ok := m.disk.Get(layout, ""); ok && a.current(epoch) {
+		return a
 	}
 	f := gocmd.Finder{Gate: m.c.Reads, Env: m.c.Env, GoVersion: m.c.GoVersion, Network: m.c.Client.AllowsNetwork(),
 		GoFlags: lspclient.LookupEnv(m.c.Client.OfflineGoEnv(), "GOFLAGS")}
-	mods := f.Find()
-	m.disk.Put(epoch, false, "", mods)
-	return mods
+	a := onDisk{mods: f.Find(), walk: m.found.Add(1), epoch: epoch}
+	m.disk.Put(layout, false, "", a)
+	return a
+}
+
+// current reports whether a walk made at the same layout epoch still
+// holds at disk epoch epoch: every module's GoFile is still there, and
+// none lacks one unless nothing at all has changed since.
+func (a onDisk) current(epoch uint64) bool {
+	for _, mod := range a.mods {
+		if mod.GoFile == "" && epoch != a.epoch {
+			return false
+		}
+		if mod.GoFile != "" && !isFile(mod.GoFile) {
+			return false
+		}
+	}
+	return true
+}
+
+// isFile reports whether path is a regular file now.
+func isFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // LoadFix returns the first module's LoadFix; "" if none has one.
@@ -153,20 +194,28 @@ func (m *Modules) known(ctx context.Context) (gomods map[string]bool, roots []st
 // a call names one of their files. The call runs as caller.
 func (m *Modules) WorkspaceFiles(ctx context.Context, caller buffer.Caller) ([]string, error) {
 	// gopls's builds change when files change on disk (a go.mod, a new
-	// module), and when a file is opened in a module gopls had no build
-	// for: they are kept while neither happens, so that each call after an
-	// edit does not ask gopls for its views and packages again.
-	epoch, _ := m.c.Client.DiskEpoch(m.c.Reads.Root())
-	if files, ok := m.files.Get(epoch, openSet(m.c.Client)); ok {
-		return files, nil
+	// module), and when a file is opened or closed in a module gopls has
+	// no build for on its own: they are kept while neither happens, so
+	// that each call after an edit does not ask gopls for its views and
+	// packages again.
+	layout := m.c.Client.LayoutEpoch()
+	disk := m.onDisk()
+	mods := disk.mods
+	if b, ok := m.files.Get(layout, ""); ok && b.walk == disk.walk && b.opened == m.openOutside(mods, b.own) && !slices.ContainsFunc(b.files, gone) {
+		return b.files, nil
 	}
-	mods := m.OnDisk()
 	known, roots, err := m.known(ctx)
 	if err != nil {
 		return nil, err
 	}
 	covered := func(mod gocmd.Module) bool {
 		return known[mod.GoMod] || slices.Contains(roots, mod.Dir)
+	}
+	own := map[string]bool{}
+	for _, mod := range mods {
+		if covered(mod) {
+			own[mod.Dir] = true
+		}
 	}
 	opened := 0
 	for _, mod := range mods {
@@ -201,15 +250,51 @@ func (m *Modules) WorkspaceFiles(ctx context.Context, caller buffer.Caller) ([]s
 		}
 		files = append(files, lspclient.FileURI(anyGo))
 	}
-	m.files.Put(epoch, false, openSet(m.c.Client), files)
+	m.files.Put(layout, false, "", builds{files: files, walk: disk.walk, own: own, opened: m.openOutside(mods, own)})
 	return files, nil
 }
 
-// openSet names the documents open in gopls, as a key.
-func openSet(c *lspclient.Client) string {
-	open := c.OpenDocuments()
-	slices.Sort(open)
-	return strings.Join(open, "\n")
+// builds is a WorkspaceFiles answer: the files, the walk of the tree it
+// was made from, the directories of the modules gopls built on its own
+// then, and the documents open outside them (see openOutside).
+type builds struct {
+	files  []string
+	walk   uint64
+	own    map[string]bool
+	opened string
+}
+
+// openOutside names, as a key, the documents open in gopls outside the
+// modules gopls builds on its own (own, by directory; a document belongs
+// to the innermost module holding it): opening or closing one of those
+// may give gopls a build or take one away, while the documents of a
+// module it builds anyway, however many come and go, do not.
+func (m *Modules) openOutside(mods []gocmd.Module, own map[string]bool) string {
+	var outside []string
+	for _, uri := range m.c.Client.OpenDocuments() {
+		path, err := lspclient.URIPath(uri)
+		if err != nil {
+			outside = append(outside, uri)
+			continue
+		}
+		in := ""
+		for _, mod := range mods {
+			if place.Within(mod.Dir, path) && len(mod.Dir) > len(in) {
+				in = mod.Dir
+			}
+		}
+		if !own[in] {
+			outside = append(outside, uri)
+		}
+	}
+	slices.Sort(outside)
+	return strings.Join(outside, "\n")
+}
+
+// gone reports whether the file a URI names is no longer a regular file.
+func gone(uri string) bool {
+	path, err := lspclient.URIPath(uri)
+	return err != nil || !isFile(path)
 }
 
 // AnyGoFile returns a Go file inside the root, which names the workspace
