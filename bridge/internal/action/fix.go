@@ -30,8 +30,24 @@ type Fix struct {
 // request gave: when the whole-file answer has such fixes, they are asked
 // for again, one diagnostic at a time (the likeliest first), each on its
 // own range, until every one of them is found.
+//
+// A file with one diagnostic is asked once, on the diagnostic's range:
+// that answer holds both kinds, and a diagnosis after an edit (one new
+// error, as often as not) waits for one request less.
 func (k *Asker) QuickFixes(ctx context.Context, src *buffer.Source, diags []protocol.Diagnostic) ([][]Fix, error) {
 	found := make([][]*Action, len(diags))
+	if len(diags) == 1 {
+		actions, err := k.List(ctx, src, diags[0].Range, diags, []string{"quickfix"})
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range actions {
+			if a.isQuickFix() && (len(a.Diagnostics) == 0 || a.fixes(diags[0])) {
+				found[0] = append(found[0], a)
+			}
+		}
+		return k.resolveFixes(ctx, found)
+	}
 	actions, err := k.List(ctx, src, WholeFile(src), diags, []string{"quickfix"})
 	if err != nil {
 		return nil, err
