@@ -186,9 +186,18 @@ func TestBuildsKeptAcrossGoEdits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Written in place, then as editors save: a temporary file renamed
+	// over it.
 	for i, name := range []string{"firstUndefined", "secondUndefined"} {
 		broken := string(src) + "\nfunc broken() int { return " + name + " }\n"
-		writeWorkspaceFile(t, root, "report/report.go", []byte(broken))
+		if i == 0 {
+			writeWorkspaceFile(t, root, "report/report.go", []byte(broken))
+		} else {
+			writeWorkspaceFile(t, root, "report/report.go.tmp", []byte(broken))
+			if err := os.Rename(report+".tmp", report); err != nil {
+				t.Fatal(err)
+			}
+		}
 		text, asked := diagnose("report/report.go")
 		// One error, and its quick fix (asked on its range alone).
 		if !strings.Contains(text, "undefined: "+name) || !strings.Contains(text, "fix: Create variable "+name) {

@@ -166,7 +166,7 @@ func (fc *fileCache) forget(path string) {
 // changed drops what the watcher reports changed: files, and everything
 // below directories that went away; all when events were lost.
 func (fc *fileCache) changed(paths []string, dirsGone []string, all bool) {
-	layout := all || len(dirsGone) > 0 || slices.ContainsFunc(paths, func(p string) bool { return !goSource(p) })
+	layout := all || len(dirsGone) > 0 || slices.ContainsFunc(paths, layoutPath)
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
 	fc.epoch++
@@ -198,23 +198,29 @@ func (fc *fileCache) changed(paths []string, dirsGone []string, all bool) {
 	}
 }
 
-// goSource reports whether a changed path is a Go source file's: named
-// .go and a regular file, or gone (a directory named x.go is not).
-func goSource(path string) bool {
-	if filepath.Ext(path) != ".go" {
-		return false
+// layoutFiles are the files that say what the modules and builds of the
+// tree are: what the go command reads to find them, and vendor/'s manifest.
+var layoutFiles = map[string]bool{"go.mod": true, "go.work": true, "go.sum": true, "go.work.sum": true, "modules.txt": true}
+
+// layoutPath reports whether a change to path may change the layout (see
+// [Client.LayoutEpoch]): it is one of layoutFiles, or a directory. A Go
+// file's edit does not, nor does the temporary file an editor or a tool
+// writes and renames over the file it saves.
+func layoutPath(path string) bool {
+	if layoutFiles[filepath.Base(path)] {
+		return true
 	}
 	fi, err := os.Lstat(path)
-	return err != nil || fi.Mode().IsRegular()
+	return err == nil && fi.IsDir()
 }
 
 // LayoutEpoch is [Client.DiskEpoch] for what depends on the layout of the
-// files, not on what Go files say: the number moves when DiskEpoch's does
-// for anything but Go source files changed, created or removed (any other
-// file, a go.mod or go.work among them, a directory, events lost, gopls's
-// view renewed). What gopls's views are and which modules the tree holds
-// can be kept while it stays; a caller that also keeps a Go file's name
-// checks that the file is still there.
+// tree, not on what its Go files say: the number moves when a go.mod,
+// go.work, go.sum or vendor/modules.txt changes, a directory comes or
+// goes, events are lost or gopls's view is renewed, and not for other
+// files. What gopls's views are and which modules the tree holds can be
+// kept while it stays; a caller that also keeps a file's name checks that
+// the file is still there.
 func (c *Client) LayoutEpoch() uint64 {
 	c.watch.barrier()
 	c.files.mu.Lock()
