@@ -181,7 +181,8 @@ func soakCallAt(files []soakFile, k int) soakCall {
 type soakResult struct {
 	at   time.Duration // since the soak's start, at the answer
 	dur  time.Duration
-	fail bool // no answer, or an error answer
+	fail bool   // no answer, or an error answer
+	tool string // the kind of call
 }
 
 // soakLog collects the results, and is read at the end.
@@ -238,6 +239,17 @@ func periods(rs []soakResult, d time.Duration, n int) []soakPeriod {
 	}
 	for i := range out {
 		out[i].p50, out[i].p99 = durs[i].p50(), durs[i].pct(99)
+	}
+	return out
+}
+
+// byTool returns the durations of the answered calls of one kind.
+func byTool(rs []soakResult, tool string) samples {
+	var out samples
+	for _, r := range rs {
+		if r.tool == tool && !r.fail {
+			out = append(out, r.dur)
+		}
 	}
 	return out
 }
@@ -442,7 +454,7 @@ func (b *bench) soak(ctx context.Context, ws *workspace, sc soakConfig) error {
 						default:
 						}
 					}
-					log.add(ours, soakResult{at: time.Since(began), dur: a.dur, fail: err != nil || a.isError}, c.tool+": "+text)
+					log.add(ours, soakResult{at: time.Since(began), dur: a.dur, fail: err != nil || a.isError, tool: c.tool}, c.tool+": "+text)
 				}
 			}
 		})
@@ -572,6 +584,16 @@ func (b *bench) soakReport(ws *workspace, sc soakConfig, log *soakLog, mem []soa
 			break
 		}
 		t.note("failure ×%d: %s", log.fails[k], k)
+	}
+	k := b.table(12, "Soak: calls by kind",
+		"p50 and p99 of each kind of call over the whole soak, answered calls only, each side; the ratio is of the p50s.",
+		"call", "goplsmcp calls", "p50", "p99", "gopls mcp calls", "p50", "p99", "ratio")
+	for _, tool := range soakTools {
+		o, p := byTool(log.ours, tool), byTool(log.peer, tool)
+		if len(o) == 0 && len(p) == 0 {
+			continue
+		}
+		k.add(tool, fmt.Sprint(len(o)), ms(o.p50()), ms(o.pct(99)), fmt.Sprint(len(p)), ms(p.p50()), ms(p.pct(99)), ratio(float64(o.p50()), float64(p.p50())))
 	}
 	m := b.table(12, "Soak: memory",
 		fmt.Sprintf("Resident memory (RSS, /proc/PID/status) every %s of the soak: the shared daemon's own process, its gopls, and `gopls mcp` (one process: its MCP server is gopls); views renewed: how many times by then the daemon had renewed gopls's view (counted in its log), which gives back what gopls keeps of every package it once had open. Then, once every session has closed (the daemon closes the documents it kept open in gopls and stays for its `--idle`), after gopls is quiet and again a little later. Targets: gopls's largest RSS in the last %s ≤ 1.2× its RSS %s in, and ≤ 1.1× gopls mcp's largest in the same %s.", d/soakRSSSamples, d/soakPeriods, d/soakPeriods, d/soakPeriods),
