@@ -31,6 +31,7 @@ func renewFixture(t *testing.T) (*Client, string) {
 	c := startWith(t, Options{Root: root})
 	c.renew.mu.Lock()
 	c.renew.after = 3
+	c.renew.noGap = true
 	c.renew.mu.Unlock()
 	return c, root
 }
@@ -194,5 +195,32 @@ func TestDueRenewalDrainsRequests(t *testing.T) {
 	c.beginRequest(ctx)()
 	if waited := time.Since(start); waited < drainWait/2 || waited > drainWait+time.Second {
 		t.Errorf("a request behind one that never ends waited %v, want about %v", waited, drainWait)
+	}
+}
+
+// TestRenewalGap checks that renewals made for the count are spaced by
+// the gap, and that one asked for (the daemon's last session gone) is not.
+func TestRenewalGap(t *testing.T) {
+	now := time.Now()
+	for _, tc := range []struct {
+		name   string
+		closed int
+		last   time.Time
+		asked  bool
+		want   bool
+	}{
+		{name: "count reached, gap passed", closed: 2, last: now.Add(-2 * time.Hour), want: true},
+		{name: "count reached, within the gap", closed: 2, last: now},
+		{name: "count short, gap passed", closed: 1, last: now.Add(-2 * time.Hour)},
+		{name: "asked, within the gap", closed: 1, last: now, asked: true, want: true},
+		{name: "asked, nothing closed", last: now.Add(-2 * time.Hour), asked: true},
+	} {
+		r := renewal{after: 2, gap: time.Hour, last: tc.last, asked: tc.asked, closed: map[string]bool{}}
+		for i := range tc.closed {
+			r.closed[fmt.Sprint("/w/", i)] = true
+		}
+		if got := r.dueLocked(); got != tc.want {
+			t.Errorf("%s: due %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }
