@@ -64,7 +64,14 @@ type document struct {
 // beyond these are closed, and gopls reads them from disk again.
 // Documents with unsaved text (overlays, snippets) are never closed here:
 // they are a session's, until it closes them.
-const maxKept = 16
+//
+// Four, not more: gopls v0.23.0 keeps a closed file's package checked
+// until the view is renewed anyway (renew.go), so what keeping more
+// files open adds is mostly gopls's diagnosis and analysis of them. In
+// two 6-minute soaks (four sessions, renewals 30 s apart) 16 kept files
+// left gopls at 1.77× gopls mcp's RSS in the last minute and 4 at 1.62×,
+// with the same p50 for every kind of call (BENCHMARKS.md, table 12).
+const maxKept = 4
 
 // kept reports whether the document is one kept open for speed: read
 // from disk, open in gopls, held by no call (see maxKept and CloseKept).
