@@ -386,6 +386,10 @@ func TestLSPUnsavedShared(t *testing.T) {
 	if !strings.Contains(text, unsavedError) || !strings.Contains(text, seenNote) {
 		t.Errorf("with consent, the agent's diagnostics of report.go:\n%s", text)
 	}
+	// The editor's text is no buffer of the agent's to name.
+	if strings.HasPrefix(text, "buffer ") || structured["uri"] != nil {
+		t.Errorf("with consent, the agent's diagnostics name the editor's buffer as its own:\n%s", text)
+	}
 	if notes, _ := structured["notes"].([]any); !slices.Contains(notes, any(seenNote)) {
 		t.Errorf("with consent, the structured diagnostics of report.go lack the note %q: %v", seenNote, structured)
 	}

@@ -108,7 +108,7 @@ func (s *Set) Open(ctx context.Context, c Caller, path string) (*Source, error) 
 			if l, ok := s.c.Client.HoldOpen(uri); ok {
 				if l.Text == text {
 					src := s.newSource(path, l.Text, FromOverlay)
-					src.lease = l
+					src.editor, src.lease = true, l
 					return src, nil
 				}
 				l.Release()

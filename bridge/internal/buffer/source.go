@@ -31,6 +31,9 @@ type Source struct {
 	Text  string
 	Lines []string // without line ends; shared, not to be modified
 	Kind  Kind
+	// editor marks an overlay that is the editor's unsaved text, shared
+	// with consent: not a buffer of the caller's, so not one to name.
+	editor bool
 	// lease keeps gopls holding text until the call releases it; nil for
 	// AsContext sources.
 	lease *lspclient.Lease
@@ -83,9 +86,10 @@ func (s *Source) End() (line, char int) {
 }
 
 // BufferURI is the uri to report for a buffer a later call can name:
-// set for snippets and overlays, empty for files as on disk.
+// set for the caller's snippets and overlays, empty for files as on disk
+// and for the editor's unsaved text (the answer's note names that file).
 func (s *Source) BufferURI() string {
-	if s == nil || s.Kind == FromDisk || s.Kind == AsContext {
+	if s == nil || s.Kind == FromDisk || s.Kind == AsContext || s.editor {
 		return ""
 	}
 	return s.URI
