@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
+	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -300,7 +303,27 @@ func TestToolsListSize(t *testing.T) {
 				t.Errorf("tools/list is %d bytes, over the %d budget (input schemas %d, output schemas %d, descriptions %d)",
 					len(raw), toolsListBudget, in, out, desc)
 			}
+			if !allowWrite {
+				checkDocumentedSize(t, len(raw))
+			}
 		})
+	}
+}
+
+// checkDocumentedSize checks the size docs/tools.md gives tools/list
+// ("about N KiB") against the measured one, to the nearest KiB.
+func checkDocumentedSize(t *testing.T, size int) {
+	t.Helper()
+	doc, err := os.ReadFile("../docs/tools.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("`tools/list` is about ([0-9]+) KiB").FindSubmatch(doc)
+	if m == nil {
+		t.Fatal("docs/tools.md no longer says how large tools/list is")
+	}
+	if said, _ := strconv.Atoi(string(m[1])); math.Abs(float64(size)/1024-float64(said)) > 0.5 {
+		t.Errorf("docs/tools.md says tools/list is about %d KiB; it is %.1f KiB", said, float64(size)/1024)
 	}
 }
 
