@@ -21,7 +21,11 @@ import (
 //   - every number of the text is in the JSON: as a number, as digits in
 //     one of its strings or names, as the length of one of its lists or
 //     objects (a count the text adds up: "4 symbols"), or in the call's
-//     arguments (an echo: "over 2 levels" for depth 2);
+//     arguments (an echo: "over 2 levels" for depth 2); and a count (a
+//     number standing before a word: "3 references", "in 2 files") is
+//     a value, not digits that happen to be in a string (a position, a
+//     file name): a number or a length of the JSON, an argument, or a
+//     count its notes state;
 //   - every word of the text is in the JSON's strings or names, or in the
 //     call's arguments, once the tool's framing is taken out: the phrases
 //     of its ToolSpec.Framing and commonFraming, each of which only
@@ -51,11 +55,25 @@ func missingFacts(tool string, args map[string]any, text string, structured json
 		return []string{"something, but its structuredContent is not JSON: " + err.Error()}
 	}
 	// 0 is what a count left out (omitempty) says.
-	known := factSet{words: map[string]bool{}, numbers: map[string]bool{"0": true}}
+	known := factSet{words: map[string]bool{}, numbers: map[string]bool{"0": true}, values: map[string]bool{"0": true}}
 	known.add(v, true)
 	known.add(args, false)
+	// A note says its counts in words, the same ones as the text's.
+	for _, note := range notesIn(v) {
+		for _, m := range countRun.FindAllStringSubmatch(note, -1) {
+			known.values[m[1]] = true
+		}
+	}
 
 	var miss []string
+	for _, m := range countRun.FindAllStringSubmatch(text, -1) {
+		// A count ("3 references", "in 2 files") is a number of the
+		// JSON, a length in it or an argument, not digits that happen
+		// to be in one of its strings (a position, a file name).
+		if n := m[1]; !known.values[n] {
+			miss = append(miss, "the count "+n+" "+m[2])
+		}
+	}
 	for _, n := range digitRun.FindAllString(text, -1) {
 		if !known.numbers[n] && !known.words[n] {
 			miss = append(miss, "the number "+n)
@@ -109,6 +127,8 @@ func notesIn(v any) []string {
 
 var (
 	digitRun = regexp.MustCompile(`\d+`)
+	// countRun is a number standing alone before a word: a count.
+	countRun = regexp.MustCompile(`(?:^|[\s(])(\d+) ([A-Za-z]+)`)
 	// wordRun is a word of prose or an identifier; digits are numbers'.
 	wordRun = regexp.MustCompile(`[A-Za-z_][A-Za-z_']*`)
 )
@@ -117,6 +137,9 @@ var (
 // words and numbers.
 type factSet struct {
 	words, numbers map[string]bool
+	// values are the numbers that are values: the JSON's numbers, the
+	// lengths of its lists and objects, the arguments' numbers.
+	values map[string]bool
 }
 
 func (f factSet) add(v any, counts bool) {
@@ -131,8 +154,8 @@ func (f factSet) add(v any, counts bool) {
 	switch v := v.(type) {
 	case map[string]any:
 		if counts {
-			f.numbers[strconv.Itoa(len(v))] = true
-			f.numbers[strconv.Itoa(leaves(v))] = true
+			f.value(len(v))
+			f.value(leaves(v))
 			// The files of a list by file and of its counts beyond
 			// the limit, together: "in 4 files".
 			var maps []map[string]any
@@ -149,7 +172,7 @@ func (f factSet) add(v any, counts bool) {
 							n++
 						}
 					}
-					f.numbers[strconv.Itoa(n)] = true
+					f.value(n)
 				}
 			}
 		}
@@ -159,7 +182,7 @@ func (f factSet) add(v any, counts bool) {
 		}
 	case []any:
 		if counts {
-			f.numbers[strconv.Itoa(len(v))] = true
+			f.value(len(v))
 		}
 		for _, x := range v {
 			f.add(x, counts)
@@ -168,9 +191,16 @@ func (f factSet) add(v any, counts bool) {
 		addText(v)
 	case float64:
 		addText(strconv.FormatFloat(v, 'f', -1, 64))
+		f.values[strconv.FormatFloat(v, 'f', -1, 64)] = true
 	case bool:
 		addText(strconv.FormatBool(v))
 	}
+}
+
+// value records a count as a number and a value.
+func (f factSet) value(n int) {
+	f.numbers[strconv.Itoa(n)] = true
+	f.values[strconv.Itoa(n)] = true
 }
 
 // leaves is how many entries the lists of an object hold, all together,
@@ -296,6 +326,9 @@ shapes/shapes.go
 		{"a note the text lacks", "1 symbol in the workspace\nshapes/shapes.go\n17:22: field Triangle.A", `{"notes":["list truncated; raise limit to see more"],"symbols":{"shapes/shapes.go":["17:22: field Triangle.A"]}}`, true},
 		{"a nested note the text lacks", "1 symbol in the workspace\nshapes/shapes.go\n17:22: field Triangle.A", `{"symbols":{"shapes/shapes.go":["17:22: field Triangle.A"]},"more":{"notes":["list truncated"]}}`, true},
 		{"a number the JSON lacks", "7 symbols in the workspace\nshapes/shapes.go\n17:22: field Triangle.A", `{"symbols":{"shapes/shapes.go":["17:22: field Triangle.A"]}}`, true},
+		// 17 is in the JSON, but only as a line in a position: no count.
+		{"a count that is only digits in a string", "17 symbols in the workspace\nshapes/shapes.go\n17:22: field Triangle.A", `{"symbols":{"shapes/shapes.go":["17:22: field Triangle.A"]}}`, true},
+		{"a count the JSON has", "1 symbol in the workspace\nshapes/shapes.go\n17:22: field Triangle.A", `{"symbols":{"shapes/shapes.go":["17:22: field Triangle.A"]}}`, false},
 	} {
 		miss := missingFacts("go_search", args, tc.text, json.RawMessage(tc.json))
 		if got := len(miss) > 0; got != tc.fails {
