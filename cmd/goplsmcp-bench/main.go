@@ -197,7 +197,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		}
 		return nil
 	})
-	fs.StringVar(&cfg.soak.pprof, "soak-pprof", "", "table 12: start both goplses with -debug and write their live heap profiles and debug pages into this directory at every memory sample")
+	fs.StringVar(&cfg.soak.pprof, "soak-pprof", "", "table 12: start both goplses with -debug and write their live heap profiles and debug pages into this directory at every memory sample (gopls v0.23.0 ignores -debug under mcp, so gopls mcp's side needs -gopls naming a gopls patched to honour it)")
 	fs.Func("soak-arg", "table 12: an extra argument for goplsmcp's sessions (repeatable), to try a setting, e.g. -soak-arg=--settings='{...}'", func(v string) error {
 		cfg.soak.args = append(cfg.soak.args, v)
 		return nil
