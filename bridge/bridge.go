@@ -247,6 +247,8 @@ func (b *Bridge) editPath() {
 	b.edits = &edit.Proposer{Gate: b.reads, AllowWrite: b.allowWrite, Journal: b.journal, ResultBytes: b.limits.withDefaults().ResultBytes,
 		Foreign:  func(ctx context.Context, uri string) bool { return b.buffers.Foreign(b.caller(ctx), uri) },
 		Document: func(uri string) (string, int32, bool) { return b.client.Document(uri) },
+		Epoch:    func() uint64 { e, _ := b.client.DiskEpoch(b.root); return e },
+		Changed:  func(path string, since uint64) (bool, bool) { return b.client.ChangedSince(path, since) },
 		Written:  func(written map[string]bool) { b.client.Written(written) },
 		Unsaved:  func(uri string) bool { return b.client != nil && b.client.EditorDirty(uri) }}
 	b.actions = &action.Asker{Client: b.client, Proposer: b.edits, Log: b.log}

@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"context"
-	"time"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
@@ -45,9 +44,9 @@ type workspaceEdit = edit.WorkspaceEdit
 type sessionState = buffer.Session
 
 // editsFrom is edit.Proposer.From, under the name paths_test.go knew it
-// by.
-func (b *Bridge) editsFrom(ctx context.Context, we *edit.WorkspaceEdit, asked time.Time) (*edit.Set, error) {
-	return b.edits.From(ctx, we, asked)
+// by, with no check of the files' times.
+func (b *Bridge) editsFrom(ctx context.Context, we *edit.WorkspaceEdit) (*edit.Set, error) {
+	return b.edits.From(ctx, we, edit.Asked{})
 }
 
 // DiagnosisFiles is what b names to gopls.diagnose_files for a call that

@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"context"
-	"time"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
@@ -58,7 +57,7 @@ func (b *Bridge) format(ctx context.Context, in *FormatInput) (*FormatOutput, er
 	}
 	defer src.Release()
 	var edits []protocol.TextEdit
-	asked := time.Now()
+	asked := b.edits.Ask()
 	err = b.client.Call(ctx, "textDocument/formatting", map[string]any{
 		"textDocument": map[string]any{"uri": src.URI},
 		"options":      map[string]any{"tabSize": 8, "insertSpaces": false},

@@ -380,7 +380,7 @@ func TestEditsRefusedOutside(t *testing.T) {
 		if err := json.Unmarshal([]byte(tt.we), &we); err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
-		_, err := f.b.editsFrom(t.Context(), &we, time.Time{})
+		_, err := f.b.editsFrom(t.Context(), &we)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: got %v, want an error containing %q", tt.name, err, tt.want)
 		}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
@@ -102,7 +101,7 @@ func (b *Bridge) rename(ctx context.Context, in *RenameInput) (*RenameOutput, er
 	params := t.Position()
 	params["newName"] = in.NewName
 	var we edit.WorkspaceEdit
-	asked := time.Now()
+	asked := b.edits.Ask()
 	if err := b.client.Call(ctx, "textDocument/rename", params, &we); err != nil {
 		return nil, ask.Error(err)
 	}

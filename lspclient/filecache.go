@@ -23,9 +23,19 @@ import (
 // used files go first.
 const maxCachedBytes = 8 << 20
 
-// racyWindow is longer than the coarsest file time granularity in use
-// (two seconds on FAT).
-const racyWindow = 2 * time.Second
+// FileTimeSlack is longer than the coarsest file time granularity in use
+// (two seconds on FAT; the kernel's coarse clock, a few milliseconds, on
+// Linux): a file's modification time may lie that much before the write
+// that set it.
+const FileTimeSlack = 2 * time.Second
+
+// racyWindow is how recent a file's time must be for the cache not to
+// trust it (see above).
+const racyWindow = FileTimeSlack
+
+// maxTracked bounds the paths whose last change the cache remembers (see
+// [Client.ChangedSince]); past it, every earlier epoch counts as changed.
+const maxTracked = 1 << 16
 
 type fileCache struct {
 	// racy is racyWindow; tests shorten it.
@@ -41,6 +51,11 @@ type fileCache struct {
 	// new view (see [Client.LayoutEpoch]).
 	layout uint64
 	clock  uint64 // for least recently used
+	// changedAt is the epoch of each path's last reported change; for an
+	// epoch before floor, which lost events, gone directories and the
+	// bound move, any path may have changed.
+	changedAt map[string]uint64
+	floor     uint64
 }
 
 type cachedFile struct {
@@ -173,6 +188,16 @@ func (fc *fileCache) changed(paths []string, dirsGone []string, all bool) {
 	if layout {
 		fc.layout++
 	}
+	if all || len(dirsGone) > 0 || len(fc.changedAt)+len(paths) > maxTracked {
+		fc.changedAt, fc.floor = nil, fc.epoch
+	} else if len(paths) > 0 {
+		if fc.changedAt == nil {
+			fc.changedAt = make(map[string]uint64)
+		}
+		for _, p := range paths {
+			fc.changedAt[p] = fc.epoch
+		}
+	}
 	if all {
 		clear(fc.entries)
 		fc.bytes = 0
@@ -226,6 +251,39 @@ func (c *Client) LayoutEpoch() uint64 {
 	c.files.mu.Lock()
 	defer c.files.mu.Unlock()
 	return c.files.layout
+}
+
+// ChangedSince reports whether the file at path (absolute and clean) has
+// changed on disk since the disk epoch since (see [Client.DiskEpoch]),
+// and whether that answer is known: only for a regular file of one link
+// whose directory the watcher vouches for, as the file cache trusts
+// (above); else the caller must judge by the file's time. It collects
+// the changes made so far first, as a request does. A write whose time
+// the file system keeps coarsely is told apart from one before since
+// here, where a modification time cannot.
+func (c *Client) ChangedSince(path string, since uint64) (changed, known bool) {
+	w := c.watch
+	w.barrier()
+	lfi, err := os.Lstat(path)
+	if err != nil || !w.vouches(path) || !lfi.Mode().IsRegular() || !singleLink(lfi) {
+		return false, false
+	}
+	fc := &c.files
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	if since < fc.floor {
+		return true, true
+	}
+	// The file, or a directory above it made anew (whose files came with
+	// no event of their own).
+	for p := path; ; p = filepath.Dir(p) {
+		if fc.changedAt[p] > since {
+			return true, true
+		}
+		if p == w.root || filepath.Dir(p) == p {
+			return false, true
+		}
+	}
 }
 
 // vouches reports whether the watcher sees every change to the file at

@@ -240,3 +240,48 @@ func TestWatched(t *testing.T) {
 		t.Error("a directory watched under two names is vouched for under both")
 	}
 }
+
+// TestChangedSince checks what the apply's check asks of the watcher: a
+// file changed after an epoch is reported changed, whatever its time says
+// (set back, as a coarse clock may), and not changed after a later
+// epoch; so is a file whose directory was made anew; a link, which the
+// watcher cannot vouch for, is not known.
+func TestChangedSince(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("directories are watched on Linux only")
+	}
+	root := exampleRoot(t)
+	c := startClient(t, root)
+	waitWatching(t, c, filepath.Join(root, "shapes"))
+	path := filepath.Join(root, "shapes", "shapes.go")
+	check := func(what string, since uint64, wantChanged, wantKnown bool) {
+		t.Helper()
+		if changed, known := c.ChangedSince(path, since); changed != wantChanged || known != wantKnown {
+			t.Errorf("%s: ChangedSince = %v, %v; want %v, %v", what, changed, known, wantChanged, wantKnown)
+		}
+	}
+	before, _ := c.DiskEpoch(root)
+	check("nothing written", before, false, true)
+	rewrite(t, path, "package shapes\n") // its old time kept
+	check("rewritten with its old time", before, true, true)
+	after, _ := c.DiskEpoch(root)
+	check("since the rewrite", after, false, true)
+
+	// The directory removed and made again, its file with it.
+	if err := os.RemoveAll(filepath.Join(root, "shapes")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path, "package shapes\n")
+	check("its directory made anew", after, true, true)
+
+	// A symbolic link in a watched directory: the target may change
+	// through another name.
+	link := filepath.Join(root, "report", "link.go")
+	if err := os.Symlink(path, link); err != nil {
+		t.Fatal(err)
+	}
+	now, _ := c.DiskEpoch(root)
+	if changed, known := c.ChangedSince(link, now); changed || known {
+		t.Errorf("a symbolic link: ChangedSince = %v, %v; want it not known", changed, known)
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"time"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
@@ -35,7 +34,7 @@ type Action struct {
 	raw json.RawMessage
 	// asked is when gopls was asked for the action, which computed its
 	// edits from the files as they were then.
-	asked time.Time
+	asked edit.Asked
 }
 
 // Editable reports whether the action's effect is an edit goplsmcp can
@@ -82,7 +81,7 @@ func (k *Asker) List(ctx context.Context, src *buffer.Source, rng protocol.Range
 		actx["only"] = only
 	}
 	var raws []json.RawMessage
-	asked := time.Now()
+	asked := k.Proposer.Ask()
 	err := k.Client.Call(ctx, "textDocument/codeAction", map[string]any{
 		"textDocument": map[string]any{"uri": src.URI},
 		"range":        rng,

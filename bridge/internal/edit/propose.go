@@ -118,6 +118,11 @@ type Proposer struct {
 	Foreign func(ctx context.Context, uri string) bool
 	// Document is the buffer gopls holds for uri, and its version.
 	Document func(uri string) (text string, version int32, ok bool)
+	// Epoch is the disk epoch now, and Changed whether a file changed
+	// on disk since one (see Source.Changed); both nil: files on disk
+	// are judged by their times alone.
+	Epoch   func() uint64
+	Changed func(path string, since uint64) (changed, known bool)
 	// Written tells gopls about the files written.
 	Written func(written map[string]bool)
 	// AllowWrite lets apply: true write.
@@ -140,12 +145,23 @@ type Proposer struct {
 // From turns gopls's workspace edit into an edit set (see From), with the
 // text each file has in gopls's buffers or on disk; other sessions'
 // snippets are left out.
-func (p *Proposer) From(ctx context.Context, we *WorkspaceEdit, asked time.Time) (*Set, error) {
+func (p *Proposer) From(ctx context.Context, we *WorkspaceEdit, asked Asked) (*Set, error) {
 	return From(we, asked, Source{
 		Gate:     p.Gate,
 		Foreign:  func(uri string) bool { return p.Foreign(ctx, uri) },
 		Document: p.Document,
+		Changed:  p.Changed,
 	})
+}
+
+// Ask marks the moment gopls is asked for edits, right before the
+// request: the files on disk they apply to must not change after it.
+func (p *Proposer) Ask() Asked {
+	a := Asked{at: time.Now()}
+	if p.Epoch != nil {
+		a.epoch = p.Epoch()
+	}
+	return a
 }
 
 // Changes renders the set for a result: how many edits in how many

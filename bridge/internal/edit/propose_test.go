@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"go.lsp.dev/protocol"
@@ -44,7 +43,7 @@ func TestProposerProposes(t *testing.T) {
 	root, src := setRoot(t)
 	var written []map[string]bool
 	p := proposer(src, false, 1<<20, &written)
-	es, err := p.From(t.Context(), renameX(root, "Y"), time.Time{})
+	es, err := p.From(t.Context(), renameX(root, "Y"), edit.Asked{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +89,7 @@ func TestProposerApplies(t *testing.T) {
 	// take, where the summary that replaces it fits.
 	name := strings.Repeat("Y", 600)
 	p := proposer(src, true, 2000, &written)
-	es, err := p.From(t.Context(), renameX(root, name), time.Time{})
+	es, err := p.From(t.Context(), renameX(root, name), edit.Asked{})
 	if err != nil {
 		t.Fatal(err)
 	}

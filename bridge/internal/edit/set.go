@@ -103,7 +103,22 @@ type Source struct {
 	Foreign func(uri string) bool
 	// Document is the buffer gopls holds for uri, and its version.
 	Document func(uri string) (text string, version int32, ok bool)
+	// Changed reports whether the file at path changed on disk since
+	// the disk epoch since, and whether that is known (see
+	// lspclient.Client.ChangedSince); nil: never known.
+	Changed func(path string, since uint64) (changed, known bool)
 }
+
+// Asked marks when gopls was asked for edits: the time, and the disk
+// epoch then (see lspclient.Client.DiskEpoch). The zero Asked skips the
+// check that a file on disk has not changed since.
+type Asked struct {
+	at    time.Time
+	epoch uint64
+}
+
+// AskedAt is the mark of a request made at t, at disk epoch epoch.
+func AskedAt(t time.Time, epoch uint64) Asked { return Asked{at: t, epoch: epoch} }
 
 // From turns gopls's workspace edit into a set. Every file must be inside
 // the root: goplsmcp proposes no edits to the standard library or the
@@ -113,7 +128,7 @@ type Source struct {
 // buffer gopls holds, or the file on disk, which must not have changed
 // since asked, when gopls was asked (a file saved while gopls computed
 // may hold bytes it never saw). The zero asked skips that check.
-func From(we *WorkspaceEdit, asked time.Time, src Source) (*Set, error) {
+func From(we *WorkspaceEdit, asked Asked, src Source) (*Set, error) {
 	g := src.Gate
 	s := &Set{gate: g}
 	byURI := map[string]*FileEdit{}
@@ -195,9 +210,12 @@ func From(we *WorkspaceEdit, asked time.Time, src Source) (*Set, error) {
 
 // editedText is the text an edit to the file at path applies to: the
 // buffer gopls holds for it, else the file on disk, read afresh (not from
-// a cache) through the read gate, and refused if it was modified at or
-// after asked.
-func editedText(src Source, path string, asked time.Time) (string, error) {
+// a cache) through the read gate, and refused if it changed since asked:
+// as the watcher saw, where it sees every change to the file, else by its
+// time, which may lie up to lspclient.FileTimeSlack before the write that
+// set it (a save just after gopls was asked could otherwise pass for one
+// before, and the edits land on text gopls never saw).
+func editedText(src Source, path string, asked Asked) (string, error) {
 	if text, _, ok := src.Document(lspclient.FileURI(path)); ok {
 		return text, nil
 	}
@@ -206,8 +224,17 @@ func editedText(src Source, path string, asked time.Time) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("cannot read %s, which the change edits; nothing was written", name)
 	}
-	if !asked.IsZero() && !fi.ModTime().Before(asked) {
-		return "", fmt.Errorf("%s changed on disk while gopls computed the edits, which may not fit it; nothing was written; call again", name)
+	if !asked.at.IsZero() {
+		changed, known := false, false
+		if src.Changed != nil {
+			changed, known = src.Changed(path, asked.epoch)
+		}
+		if !known {
+			changed = !fi.ModTime().Before(asked.at.Add(-lspclient.FileTimeSlack))
+		}
+		if changed {
+			return "", fmt.Errorf("%s changed on disk while gopls computed the edits, which may not fit it; nothing was written; call again", name)
+		}
 	}
 	return string(data), nil
 }

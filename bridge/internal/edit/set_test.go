@@ -49,7 +49,7 @@ func TestSetFromDiffWrite(t *testing.T) {
 	if !we.NonEmpty() {
 		t.Fatal("NonEmpty() = false for an edit that changes a file")
 	}
-	es, err := edit.From(&we, time.Time{}, src)
+	es, err := edit.From(&we, edit.Asked{}, src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,22 +95,67 @@ func TestSetFromRefuses(t *testing.T) {
 		return &edit.WorkspaceEdit{Changes: map[string][]protocol.TextEdit{uri: {{NewText: "// x\n"}}}}
 	}
 	outside := lspclient.FileURI(filepath.Join(filepath.Dir(root), "elsewhere.go"))
-	if _, err := edit.From(change(outside), time.Time{}, src); err == nil || !strings.Contains(err.Error(), "outside the workspace root") {
+	if _, err := edit.From(change(outside), edit.Asked{}, src); err == nil || !strings.Contains(err.Error(), "outside the workspace root") {
 		t.Errorf("an edit outside the root: err = %v, want one saying it is outside the workspace root", err)
 	}
-	if _, err := edit.From(change(a), time.Now().Add(-time.Hour), src); err == nil || !strings.Contains(err.Error(), "changed on disk while gopls computed the edits") {
+	if _, err := edit.From(change(a), edit.AskedAt(time.Now().Add(-time.Hour), 0), src); err == nil || !strings.Contains(err.Error(), "changed on disk while gopls computed the edits") {
 		t.Errorf("a file saved after asked: err = %v, want one saying it changed on disk", err)
 	}
 	del := &edit.WorkspaceEdit{DocumentChanges: []json.RawMessage{json.RawMessage(`{"kind":"delete","uri":"` + a + `"}`)}}
-	if _, err := edit.From(del, time.Time{}, src); err == nil || !strings.Contains(err.Error(), "would delete a file") {
+	if _, err := edit.From(del, edit.Asked{}, src); err == nil || !strings.Contains(err.Error(), "would delete a file") {
 		t.Errorf("a deletion: err = %v, want one saying it would delete a file", err)
 	}
 	src.Foreign = func(uri string) bool { return uri == a }
-	es, err := edit.From(change(a), time.Time{}, src)
+	es, err := edit.From(change(a), edit.Asked{}, src)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(es.Files) != 0 {
 		t.Errorf("an edit to another session's snippet was kept: %d files", len(es.Files))
+	}
+}
+
+// TestSetFromSavedJustAfterAsked checks how From tells a save made right
+// after gopls was asked from one before: a file's time may lie a jiffy
+// (FAT: two seconds) before the write that set it, so by its time alone
+// a file written within lspclient.FileTimeSlack before asked is refused;
+// where the watcher sees every change (Changed known), its word decides,
+// whatever the time says.
+func TestSetFromSavedJustAfterAsked(t *testing.T) {
+	root, src := setRoot(t)
+	path := filepath.Join(root, "a.go")
+	a := lspclient.FileURI(path)
+	change := &edit.WorkspaceEdit{Changes: map[string][]protocol.TextEdit{a: {{NewText: "// x\n"}}}}
+	// The file's time says 1 ms before asked, as the coarse clock may.
+	asked := time.Now()
+	if err := os.Chtimes(path, asked.Add(-time.Millisecond), asked.Add(-time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	const refused = "changed on disk while gopls computed the edits"
+	if _, err := edit.From(change, edit.AskedAt(asked, 7), src); err == nil || !strings.Contains(err.Error(), refused) {
+		t.Errorf("by its time alone, a file written 1 ms before asked: err = %v, want it refused", err)
+	}
+	var since uint64
+	watcher := func(changed bool) func(string, uint64) (bool, bool) {
+		return func(p string, s uint64) (bool, bool) {
+			since = s
+			return changed && p == path, true
+		}
+	}
+	src.Changed = watcher(false)
+	if _, err := edit.From(change, edit.AskedAt(asked, 7), src); err != nil {
+		t.Errorf("the watcher saw no change since: err = %v", err)
+	}
+	if since != 7 {
+		t.Errorf("Changed was asked since epoch %d, want the mark's 7", since)
+	}
+	// A change the watcher saw, with a time set back an hour.
+	old := asked.Add(-time.Hour)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	src.Changed = watcher(true)
+	if _, err := edit.From(change, edit.AskedAt(asked, 7), src); err == nil || !strings.Contains(err.Error(), refused) {
+		t.Errorf("a change the watcher saw, its time an hour old: err = %v, want it refused", err)
 	}
 }
