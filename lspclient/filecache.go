@@ -29,6 +29,25 @@ const maxCachedBytes = 8 << 20
 // that set it.
 const FileTimeSlack = 2 * time.Second
 
+// fineTimeSlack is how far before a write the modification time may lie
+// on a file system that keeps fine times: a tick of the clock it is taken
+// from (Linux's coarse clock, a jiffy, up to 10 ms; Windows's, 15.6 ms).
+const fineTimeSlack = 50 * time.Millisecond
+
+// ModifiedSince reports whether the file whose information is fi may
+// have been written at or after t, by its modification time: a time kept
+// to the second (or coarser: two seconds on FAT) may lie up to
+// FileTimeSlack before the write that set it, a finer one a clock tick.
+// A time with a fraction of a second is taken for a file system that
+// keeps fine times.
+func ModifiedSince(fi os.FileInfo, t time.Time) bool {
+	slack := FileTimeSlack
+	if fi.ModTime().Nanosecond() != 0 {
+		slack = fineTimeSlack
+	}
+	return !fi.ModTime().Before(t.Add(-slack))
+}
+
 // racyWindow is how recent a file's time must be for the cache not to
 // trust it (see above).
 const racyWindow = FileTimeSlack

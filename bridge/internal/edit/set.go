@@ -212,9 +212,10 @@ func From(we *WorkspaceEdit, asked Asked, src Source) (*Set, error) {
 // buffer gopls holds for it, else the file on disk, read afresh (not from
 // a cache) through the read gate, and refused if it changed since asked:
 // as the watcher saw, where it sees every change to the file, else by its
-// time, which may lie up to lspclient.FileTimeSlack before the write that
-// set it (a save just after gopls was asked could otherwise pass for one
-// before, and the edits land on text gopls never saw).
+// time, which may lie a little before the write that set it (see
+// lspclient.ModifiedSince; a save just after gopls was asked could
+// otherwise pass for one before, and the edits land on text gopls never
+// saw).
 func editedText(src Source, path string, asked Asked) (string, error) {
 	if text, _, ok := src.Document(lspclient.FileURI(path)); ok {
 		return text, nil
@@ -230,7 +231,7 @@ func editedText(src Source, path string, asked Asked) (string, error) {
 			changed, known = src.Changed(path, asked.epoch)
 		}
 		if !known {
-			changed = !fi.ModTime().Before(asked.at.Add(-lspclient.FileTimeSlack))
+			changed = lspclient.ModifiedSince(fi, asked.at)
 		}
 		if changed {
 			return "", fmt.Errorf("%s changed on disk while gopls computed the edits, which may not fit it; nothing was written; call again", name)

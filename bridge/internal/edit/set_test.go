@@ -116,9 +116,10 @@ func TestSetFromRefuses(t *testing.T) {
 }
 
 // TestSetFromSavedJustAfterAsked checks how From tells a save made right
-// after gopls was asked from one before: a file's time may lie a jiffy
-// (FAT: two seconds) before the write that set it, so by its time alone
-// a file written within lspclient.FileTimeSlack before asked is refused;
+// after gopls was asked from one before: a file's time may lie a clock
+// tick (a time kept to the second: two seconds) before the write that set
+// it, so by its time alone a file written that close before asked is
+// refused;
 // where the watcher sees every change (Changed known), its word decides,
 // whatever the time says.
 func TestSetFromSavedJustAfterAsked(t *testing.T) {
@@ -134,6 +135,24 @@ func TestSetFromSavedJustAfterAsked(t *testing.T) {
 	const refused = "changed on disk while gopls computed the edits"
 	if _, err := edit.From(change, edit.AskedAt(asked, 7), src); err == nil || !strings.Contains(err.Error(), refused) {
 		t.Errorf("by its time alone, a file written 1 ms before asked: err = %v, want it refused", err)
+	}
+	// A fine time a second before asked: the clock's tick is all the
+	// slack such a time needs.
+	fine := asked.Add(-time.Second).Add(time.Microsecond)
+	if err := os.Chtimes(path, fine, fine); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := edit.From(change, edit.AskedAt(asked, 7), src); err != nil {
+		t.Errorf("by its time alone, a file written a second before asked: err = %v", err)
+	}
+	// A whole second, as FAT keeps times, a second before asked: it may
+	// be a write made after.
+	whole := asked.Truncate(time.Second).Add(-time.Second)
+	if err := os.Chtimes(path, whole, whole); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := edit.From(change, edit.AskedAt(asked, 7), src); err == nil || !strings.Contains(err.Error(), refused) {
+		t.Errorf("by its time alone, a whole-second time a second before asked: err = %v, want it refused", err)
 	}
 	var since uint64
 	watcher := func(changed bool) func(string, uint64) (bool, bool) {
