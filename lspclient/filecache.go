@@ -65,9 +65,9 @@ type fileCache struct {
 	// epoch counts invalidations, so that a text read before one is not
 	// kept after it.
 	epoch uint64
-	// layout counts the invalidations that may change more than the
-	// content of Go files: any other file, a directory, lost events, a
-	// new view (see [Client.LayoutEpoch]).
+	// layout counts the invalidations that may change the tree's
+	// modules and builds: a layout file, a directory, lost events, a new
+	// view (see [Client.LayoutEpoch]).
 	layout uint64
 	clock  uint64 // for least recently used
 	// changedAt is the epoch of each path's last reported change; for an

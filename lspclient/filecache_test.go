@@ -45,18 +45,26 @@ func rewrite(t *testing.T, path, text string) {
 	}
 }
 
+// watchedShapes starts a client on a copy of the example workspace once
+// its shapes directory is watched, and returns it with the root and the
+// path of shapes.go; it skips where directories are not watched.
+func watchedShapes(t *testing.T) (c *Client, root, path string) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("directories are watched on Linux only")
+	}
+	root = exampleRoot(t)
+	c = startClient(t, root)
+	waitWatching(t, c, filepath.Join(root, "shapes"))
+	return c, root, filepath.Join(root, "shapes", "shapes.go")
+}
+
 // TestFileCacheWatched checks that a file in a watched directory is read
 // once while it does not change, and again after every kind of change:
 // one its size and time do not show, a rename over it, its directory
 // going away, and a change made while it was being read.
 func TestFileCacheWatched(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("directories are watched on Linux only")
-	}
-	root := exampleRoot(t)
-	c := startClient(t, root)
-	waitWatching(t, c, filepath.Join(root, "shapes"))
-	path := filepath.Join(root, "shapes", "shapes.go")
+	c, root, path := watchedShapes(t)
 	r := &countingRead{}
 
 	first := readFile(t, c, r, path, 1)
@@ -247,13 +255,7 @@ func TestWatched(t *testing.T) {
 // epoch; so is a file whose directory was made anew; a link, which the
 // watcher cannot vouch for, is not known.
 func TestChangedSince(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("directories are watched on Linux only")
-	}
-	root := exampleRoot(t)
-	c := startClient(t, root)
-	waitWatching(t, c, filepath.Join(root, "shapes"))
-	path := filepath.Join(root, "shapes", "shapes.go")
+	c, root, path := watchedShapes(t)
 	check := func(what string, since uint64, wantChanged, wantKnown bool) {
 		t.Helper()
 		if changed, known := c.ChangedSince(path, since); changed != wantChanged || known != wantKnown {

@@ -112,9 +112,9 @@ func (fd *Finder) Find() []Module {
 // its own when its go directive is 1.14 or later.
 func (fd *Finder) vendored(m Module) bool {
 	if work := fd.workFileOf(m.Dir); work != "" {
-		return isFile(filepath.Join(filepath.Dir(work), "vendor", "modules.txt"))
+		return IsFile(filepath.Join(filepath.Dir(work), "vendor", "modules.txt"))
 	}
-	return isFile(filepath.Join(m.Dir, "vendor", "modules.txt")) &&
+	return IsFile(filepath.Join(m.Dir, "vendor", "modules.txt")) &&
 		(m.GoVersion == "" || version.Compare("go"+m.GoVersion, "go1.14") >= 0)
 }
 
@@ -182,7 +182,7 @@ func (fd *Finder) vendorMismatch(m Module, mods []Module) string {
 // looking up to the root; "" if none.
 func (fd *Finder) workFileOf(dir string) string {
 	for d := dir; place.Within(fd.Gate.Root(), d); d = filepath.Dir(d) {
-		if p := filepath.Join(d, "go.work"); isFile(p) {
+		if p := filepath.Join(d, "go.work"); IsFile(p) {
 			return p
 		}
 		if d == fd.Gate.Root() {
@@ -192,7 +192,8 @@ func (fd *Finder) workFileOf(dir string) string {
 	return ""
 }
 
-func isFile(p string) bool {
+// IsFile reports whether p is a regular file now.
+func IsFile(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular()
 }

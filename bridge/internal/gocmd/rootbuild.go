@@ -111,7 +111,7 @@ func (r *RootBuild) Has(path string) bool {
 // none has.
 func upTo(dir, name string) string {
 	for {
-		if p := filepath.Join(dir, name); isFile(p) {
+		if p := filepath.Join(dir, name); IsFile(p) {
 			return p
 		}
 		parent := filepath.Dir(dir)

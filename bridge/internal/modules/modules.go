@@ -83,28 +83,30 @@ func New(c Config) *Modules {
 // lspclient.Client.LayoutEpoch), or to any file while a module has no Go
 // file (a new one would be its GoFile), or when a module's GoFile is gone.
 func (m *Modules) OnDisk() []gocmd.Module {
-	return m.onDisk().mods
+	a, _ := m.onDisk()
+	return a.mods
 }
 
 // onDisk is a walk's answer: the modules, which walk found them, and
-// the disk epoch it was made at.
+// the disk epoch it was made at. m.onDisk also returns the layout epoch
+// it was looked up at.
 type onDisk struct {
 	mods  []gocmd.Module
 	walk  uint64
 	epoch uint64
 }
 
-func (m *Modules) onDisk() onDisk {
+func (m *Modules) onDisk() (onDisk, uint64) {
 	layout := m.c.Client.LayoutEpoch()
 	epoch, _ := m.c.Client.DiskEpoch(m.c.Reads.Root())
 	if a, ok := m.disk.Get(layout, ""); ok && a.current(epoch) {
-		return a
+		return a, layout
 	}
 	f := gocmd.Finder{Gate: m.c.Reads, Env: m.c.Env, GoVersion: m.c.GoVersion, Network: m.c.Client.AllowsNetwork(),
 		GoFlags: lspclient.LookupEnv(m.c.Client.OfflineGoEnv(), "GOFLAGS")}
 	a := onDisk{mods: f.Find(), walk: m.found.Add(1), epoch: epoch}
 	m.disk.Put(layout, false, "", a)
-	return a
+	return a, layout
 }
 
 // current reports whether a walk made at the same layout epoch still
@@ -115,17 +117,11 @@ func (a onDisk) current(epoch uint64) bool {
 		if mod.GoFile == "" && epoch != a.epoch {
 			return false
 		}
-		if mod.GoFile != "" && !isFile(mod.GoFile) {
+		if mod.GoFile != "" && !gocmd.IsFile(mod.GoFile) {
 			return false
 		}
 	}
 	return true
-}
-
-// isFile reports whether path is a regular file now.
-func isFile(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && fi.Mode().IsRegular()
 }
 
 // LoadFix returns the first module's LoadFix; "" if none has one.
@@ -198,10 +194,11 @@ func (m *Modules) WorkspaceFiles(ctx context.Context, caller buffer.Caller) ([]s
 	// no build for on its own: they are kept while neither happens, so
 	// that each call after an edit does not ask gopls for its views and
 	// packages again.
-	layout := m.c.Client.LayoutEpoch()
-	disk := m.onDisk()
+	// The walk checked that its modules' Go files are still there; only
+	// the file named when there is no module is checked here.
+	disk, layout := m.onDisk()
 	mods := disk.mods
-	if b, ok := m.files.Get(layout, ""); ok && b.walk == disk.walk && b.opened == m.openOutside(mods, b.own) && !slices.ContainsFunc(b.files, gone) {
+	if b, ok := m.files.Get(layout, ""); ok && b.walk == disk.walk && b.opened == m.openOutside(mods, b.own) && (b.anyGo == "" || gocmd.IsFile(b.anyGo)) {
 		return b.files, nil
 	}
 	known, roots, err := m.known(ctx)
@@ -237,6 +234,7 @@ func (m *Modules) WorkspaceFiles(ctx context.Context, caller buffer.Caller) ([]s
 		}
 	}
 	var files []string
+	fallback := ""
 	for _, mod := range mods {
 		if mod.GoFile != "" && covered(mod) {
 			files = append(files, lspclient.FileURI(mod.GoFile))
@@ -249,19 +247,22 @@ func (m *Modules) WorkspaceFiles(ctx context.Context, caller buffer.Caller) ([]s
 			return nil, err
 		}
 		files = append(files, lspclient.FileURI(anyGo))
+		fallback = anyGo
 	}
-	m.files.Put(layout, false, "", builds{files: files, walk: disk.walk, own: own, opened: m.openOutside(mods, own)})
+	m.files.Put(layout, false, "", builds{files: files, walk: disk.walk, own: own, opened: m.openOutside(mods, own), anyGo: fallback})
 	return files, nil
 }
 
 // builds is a WorkspaceFiles answer: the files, the walk of the tree it
 // was made from, the directories of the modules gopls built on its own
-// then, and the documents open outside them (see openOutside).
+// then, the documents open outside them (see openOutside), and the Go
+// file named when no module is (AnyGoFile), if so.
 type builds struct {
 	files  []string
 	walk   uint64
 	own    map[string]bool
 	opened string
+	anyGo  string
 }
 
 // openOutside names, as a key, the documents open in gopls outside the
@@ -289,12 +290,6 @@ func (m *Modules) openOutside(mods []gocmd.Module, own map[string]bool) string {
 	}
 	slices.Sort(outside)
 	return strings.Join(outside, "\n")
-}
-
-// gone reports whether the file a URI names is no longer a regular file.
-func gone(uri string) bool {
-	path, err := lspclient.URIPath(uri)
-	return err != nil || !isFile(path)
 }
 
 // AnyGoFile returns a Go file inside the root, which names the workspace
