@@ -231,3 +231,48 @@ func TestBuildsKeptAcrossGoEdits(t *testing.T) {
 		t.Errorf("after main.go went the workspace's diagnosis lost report.go's error:\n%s", text)
 	}
 }
+
+// TestPackageListKept checks that go_package_api asks gopls for the
+// workspace's packages once while the tree's layout stays, Go edits
+// included (on GOROOT/src the list cost 30–200 ms of a busy machine at
+// every call), and asks again when a directory that was there gets its
+// first Go file or loses its last one, which no directory event tells:
+// later/ holds no Go file, only a package below it (so it is watched).
+func TestPackageListKept(t *testing.T) {
+	root := exampleRoot(t)
+	writeWorkspaceFile(t, root, "later/below/below.go", []byte("package below\n"))
+	c, _ := startConfigured(t, root, bridge.Config{})
+	ctx := testCtx(t)
+	api := func(path string) (text string, asked int) {
+		t.Helper()
+		res, err := c.CallTool(ctx, "go_package_api", map[string]any{"packagePaths": []string{path}, "debug": true})
+		if err != nil {
+			t.Fatalf("go_package_api %s: %v", path, err)
+		}
+		// The debug trace ends the text, error or not.
+		asked = strings.Count(res.Text(), "workspace/executeCommand gopls.packages ")
+		return res.Text(), asked
+	}
+	if text, asked := api("example.com/shapes/report"); asked != 1 || !strings.Contains(text, "package report") {
+		t.Fatalf("the first call asked gopls.packages %d times, want 1:\n%s", asked, text)
+	}
+	src, err := os.ReadFile(filepath.Join(root, "report", "report.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeWorkspaceFile(t, root, "report/report.go", append(src, "\n// Added is new.\nfunc Added() {}\n"...))
+	if text, asked := api("example.com/shapes/report"); asked != 0 || !strings.Contains(text, "func Added()") {
+		t.Errorf("after an edit of a Go file the call asked gopls.packages %d times, want 0, or missed the edit:\n%s", asked, text)
+	}
+
+	writeWorkspaceFile(t, root, "later/later.go", []byte("package later\n\n// Later came after.\nfunc Later() {}\n"))
+	if text, asked := api("example.com/shapes/later"); asked != 1 || !strings.Contains(text, "func Later()") {
+		t.Errorf("after a directory's first Go file the call asked gopls.packages %d times, want 1:\n%s", asked, text)
+	}
+	if err := os.Remove(filepath.Join(root, "later", "later.go")); err != nil {
+		t.Fatal(err)
+	}
+	if text, asked := api("example.com/shapes/later"); asked != 1 || strings.Contains(text, "func Later()") {
+		t.Errorf("after a directory's last Go file went the call asked gopls.packages %d times, want 1, or still lists it:\n%s", asked, text)
+	}
+}

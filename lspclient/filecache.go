@@ -242,6 +242,15 @@ func (fc *fileCache) changed(paths []string, dirsGone []string, all bool) {
 	}
 }
 
+// packagesChanged moves the layout for a package made or ended by its
+// directory's first Go file or its last one gone (see watcher.barrier),
+// which no path's name tells.
+func (fc *fileCache) packagesChanged() {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	fc.layout++
+}
+
 // layoutFiles are the files that say what the modules and builds of the
 // tree are: what the go command reads to find them, and vendor/'s manifest.
 var layoutFiles = map[string]bool{"go.mod": true, "go.work": true, "go.sum": true, "go.work.sum": true, "modules.txt": true}

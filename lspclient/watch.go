@@ -377,6 +377,9 @@ func (w *watcher) barrier() {
 	dirsGone := w.eventChanges(events, overflow, changes)
 	w.forgetPackagesUnder(dirsGone)
 	newPackages := w.newPackages(changes)
+	if len(newPackages) > 0 || packageGone(changes) {
+		w.c.files.packagesChanged()
+	}
 	w.stampChanges(changes)
 	if len(changes) == 0 {
 		return
@@ -458,6 +461,23 @@ func (w *watcher) newPackages(changes changeSet) []string {
 		uris = append(uris, FileURI(path))
 	}
 	return uris
+}
+
+// packageGone reports whether changes delete the last Go file of a
+// directory, which ends its package.
+func packageGone(changes changeSet) bool {
+	for path, kind := range changes {
+		if kind != fileDeleted || !strings.HasSuffix(path, ".go") {
+			continue
+		}
+		entries, err := os.ReadDir(filepath.Dir(path))
+		if err != nil || !slices.ContainsFunc(entries, func(e os.DirEntry) bool {
+			return !e.IsDir() && strings.HasSuffix(e.Name(), ".go")
+		}) {
+			return true
+		}
+	}
+	return false
 }
 
 // stampChanges adds the changes of the documents whose directories are

@@ -31,14 +31,54 @@ type Graph struct {
 	Lines   *memo.Lines
 	Env     *gocmd.Env
 	Build   *gocmd.Build
+
+	// known is gopls's list of the workspace's packages, kept while the
+	// tree's layout stays (see lspclient.Client.LayoutEpoch): the list
+	// changes only with a module, a directory or a directory's first or
+	// last Go file, and asking gopls for it on GOROOT/src cost 30–200 ms
+	// of a busy machine at every call, since every document opened or
+	// closed makes a new generation.
+	mu    sync.Mutex
+	known *workspacePackages
+}
+
+// workspacePackages is one answer of gopls.packages for the root: the
+// directory of each package by import path, unfiltered.
+type workspacePackages struct {
+	layout uint64
+	dirs   map[string]string
 }
 
 // Workspace maps the import paths of the workspace's packages to their
 // directories, from gopls's view of the workspace; other sessions'
 // snippets than c's are left out.
 func (g *Graph) Workspace(ctx context.Context, c buffer.Caller) (map[string]string, error) {
+	all, err := g.workspacePackages(ctx)
+	if err != nil {
+		return nil, err
+	}
+	dirs := make(map[string]string, len(all))
+	for path, dir := range all {
+		if !g.Buffers.ForeignPackage(c, path) {
+			dirs[path] = dir
+		}
+	}
+	return dirs, nil
+}
+
+// workspacePackages returns every package gopls has in the workspace by
+// import path, from the list kept (see Graph.known) or from gopls. The
+// map returned is shared: not to be modified.
+func (g *Graph) workspacePackages(ctx context.Context) (map[string]string, error) {
 	if err := g.Client.WaitLoaded(ctx); err != nil {
 		return nil, ask.Error(err)
+	}
+	layout := g.Client.LayoutEpoch()
+	g.mu.Lock()
+	known := g.known
+	g.mu.Unlock()
+	if known != nil && known.layout == layout {
+		return known.dirs, nil
 	}
 	var res struct {
 		Packages []struct {
@@ -57,7 +97,7 @@ func (g *Graph) Workspace(ctx context.Context, c buffer.Caller) (map[string]stri
 	dirs := map[string]string{}
 	for _, p := range res.Packages {
 		mod, ok := res.Module[p.ModulePath]
-		if p.ForTest != "" || !ok || g.Buffers.ForeignPackage(c, p.Path) {
+		if p.ForTest != "" || !ok {
 			continue
 		}
 		gomod, err := lspclient.URIPath(mod.GoMod)
@@ -70,6 +110,9 @@ func (g *Graph) Workspace(ctx context.Context, c buffer.Caller) (map[string]stri
 		}
 		dirs[p.Path] = filepath.Join(filepath.Dir(gomod), filepath.FromSlash(rel))
 	}
+	g.mu.Lock()
+	g.known = &workspacePackages{layout: layout, dirs: dirs}
+	g.mu.Unlock()
 	return dirs, nil
 }
 
