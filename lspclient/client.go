@@ -143,8 +143,9 @@ type Client struct {
 	pid atomic.Int64 // of the last gopls started
 	// diagnoseSeq numbers the progress tokens of workspace diagnoses.
 	diagnoseSeq atomic.Int64
-	// mods is the modification generation (see generation.go).
-	mods atomic.Uint64
+	// mods counts every change told to gopls, answers those that may
+	// change an answer (see generation.go).
+	mods, answers atomic.Uint64
 	// diagnosed holds, by file URI, the generation at which gopls last
 	// diagnosed the file's view in full (see DiagnoseFiles).
 	diagnosedMu sync.Mutex

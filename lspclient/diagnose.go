@@ -72,14 +72,17 @@ func (e *LoadTimeoutError) Is(target error) bool { return target == ErrLoadTimeo
 // [Client.Generation]): a full diagnosis of an unchanged workspace finds
 // what the last one found.
 func (c *Client) DiagnoseFiles(ctx context.Context, uris []string) error {
-	gen := c.Generation()
+	// By every change, quiet ones too: what gopls stores for an open
+	// file (its analyzers' diagnostics and fixes) is not what it stores
+	// for a closed one.
+	gen := c.stateGeneration()
 	if c.diagnosedAt(uris, gen) {
 		return nil
 	}
 	if err := c.diagnoseFiles(ctx, uris); err != nil {
 		return err
 	}
-	if !c.Changed(gen) {
+	if c.mods.Load() == gen {
 		c.markDiagnosed(uris, gen)
 	}
 	return nil

@@ -3,6 +3,7 @@ package lspclient
 import (
 	"cmp"
 	"context"
+	"path/filepath"
 	"slices"
 	"sync"
 )
@@ -51,6 +52,11 @@ type document struct {
 	// [Client.HoldBriefly]): it is closed, not kept, when its last holder
 	// lets go.
 	brief bool
+	// disk is set when text is what a call just read from the file
+	// (see [Client.HoldDisk]), and cleared when it changes otherwise: then
+	// opening or closing the document changes nothing gopls answers (see
+	// quietLocked).
+	disk bool
 }
 
 // maxKept bounds the documents read from disk that stay open in gopls
@@ -153,16 +159,46 @@ func (c *Client) CloseKept() int {
 // openLocked opens doc in gopls with the text it holds. c.docs.mu is held.
 func (c *Client) openLocked(uri string, doc *document) {
 	doc.sent = true
-	c.sendDocument("textDocument/didOpen", doc.openParams(uri))
+	c.notes.enqueue("textDocument/didOpen", doc.openParams(uri))
+	if c.quietLocked(uri, doc) {
+		c.modifiedQuietly()
+	} else {
+		c.modified()
+	}
 }
 
 // closeLocked forgets uri and tells gopls. c.docs.mu is held.
 func (c *Client) closeLocked(uri string) {
+	doc := c.docs.open[uri]
 	delete(c.docs.open, uri)
 	c.closedLocked(uri)
-	c.sendDocument("textDocument/didClose", map[string]any{
+	c.notes.enqueue("textDocument/didClose", map[string]any{
 		"textDocument": map[string]any{"uri": uri},
 	})
+	if doc != nil && c.quietLocked(uri, doc) {
+		c.modifiedQuietly()
+	} else {
+		c.modified()
+	}
+}
+
+// quietLocked reports whether opening or closing doc leaves every answer
+// of gopls as it was, so that the generation stays (see generation.go)
+// and the answers kept by it with it: the text is the file's on disk
+// (read by the call, not changed since: see document.disk and stale),
+// and the file is in a package of gopls's own views, so that opening it
+// makes no view for it and closing it drops none. Each file a call reads
+// is opened when the call lets go and closed when four newer ones are
+// kept (see maxKept), so counting these made every kept answer old after
+// any call on another file, and the calls of four sessions never found
+// one. What gopls keeps for open files still changes (see generation.go).
+// c.docs.mu is held.
+func (c *Client) quietLocked(uri string, doc *document) bool {
+	if !doc.disk || doc.overlay || doc.brief || doc.stale {
+		return false
+	}
+	path, err := URIPath(uri)
+	return err == nil && c.watch.isPackageDir(filepath.Dir(path))
 }
 
 // keepLocked records that doc, read from disk and open in gopls, has lost

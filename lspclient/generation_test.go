@@ -2,6 +2,7 @@ package lspclient
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -11,8 +12,9 @@ import (
 )
 
 // TestGeneration checks what moves the modification generation: requests
-// do not; opening, changing and closing documents do, and so do files
-// changed on disk and a new gopls.
+// do not, nor does opening or closing a file with the text a call just
+// read from disk; opening, changing and closing documents with other text
+// do, and so do files changed on disk and a new gopls.
 func TestGeneration(t *testing.T) {
 	root := exampleRoot(t)
 	c := startClient(t, root)
@@ -25,6 +27,9 @@ func TestGeneration(t *testing.T) {
 	main := filepath.Join(root, "main.go")
 	data, _ := os.ReadFile(main)
 	uri := FileURI(main)
+	report := filepath.Join(root, "report", "report.go")
+	reportData, _ := os.ReadFile(report)
+	reportURI := FileURI(report)
 
 	steps := []struct {
 		what  string
@@ -36,6 +41,32 @@ func TestGeneration(t *testing.T) {
 		{"syncing the same text", func() error { _, err := c.Sync(ctx, uri, string(data)); return err }, false},
 		{"changing it", func() error { _, err := c.Sync(ctx, uri, string(data)+"\n// more\n"); return err }, true},
 		{"closing it", func() error { _, err := c.CloseDocument(ctx, uri); return err }, true},
+		// A call's read of a file is opened when the call lets go, and
+		// closed later: gopls sees the same text either way.
+		{"a call's read of a file, opened as it lets go", func() error {
+			l, err := c.HoldDisk(ctx, reportURI, string(reportData))
+			if err != nil {
+				return err
+			}
+			l.Release()
+			c.docs.mu.Lock()
+			doc := c.docs.open[reportURI]
+			c.docs.mu.Unlock()
+			if doc == nil || !doc.sent {
+				return errors.New("the file read was not opened when its call let go")
+			}
+			return nil
+		}, false},
+		{"closing that file", func() error { _, err := c.CloseDocument(ctx, reportURI); return err }, false},
+		{"the same file held with the session's text", func() error {
+			l, err := c.Hold(ctx, reportURI, string(reportData)+"\n// unsaved\n", true)
+			if err != nil {
+				return err
+			}
+			l.Release()
+			return nil
+		}, true},
+		{"closing that buffer", func() error { _, err := c.CloseDocument(ctx, reportURI); return err }, true},
 		{"a full diagnosis", func() error { return c.DiagnoseWorkspace(ctx, uri) }, false},
 		{"a command", func() error { return c.ExecuteCommand(ctx, "gopls.views", nil, nil) }, false},
 		{"restarting gopls", func() error { return c.killAndWait(ctx) }, true},

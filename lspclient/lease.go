@@ -50,7 +50,7 @@ func (c *Client) Hold(ctx context.Context, uri, text string, overlay bool) (*Lea
 // document, before it hears of the change, and reads the disk again once
 // the last holder lets go.
 func (c *Client) HoldDisk(ctx context.Context, uri, text string) (*Lease, error) {
-	return c.hold(ctx, uri, text, holdMode{})
+	return c.hold(ctx, uri, text, holdMode{disk: true})
 }
 
 // HoldBriefly is [Client.Hold] for text just read from a file that is
@@ -70,8 +70,9 @@ func (c *Client) HoldBriefly(ctx context.Context, uri, text string) (*Lease, err
 // holdMode says how a text is held: overlay, whether it is other than the
 // file on disk; open, whether gopls opens it while the call holds it (else
 // when the call lets go: see HoldDisk); brief, whether it is closed then
-// (see HoldBriefly).
-type holdMode struct{ overlay, open, brief bool }
+// (see HoldBriefly); disk, whether the call just read it from the file
+// (HoldDisk: see document.disk).
+type holdMode struct{ overlay, open, brief, disk bool }
 
 func (c *Client) hold(ctx context.Context, uri, text string, m holdMode) (*Lease, error) {
 	overlay, open := m.overlay, m.open
@@ -83,7 +84,7 @@ func (c *Client) hold(ctx context.Context, uri, text string, m holdMode) (*Lease
 		doc, ok := c.docs.open[uri]
 		switch {
 		case !ok:
-			doc = &document{version: 1, text: text, overlay: overlay, holders: 1, brief: m.brief}
+			doc = &document{version: 1, text: text, overlay: overlay, holders: 1, brief: m.brief, disk: m.disk && !overlay}
 			c.docs.open[uri] = doc
 			if open {
 				c.openLocked(uri, doc)
@@ -97,6 +98,12 @@ func (c *Client) hold(ctx context.Context, uri, text string, m holdMode) (*Lease
 			doc.holders++
 			doc.overlay = overlay
 			doc.brief = m.brief
+			switch {
+			case overlay:
+				doc.disk = false
+			case m.disk:
+				doc.disk = true
+			}
 			if open && !doc.sent {
 				c.openLocked(uri, doc)
 			}
@@ -106,7 +113,7 @@ func (c *Client) hold(ctx context.Context, uri, text string, m holdMode) (*Lease
 		case doc.holders == 0:
 			// Only documents open in gopls outlive their holders.
 			next := doc.version + 1
-			doc.version, doc.text, doc.overlay, doc.stale, doc.holders, doc.brief = next, text, overlay, false, 1, m.brief
+			doc.version, doc.text, doc.overlay, doc.stale, doc.holders, doc.brief, doc.disk = next, text, overlay, false, 1, m.brief, m.disk && !overlay
 			c.sendDocument("textDocument/didChange", map[string]any{
 				"textDocument":   map[string]any{"uri": uri, "version": next},
 				"contentChanges": []any{map[string]any{"text": text}},

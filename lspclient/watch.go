@@ -65,7 +65,10 @@ type watcher struct {
 	stamps map[string]stamp
 	full   bool // maxWatches was reached (logged once)
 	// pkgDirs are the directories known to hold a package; a Go file
-	// created elsewhere starts a new one (see loadPackages).
+	// created elsewhere starts a new one (see loadPackages). pkgMu guards
+	// it alone, and is taken last: the documents ask of it under their
+	// own lock (see Client.quietLocked), which is taken under w.mu.
+	pkgMu   sync.Mutex
 	pkgDirs map[string]bool
 	// loads are the batches of new packages gopls is loading, oldest
 	// first (see loadPackages).
@@ -233,7 +236,9 @@ func (w *watcher) watchPackages() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for dir := range dirs {
+		w.pkgMu.Lock()
 		w.pkgDirs[dir] = true
+		w.pkgMu.Unlock()
 		// The parents too, so that a new package beside one is seen.
 		for d := dir; within(w.root, d); d = filepath.Dir(d) {
 			if w.fs == nil || w.fs.watching(d) {
@@ -437,6 +442,8 @@ func (w *watcher) forgetPackagesUnder(dirsGone []string) {
 	if len(dirsGone) == 0 {
 		return
 	}
+	w.pkgMu.Lock()
+	defer w.pkgMu.Unlock()
 	for dir := range w.pkgDirs {
 		for _, gone := range dirsGone {
 			if within(gone, dir) {
@@ -451,6 +458,8 @@ func (w *watcher) forgetPackagesUnder(dirsGone []string) {
 // no package the watcher knew, and records those directories. w.mu is
 // held.
 func (w *watcher) newPackages(changes changeSet) []string {
+	w.pkgMu.Lock()
+	defer w.pkgMu.Unlock()
 	var uris []string
 	for path, kind := range changes {
 		dir := filepath.Dir(path)
@@ -461,6 +470,17 @@ func (w *watcher) newPackages(changes changeSet) []string {
 		uris = append(uris, FileURI(path))
 	}
 	return uris
+}
+
+// isPackageDir reports whether dir is known to hold a package of gopls's
+// own views (see pkgDirs). Any lock may be held.
+func (w *watcher) isPackageDir(dir string) bool {
+	if w == nil {
+		return false
+	}
+	w.pkgMu.Lock()
+	defer w.pkgMu.Unlock()
+	return w.pkgDirs[dir]
 }
 
 // packageGone reports whether changes delete the last Go file of a
@@ -725,6 +745,9 @@ func (c *Client) refreshDocuments(changes map[string]int, dirsGone []string) (up
 				continue
 			}
 		}
+		// The document is no longer the disk's text: closing it changes
+		// what gopls sees (see quietLocked).
+		doc.stale = true
 		c.closeLocked(uri)
 	}
 	return updated
@@ -819,6 +842,7 @@ func (c *Client) Written(paths map[string]bool) {
 		case doc.holders > 0:
 			c.pinLocked(uri, doc)
 		default:
+			doc.stale = true
 			c.closeLocked(uri)
 		}
 	}
