@@ -6,8 +6,8 @@ package lspclient
 // no answer: see Client.quietLocked), every batch of files changed on
 // disk, the end of the initial load and every new gopls.
 // gopls answers the same question the same way while it stays the same,
-// so callers can keep answers (and work such as a full diagnosis) keyed by
-// it, and ask again only when it moves.
+// so callers can keep answers keyed by it, and ask again only when it
+// moves.
 //
 // The count is raised once the change is queued for gopls (see notes.go),
 // never before, and every request waits until what was queued before it
@@ -17,7 +17,6 @@ package lspclient
 // yet (queued, not yet counted); the count that follows makes them look
 // old, which is safe. The end of a load of new packages is counted too:
 // workspace-wide answers change with it.
-
 //
 // A file opened or closed with the disk's text changes no answer, but it
 // changes what gopls keeps: the analyzers' diagnostics, and the quick
