@@ -159,12 +159,7 @@ func (c *Client) CloseKept() int {
 // openLocked opens doc in gopls with the text it holds. c.docs.mu is held.
 func (c *Client) openLocked(uri string, doc *document) {
 	doc.sent = true
-	c.notes.enqueue("textDocument/didOpen", doc.openParams(uri))
-	if c.quietLocked(uri, doc) {
-		c.modifiedQuietly()
-	} else {
-		c.modified()
-	}
+	c.tellLocked("textDocument/didOpen", doc.openParams(uri), uri, doc)
 }
 
 // closeLocked forgets uri and tells gopls. c.docs.mu is held.
@@ -172,9 +167,16 @@ func (c *Client) closeLocked(uri string) {
 	doc := c.docs.open[uri]
 	delete(c.docs.open, uri)
 	c.closedLocked(uri)
-	c.notes.enqueue("textDocument/didClose", map[string]any{
+	c.tellLocked("textDocument/didClose", map[string]any{
 		"textDocument": map[string]any{"uri": uri},
-	})
+	}, uri, doc)
+}
+
+// tellLocked is sendDocument for opening or closing doc (nil if unknown),
+// counted as a change of no answer when it is one (see quietLocked).
+// c.docs.mu is held.
+func (c *Client) tellLocked(method string, params any, uri string, doc *document) {
+	c.notes.enqueue(method, params)
 	if doc != nil && c.quietLocked(uri, doc) {
 		c.modifiedQuietly()
 	} else {
