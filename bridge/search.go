@@ -144,12 +144,13 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 	// exactly from the same answer.
 	syms := make([]symbolInfo, 0, len(found))
 	outside, withheld := 0, 0
+	shown := b.reads.Batch()
 	for _, s := range found {
 		uri := string(s.Location.URI)
 		if b.buffers.Foreign(b.caller(ctx), uri) {
 			continue
 		}
-		if p, err := lspclient.URIPath(uri); err != nil || !b.reads.Shows(p) {
+		if p, err := lspclient.URIPath(uri); err != nil || !shown.Shows(p) {
 			withheld++
 			continue
 		}

@@ -82,6 +82,54 @@ func (g *Gate) Shows(path string) bool {
 	}
 }
 
+// A Batch answers Shows for the many paths of one answer (a search's
+// hundred symbols, most in a few directories), resolving each directory's
+// links once: a full resolution walks every component of the path, and
+// for a hundred symbols that was a millisecond of a 17 ms search. It is
+// for one answer only, since links may change between calls, and is not
+// safe for concurrent use.
+type Batch struct {
+	g    *Gate
+	dirs map[string]resolved
+}
+
+type resolved struct {
+	real string
+	err  error
+}
+
+// Batch returns a Batch over g.
+func (g *Gate) Batch() *Batch {
+	return &Batch{g: g, dirs: map[string]resolved{}}
+}
+
+// Shows is [Gate.Shows], with the directory's links resolved once per
+// batch. The file itself is still looked at each time: only a regular
+// file, or anything that is not a link, whose directory resolved, takes
+// the short way; a link, a missing file or a directory that does not
+// resolve is decided by the Gate as before.
+func (b *Batch) Shows(path string) bool {
+	if !filepath.IsAbs(path) {
+		return b.g.Shows(path)
+	}
+	clean := filepath.Clean(path)
+	dir, name := filepath.Dir(clean), filepath.Base(clean)
+	r, ok := b.dirs[dir]
+	if !ok {
+		r.real, r.err = filepath.EvalSymlinks(dir)
+		b.dirs[dir] = r
+	}
+	if r.err != nil || dir == clean {
+		return b.g.Shows(path)
+	}
+	real := filepath.Join(r.real, name)
+	fi, err := os.Lstat(real)
+	if err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+		return b.g.Shows(path)
+	}
+	return b.g.admits(real)
+}
+
 // admits reports whether real, a path with no symbolic link, passes.
 func (g *Gate) admits(real string) bool {
 	if Within(g.root, real) {

@@ -154,3 +154,40 @@ func TestDisplay(t *testing.T) {
 		t.Errorf("Display without GOROOT = %q, want the path as it is", got)
 	}
 }
+
+// TestBatchShows: a batch, which resolves each directory once, decides
+// every path as the gate does, a link in a directory it has already
+// resolved included, and asked twice gives the same answers.
+func TestBatchShows(t *testing.T) {
+	g, root, outside := tree(t)
+	base := filepath.Dir(root)
+	paths := []string{
+		root + "/a.go", root + "/secret.txt", root + "/inner.go", root + "/fmt.go", root + "/notes.txt",
+		root + "/env.txt", root + "/missing.go", root + "/new/dir/x.go", root + "/sub/b.go", root + "/sub/missing.go",
+		outside + "/pkg/b.go", base + "/goroot/src/fmt/print.go", base + "/goroot/src/fmt/notes.txt",
+		base + "/modcache/m@v1/m.go", root + "/../outside/pkg/b.go", "/", "relative.go",
+	}
+	want := map[string]bool{
+		"root/a.go": true, "root/inner.go": true, "root/fmt.go": true, "root/missing.go": true,
+		"root/new/dir/x.go": true, "goroot/src/fmt/print.go": true, "modcache/m@v1/m.go": true,
+	}
+	batch := g.Batch()
+	for round := range 2 {
+		gate, batched := map[string]bool{}, map[string]bool{}
+		for _, p := range paths {
+			rel := strings.TrimPrefix(p, base+"/")
+			if g.Shows(p) {
+				gate[rel] = true
+			}
+			if batch.Shows(p) {
+				batched[rel] = true
+			}
+		}
+		if diff := cmp.Diff(want, gate); diff != "" && round == 0 {
+			t.Errorf("what the gate shows (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(want, batched); diff != "" {
+			t.Errorf("round %d: what the batch shows (-want +got):\n%s", round, diff)
+		}
+	}
+}
