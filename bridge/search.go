@@ -150,15 +150,14 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 		if b.buffers.Foreign(b.caller(ctx), uri) {
 			continue
 		}
-		if p, err := lspclient.URIPath(uri); err != nil || !shown.Shows(p) {
+		p, err := lspclient.URIPath(uri)
+		if err != nil || !shown.Shows(p) {
 			withheld++
 			continue
 		}
-		if !all {
-			if p, err := lspclient.URIPath(uri); err != nil || !iplace.Within(b.root, p) {
-				outside++
-				continue
-			}
+		if !all && !iplace.Within(b.root, p) {
+			outside++
+			continue
 		}
 		syms = append(syms, s)
 	}

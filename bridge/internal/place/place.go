@@ -104,10 +104,10 @@ func (g *Gate) Batch() *Batch {
 }
 
 // Shows is [Gate.Shows], with the directory's links resolved once per
-// batch. The file itself is still looked at each time: only a regular
-// file, or anything that is not a link, whose directory resolved, takes
-// the short way; a link, a missing file or a directory that does not
-// resolve is decided by the Gate as before.
+// batch. The file itself is still looked at each time: a file that is
+// not a link, in a directory that resolved, takes the short way; a link,
+// a missing file or a directory that does not resolve is decided by the
+// Gate as before.
 func (b *Batch) Shows(path string) bool {
 	if !filepath.IsAbs(path) {
 		return b.g.Shows(path)
