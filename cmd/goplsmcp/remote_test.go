@@ -98,6 +98,28 @@ func cmdline(pid int) []string {
 	return strings.Split(strings.TrimSuffix(string(data), "\x00"), "\x00")
 }
 
+// execedCmdline returns pid's arguments once the kernel shows them. A
+// started child can read as empty for a moment: exec closes the pipe that
+// tells the parent it succeeded before it sets up the new argument pages,
+// and a busy machine widens that window.
+func execedCmdline(t *testing.T, pid int) []string {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		args := cmdline(pid)
+		if len(args) > 0 && args[0] != "" {
+			return args
+		}
+		select {
+		case <-tick.C:
+		case <-deadline:
+			return args
+		}
+	}
+}
+
 // daemonsIn returns the gopls daemons listening on a socket under dir.
 func daemonsIn(dir string) []int {
 	entries, _ := os.ReadDir("/proc")
@@ -121,7 +143,7 @@ func daemonsIn(dir string) []int {
 func forwarder(t *testing.T, p *proc, remote string) int {
 	t.Helper()
 	pid := p.goplsPID()
-	if args := cmdline(pid); !slices.Contains(args, "-remote="+remote) {
+	if args := execedCmdline(t, pid); !slices.Contains(args, "-remote="+remote) {
 		t.Errorf("goplsmcp's gopls %d runs %q, not as a forwarder to %s", pid, args, remote)
 	}
 	return pid
