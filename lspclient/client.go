@@ -159,6 +159,7 @@ type Client struct {
 	editors  editorSet      // editors served beside the client's calls (editor.go)
 	prio     priority       // the editors' requests first (priority.go)
 	renew    renewal        // when to renew gopls's view (renew.go)
+	recycle  chan *process  // a gopls to replace for its memory (recycle.go)
 
 	closeOnce sync.Once
 }
@@ -183,7 +184,7 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	c := &Client{opts: opts, log: log, changed: make(chan struct{}), done: make(chan struct{})}
+	c := &Client{opts: opts, log: log, changed: make(chan struct{}), done: make(chan struct{}), recycle: make(chan *process, 1)}
 	c.life, c.stopLife = context.WithCancel(context.Background())
 	c.docs.init()
 	c.notes.init()

@@ -72,6 +72,13 @@ type renewal struct {
 	noGap bool
 	// last is when the view was last renewed (or gopls started).
 	last time.Time
+	// floor is the current gopls's lowest resident memory at a renewal's
+	// moment, 0 before the first; recycles counts the goplses replaced
+	// for their memory; limit is recycleLimit unless tests set it (see
+	// recycle.go).
+	floor    int64
+	recycles int
+	limit    func(floor int64) int64
 	// holdUntil ends the current wait for the requests in flight to
 	// drain; drained is closed when they have.
 	holdUntil time.Time
@@ -193,11 +200,14 @@ func (c *Client) RenewWhenQuiet() bool {
 // renewView removes the workspace folder from gopls and adds it again,
 // unless an editor is attached or no gopls runs, and reports whether it
 // did. The notifications are queued like a document change, so every
-// request after them reaches the new view.
+// request after them reaches the new view. When gopls has grown past its
+// limit it is replaced instead (recycle.go).
 func (c *Client) renewView() bool {
-	if c.hasEditors() || c.live() == nil {
+	p := c.live()
+	if c.hasEditors() || p == nil {
 		return false
 	}
+	rss, measured := residentBytes(p.pid)
 	c.docs.mu.Lock()
 	r := &c.renew
 	r.mu.Lock()
@@ -213,6 +223,14 @@ func (c *Client) renewView() bool {
 	r.asked = false
 	r.holdUntil = time.Time{}
 	r.last = time.Now()
+	if measured {
+		if floor, limit, due := r.recycleDueLocked(rss); due {
+			r.mu.Unlock()
+			c.recycleLocked(p, rss, floor, limit)
+			c.docs.mu.Unlock()
+			return true
+		}
+	}
 	r.renewals++
 	r.mu.Unlock()
 	folders := c.workspaceFolders()
@@ -237,6 +255,7 @@ func (c *Client) resetRenewal() {
 	r.closed = nil
 	r.asked = false
 	r.last = time.Now()
+	r.floor = 0
 	r.mu.Unlock()
 }
 

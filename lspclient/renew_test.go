@@ -224,3 +224,77 @@ func TestRenewalGap(t *testing.T) {
 		}
 	}
 }
+
+// TestRecycleReplacesGopls: at a renewal's moment, a gopls past its
+// memory limit is replaced rather than its view renewed: a new process,
+// which has the session's unsaved buffer, and no crash counted.
+func TestRecycleReplacesGopls(t *testing.T) {
+	if _, ok := residentBytes(os.Getpid()); !ok {
+		t.Skip("no resident memory to read on this system")
+	}
+	c, root := renewFixture(t)
+	c.renew.mu.Lock()
+	// Any gopls is past this limit, at the first moment it is looked at.
+	c.renew.limit = func(floor int64) int64 { return floor / 2 }
+	c.renew.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	viewIDs(t, ctx, c)
+	before := c.PID()
+
+	unsavedURI := FileURI(filepath.Join(root, "a", "unsaved.go"))
+	unsaved, err := c.Hold(ctx, unsavedURI, "package a\n\n// Unsaved exists only in the session's buffer.\nfunc Unsaved() {}\n", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unsaved.Release()
+	readAndClose(t, ctx, c, root, "b", "c", "d")
+	// The request that ends with the third package closed finds gopls
+	// past its limit; the next is answered by its replacement.
+	viewIDs(t, ctx, c)
+	var hover struct {
+		Contents struct{ Value string }
+	}
+	err = c.Call(ctx, "textDocument/hover", map[string]any{
+		"textDocument": map[string]any{"uri": unsavedURI},
+		"position":     map[string]any{"line": 3, "character": 6},
+	}, &hover)
+	if err != nil {
+		t.Fatalf("hover on the unsaved buffer after the replacement: %v", err)
+	}
+	if !strings.Contains(hover.Contents.Value, "exists only in the session's buffer") {
+		t.Errorf("hover on the unsaved buffer after the replacement = %q, want its doc comment", hover.Contents.Value)
+	}
+	after := c.PID()
+	c.mu.Lock()
+	restarts := c.restarts
+	c.mu.Unlock()
+	if after == before || c.Recycles() != 1 || c.Renewals() != 0 || restarts != 0 {
+		t.Errorf("gopls %d → %d, %d replaced, %d renewals, %d restarts; want a new gopls, one replaced, no renewal, no restart", before, after, c.Recycles(), c.Renewals(), restarts)
+	}
+	if alive(before) {
+		t.Errorf("the replaced gopls %d still runs", before)
+	}
+}
+
+func TestRecycleDue(t *testing.T) {
+	const mib = 1 << 20
+	var r renewal
+	for _, step := range []struct {
+		rss, floor int64
+		due        bool
+	}{
+		{1700 * mib, 1700 * mib, false},
+		{1500 * mib, 1500 * mib, false}, // a lower floor
+		{2200 * mib, 1500 * mib, false}, // +700 MiB, but under 1.5×
+		{2300 * mib, 1500 * mib, true},  // past 1.5× and +512 MiB
+		{300 * mib, 300 * mib, false},   // (a small workspace's gopls)
+		{800 * mib, 300 * mib, false},   // 2.7×, but under +512 MiB
+		{813 * mib, 300 * mib, true},
+	} {
+		floor, _, due := r.recycleDueLocked(step.rss)
+		if floor != step.floor || due != step.due {
+			t.Errorf("RSS %d MiB: floor %d MiB, due %v; want %d MiB, %v", step.rss/mib, floor/mib, due, step.floor/mib, step.due)
+		}
+	}
+}

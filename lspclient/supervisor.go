@@ -38,6 +38,13 @@ func (c *Client) supervise(startCtx context.Context, started chan<- error) {
 			// A gopls that has already failed gets no polite shutdown.
 			p.stop(c.log, p.ctx.Err() == nil)
 			return
+		case q := <-c.recycle:
+			if q == p && p.ctx.Err() == nil {
+				if p = c.replace(p); p == nil {
+					return
+				}
+			}
+			continue
 		case <-p.ctx.Done():
 		}
 		cause := context.Cause(p.ctx)

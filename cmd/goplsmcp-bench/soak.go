@@ -260,14 +260,16 @@ type soakMem struct {
 	label               string
 	daemon, gopls, peer int64
 	replaced            int
-	// renewals is how many times the daemon had renewed gopls's view
-	// (its log's count), -1 when its log could not be read.
-	renewals int
+	// renewals is how many times the daemon had renewed gopls's view,
+	// recycles how many times it had replaced gopls for its memory (its
+	// log's counts), -1 when its log could not be read.
+	renewals, recycles int
 }
 
-// countRenewals counts the view renewals logged by the daemons whose
-// logs are in the runtime directory rt, or -1 if there are none.
-func countRenewals(rt string) int {
+// countLogged counts the lines with msg (lspclient's RenewalMessage or
+// RecycleMessage) logged by the daemons whose logs are in the runtime
+// directory rt, or -1 if there are none.
+func countLogged(rt, msg string) int {
 	n, found := 0, false
 	filepath.WalkDir(rt, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".log") {
@@ -278,7 +280,7 @@ func countRenewals(rt string) int {
 			return nil
 		}
 		found = true
-		n += strings.Count(string(data), lspclient.RenewalMessage)
+		n += strings.Count(string(data), msg)
 		return nil
 	})
 	if !found {
@@ -470,7 +472,8 @@ func (b *bench) soak(ctx context.Context, ws *workspace, sc soakConfig) error {
 			}
 		}
 		m.peer, _, _ = memory(peer.pid())
-		m.renewals = countRenewals(rt)
+		m.renewals = countLogged(rt, lspclient.RenewalMessage)
+		m.recycles = countLogged(rt, lspclient.RecycleMessage)
 		mu.Lock()
 		m.replaced = replaced
 		mu.Unlock()
@@ -596,18 +599,18 @@ func (b *bench) soakReport(ws *workspace, sc soakConfig, log *soakLog, mem []soa
 		k.add(tool, fmt.Sprint(len(o)), ms(o.p50()), ms(o.pct(99)), fmt.Sprint(len(p)), ms(p.p50()), ms(p.pct(99)), ratio(float64(o.p50()), float64(p.p50())))
 	}
 	m := b.table(12, "Soak: memory",
-		fmt.Sprintf("Resident memory (RSS, /proc/PID/status) every %s of the soak: the shared daemon's own process, its gopls, and `gopls mcp` (one process: its MCP server is gopls); views renewed: how many times by then the daemon had renewed gopls's view (counted in its log), which gives back what gopls keeps of every package it once had open. Then, once every session has closed (the daemon closes the documents it kept open in gopls and stays for its `--idle`), after gopls is quiet and again a little later. Targets: gopls's largest RSS in the last %s ≤ 1.2× its RSS %s in, and ≤ 1.1× gopls mcp's largest in the same %s.", d/soakRSSSamples, d/soakPeriods, d/soakPeriods, d/soakPeriods),
-		"at", "sessions replaced", "views renewed", "daemon RSS", "its gopls RSS", "gopls mcp RSS")
+		fmt.Sprintf("Resident memory (RSS, /proc/PID/status) every %s of the soak: the shared daemon's own process, its gopls, and `gopls mcp` (one process: its MCP server is gopls); views renewed: how many times by then the daemon had renewed gopls's view (counted in its log), which gives back what gopls keeps of every package it once had open; gopls replaced: how many times it had replaced gopls, at such a moment, for its memory. Then, once every session has closed (the daemon closes the documents it kept open in gopls and stays for its `--idle`), after gopls is quiet and again a little later. Targets: gopls's largest RSS in the last %s ≤ 1.2× its RSS %s in, and ≤ 1.1× gopls mcp's largest in the same %s.", d/soakRSSSamples, d/soakPeriods, d/soakPeriods, d/soakPeriods),
+		"at", "sessions replaced", "views renewed", "gopls replaced", "daemon RSS", "its gopls RSS", "gopls mcp RSS")
 	for _, s := range mem {
 		when := soakTime(s.at, d)
 		if s.label != "" {
 			when = s.label
 		}
-		renewed := "—"
+		renewed, recycled := "—", "—"
 		if s.renewals >= 0 {
-			renewed = fmt.Sprint(s.renewals)
+			renewed, recycled = fmt.Sprint(s.renewals), fmt.Sprint(s.recycles)
 		}
-		m.add(when, fmt.Sprint(s.replaced), renewed, mibOr(s.daemon), mibOr(s.gopls), mibOr(s.peer))
+		m.add(when, fmt.Sprint(s.replaced), renewed, recycled, mibOr(s.daemon), mibOr(s.gopls), mibOr(s.peer))
 	}
 	early, late, peerLate := soakVerdict(mem, d)
 	if early == 0 || late == 0 {

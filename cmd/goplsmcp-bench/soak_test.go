@@ -158,19 +158,24 @@ func TestSoakShort(t *testing.T) {
 	}
 }
 
-// TestCountRenewals checks that the soak counts the renewals in the
-// daemon's log by lspclient's own message, and says when there is no log.
+// TestCountRenewals checks that the soak counts the renewals and the
+// replacements in the daemon's log by lspclient's own messages, and says
+// when there is no log.
 func TestCountRenewals(t *testing.T) {
 	rt := t.TempDir()
-	if got := countRenewals(rt); got != -1 {
-		t.Errorf("countRenewals with no log = %d, want -1", got)
+	if got := countLogged(rt, lspclient.RenewalMessage); got != -1 {
+		t.Errorf("countLogged with no log = %d, want -1", got)
 	}
 	line := fmt.Sprintf("time=x level=INFO msg=%q packages=3\n", lspclient.RenewalMessage)
-	log := line + "time=x level=INFO msg=\"started gopls\"\n" + line
+	recycled := fmt.Sprintf("time=x level=INFO msg=%q pid=1 rss_mib=2600\n", lspclient.RecycleMessage)
+	log := line + "time=x level=INFO msg=\"started gopls\"\n" + recycled + line
 	if err := os.WriteFile(filepath.Join(rt, "key.log"), []byte(log), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if got := countRenewals(rt); got != 2 {
-		t.Errorf("countRenewals = %d, want 2", got)
+	if got := countLogged(rt, lspclient.RenewalMessage); got != 2 {
+		t.Errorf("countLogged(renewals) = %d, want 2", got)
+	}
+	if got := countLogged(rt, lspclient.RecycleMessage); got != 1 {
+		t.Errorf("countLogged(replacements) = %d, want 1", got)
 	}
 }
