@@ -20,51 +20,63 @@ import (
 // reload; the new one loads from gopls's file cache, a few seconds on
 // GOROOT/src, about what a renewal's reload costs.
 //
-// The lowest RSS at a renewal's moment is the floor rather than the RSS
-// at the end of the load, because the first load's own peak (gopls
-// diagnosing the whole workspace) is often the largest the process ever
-// is, and is given back only slowly. Where the RSS cannot be read
+// What gopls's growth is measured from is its RSS at the first renewal's
+// moment once it has run for recycleSettle, not at the end of its load:
+// the load's own peak (gopls diagnosing the whole workspace) is often the
+// largest the process is for minutes, and is given back only slowly (in
+// the first soak with this, a floor taken at the first renewal, a minute
+// in, had gopls replaced at once for its load's peak, and its
+// replacement's floor taken during its own load let it grow to 3.1 GB).
+// Waiting that long also bounds the replacements to one per
+// recycleSettle, whatever the workspace. Where the RSS cannot be read
 // (residentBytes) gopls is never replaced for its memory.
 
+// recycleSettle is how long a gopls runs before its size is taken.
+const recycleSettle = 5 * time.Minute
+
 // recycleLimit returns the resident memory above which a gopls whose
-// floor was floor is replaced: half as much again, and at least 512 MiB
-// more, so that a small workspace's gopls, whose RSS moves by half with
-// what it has just checked, is not restarted for a few hundred MB. On
-// GOROOT/src (a floor of about 1.7 GB) that is 2.6 GB, which the 45-minute
-// soak passed at about 10 minutes.
-func recycleLimit(floor int64) int64 {
-	return max(floor+floor/2, floor+512<<20)
+// settled size was base is replaced: half as much again, and at least
+// 512 MiB more, so that a small workspace's gopls, whose RSS moves by
+// half with what it has just checked, is not restarted for a few hundred
+// MB. On GOROOT/src under four sessions (about 1.7 GB five minutes in)
+// that is 2.6 GB, which the 45-minute soak at 6e744b7 passed at about ten
+// minutes and ended at twice.
+func recycleLimit(base int64) int64 {
+	return max(base+base/2, base+512<<20)
 }
 
 // RecycleMessage is what the client logs each time it replaces gopls for
 // its memory, for those who count them in its log (the soak bench does).
-const RecycleMessage = "replacing gopls for its memory: it grew well past its lowest since it started"
+const RecycleMessage = "replacing gopls for its memory: it grew well past its size once settled"
 
 // recycleDueLocked records gopls's resident memory at a renewal's moment
-// and reports whether it is now past the limit, with the floor and the
-// limit it was judged against. r.mu is held.
-func (r *renewal) recycleDueLocked(rss int64) (floor, limit int64, due bool) {
-	if r.floor == 0 || rss < r.floor {
-		r.floor = rss
+// and reports whether it is now past the limit, with the settled size and
+// the limit it was judged against (0 while gopls settles). r.mu is held.
+func (r *renewal) recycleDueLocked(rss int64, now time.Time) (base, limit int64, due bool) {
+	if !r.noSettle && now.Sub(r.started) < recycleSettle {
+		return 0, 0, false
+	}
+	if r.base == 0 {
+		r.base = rss
 	}
 	of := recycleLimit
 	if r.limit != nil {
 		of = r.limit
 	}
-	limit = of(r.floor)
-	return r.floor, limit, rss > limit
+	limit = of(r.base)
+	return r.base, limit, rss > limit
 }
 
 // recycleLocked asks the supervisor to replace p, and logs why. It never
 // waits: a request already made for p is enough. c.docs.mu is held, which
 // the supervisor's start of the next gopls takes.
-func (c *Client) recycleLocked(p *process, rss, floor, limit int64) {
+func (c *Client) recycleLocked(p *process, rss, base, limit int64) {
 	select {
 	case c.recycle <- p:
 	default:
 		return
 	}
-	c.log.Info(RecycleMessage, "pid", p.pid, "rss_mib", rss>>20, "floor_mib", floor>>20, "limit_mib", limit>>20)
+	c.log.Info(RecycleMessage, "pid", p.pid, "rss_mib", rss>>20, "base_mib", base>>20, "limit_mib", limit>>20)
 }
 
 // replace stops p, which the client asked to be replaced for its memory,

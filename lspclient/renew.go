@@ -72,13 +72,15 @@ type renewal struct {
 	noGap bool
 	// last is when the view was last renewed (or gopls started).
 	last time.Time
-	// floor is the current gopls's lowest resident memory at a renewal's
-	// moment, 0 before the first; recycles counts the goplses replaced
-	// for their memory; limit is recycleLimit unless tests set it (see
-	// recycle.go).
-	floor    int64
+	// started is when the current gopls started; base is its resident
+	// memory once settled, 0 before; recycles counts the goplses
+	// replaced for their memory; limit is recycleLimit and the settling
+	// recycleSettle, unless tests set limit or noSettle (see recycle.go).
+	started  time.Time
+	base     int64
 	recycles int
-	limit    func(floor int64) int64
+	limit    func(base int64) int64
+	noSettle bool
 	// holdUntil ends the current wait for the requests in flight to
 	// drain; drained is closed when they have.
 	holdUntil time.Time
@@ -224,14 +226,15 @@ func (c *Client) renewView() bool {
 	r.holdUntil = time.Time{}
 	r.last = time.Now()
 	if measured {
-		if floor, limit, due := r.recycleDueLocked(rss); due {
+		if base, limit, due := r.recycleDueLocked(rss, time.Now()); due {
 			r.mu.Unlock()
-			c.recycleLocked(p, rss, floor, limit)
+			c.recycleLocked(p, rss, base, limit)
 			c.docs.mu.Unlock()
 			return true
 		}
 	}
 	r.renewals++
+	base := r.base
 	r.mu.Unlock()
 	folders := c.workspaceFolders()
 	c.notes.enqueue("workspace/didChangeWorkspaceFolders", map[string]any{
@@ -240,7 +243,11 @@ func (c *Client) renewView() bool {
 		"event": map[string]any{"added": folders, "removed": []any{}}})
 	c.viewsChanged()
 	c.docs.mu.Unlock()
-	c.log.Info(RenewalMessage, "packages", packages)
+	if measured {
+		c.log.Info(RenewalMessage, "packages", packages, "rss_mib", rss>>20, "base_mib", base>>20)
+	} else {
+		c.log.Info(RenewalMessage, "packages", packages)
+	}
 	return true
 }
 
@@ -255,7 +262,8 @@ func (c *Client) resetRenewal() {
 	r.closed = nil
 	r.asked = false
 	r.last = time.Now()
-	r.floor = 0
+	r.started = r.last
+	r.base = 0
 	r.mu.Unlock()
 }
 

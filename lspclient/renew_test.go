@@ -235,7 +235,8 @@ func TestRecycleReplacesGopls(t *testing.T) {
 	c, root := renewFixture(t)
 	c.renew.mu.Lock()
 	// Any gopls is past this limit, at the first moment it is looked at.
-	c.renew.limit = func(floor int64) int64 { return floor / 2 }
+	c.renew.limit = func(base int64) int64 { return base / 2 }
+	c.renew.noSettle = true
 	c.renew.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -277,24 +278,39 @@ func TestRecycleReplacesGopls(t *testing.T) {
 	}
 }
 
+// TestRecycleDue: gopls's size is taken once it has settled, and it is
+// replaced once past half as much again and 512 MiB more.
 func TestRecycleDue(t *testing.T) {
 	const mib = 1 << 20
-	var r renewal
-	for _, step := range []struct {
-		rss, floor int64
-		due        bool
+	start := time.Now()
+	type step struct {
+		after     time.Duration
+		rss, base int64
+		due       bool
+	}
+	for _, run := range []struct {
+		name  string
+		steps []step
 	}{
-		{1700 * mib, 1700 * mib, false},
-		{1500 * mib, 1500 * mib, false}, // a lower floor
-		{2200 * mib, 1500 * mib, false}, // +700 MiB, but under 1.5×
-		{2300 * mib, 1500 * mib, true},  // past 1.5× and +512 MiB
-		{300 * mib, 300 * mib, false},   // (a small workspace's gopls)
-		{800 * mib, 300 * mib, false},   // 2.7×, but under +512 MiB
-		{813 * mib, 300 * mib, true},
+		{"GOROOT/src", []step{
+			{time.Minute, 2600 * mib, 0, false}, // the load's peak: not yet settled
+			{5 * time.Minute, 1700 * mib, 1700 * mib, false},
+			{6 * time.Minute, 1500 * mib, 1700 * mib, false}, // the base stays
+			{10 * time.Minute, 2500 * mib, 1700 * mib, false},
+			{12 * time.Minute, 2600 * mib, 1700 * mib, true}, // past 1.5× and +512 MiB
+		}},
+		{"small workspace", []step{
+			{5 * time.Minute, 300 * mib, 300 * mib, false},
+			{7 * time.Minute, 800 * mib, 300 * mib, false}, // 2.7×, but under +512 MiB
+			{9 * time.Minute, 813 * mib, 300 * mib, true},
+		}},
 	} {
-		floor, _, due := r.recycleDueLocked(step.rss)
-		if floor != step.floor || due != step.due {
-			t.Errorf("RSS %d MiB: floor %d MiB, due %v; want %d MiB, %v", step.rss/mib, floor/mib, due, step.floor/mib, step.due)
+		r := renewal{started: start}
+		for _, step := range run.steps {
+			base, _, due := r.recycleDueLocked(step.rss, start.Add(step.after))
+			if base != step.base || due != step.due {
+				t.Errorf("%s, RSS %d MiB after %s: base %d MiB, due %v; want %d MiB, %v", run.name, step.rss/mib, step.after, base/mib, due, step.base/mib, step.due)
+			}
 		}
 	}
 }
