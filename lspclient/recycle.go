@@ -20,43 +20,46 @@ import (
 // reload; the new one loads from gopls's file cache, a few seconds on
 // GOROOT/src, about what a renewal's reload costs.
 //
-// What gopls's growth is measured from is its RSS at the first renewal's
-// moment once it has run for recycleSettle, not at the end of its load:
-// the load's own peak (gopls diagnosing the whole workspace) is often the
-// largest the process is for minutes, and is given back only slowly (in
-// the first soak with this, a floor taken at the first renewal, a minute
-// in, had gopls replaced at once for its load's peak, and its
-// replacement's floor taken during its own load let it grow to 3.1 GB).
-// Waiting that long also bounds the replacements to one per
-// recycleSettle, whatever the workspace. Where the RSS cannot be read
-// (residentBytes) gopls is never replaced for its memory.
+// What gopls's growth is measured from is its lowest RSS at a renewal's
+// moment once it has run for recycleSettle, not its RSS at the end of its
+// load: the load's own peak (gopls diagnosing the whole workspace) is
+// often the largest the process is for minutes, and is given back only
+// slowly, and between two renewals 30 s apart the RSS moves by 15 % with
+// what gopls has just checked. In the first soak with this, a floor taken
+// from the first renewal on (a minute in) had gopls replaced at once for
+// its load's peak; a size taken at one moment five minutes in was a
+// local high (2.7 GB, against 2.3 GB a minute later). Waiting also
+// bounds the replacements to one per recycleSettle, whatever the
+// workspace. Where the RSS cannot be read (residentBytes) gopls is never
+// replaced for its memory.
 
-// recycleSettle is how long a gopls runs before its size is taken.
+// recycleSettle is how long a gopls runs before its size counts.
 const recycleSettle = 5 * time.Minute
 
 // recycleLimit returns the resident memory above which a gopls whose
-// settled size was base is replaced: half as much again, and at least
-// 512 MiB more, so that a small workspace's gopls, whose RSS moves by
-// half with what it has just checked, is not restarted for a few hundred
-// MB. On GOROOT/src under four sessions (about 1.7 GB five minutes in)
-// that is 2.6 GB, which the 45-minute soak at 6e744b7 passed at about ten
-// minutes and ended at twice.
+// lowest since it settled was base is replaced: half as much again, and
+// at least 512 MiB more, so that a small workspace's gopls, whose RSS
+// moves by half with what it has just checked, is not restarted for a
+// few hundred MB. On GOROOT/src under the soak's four sessions (a lowest of 2.3 GB
+// after five minutes) that is 3.4 GB, which the 45-minute soak at
+// 6e744b7 passed at about 25 minutes and ended at 5.4 GB.
 func recycleLimit(base int64) int64 {
 	return max(base+base/2, base+512<<20)
 }
 
 // RecycleMessage is what the client logs each time it replaces gopls for
 // its memory, for those who count them in its log (the soak bench does).
-const RecycleMessage = "replacing gopls for its memory: it grew well past its size once settled"
+const RecycleMessage = "replacing gopls for its memory: it grew well past its lowest once settled"
 
 // recycleDueLocked records gopls's resident memory at a renewal's moment
-// and reports whether it is now past the limit, with the settled size and
-// the limit it was judged against (0 while gopls settles). r.mu is held.
+// and reports whether it is now past the limit, with the lowest since it
+// settled and the limit it was judged against (0 while gopls settles).
+// r.mu is held.
 func (r *renewal) recycleDueLocked(rss int64, now time.Time) (base, limit int64, due bool) {
 	if !r.noSettle && now.Sub(r.started) < recycleSettle {
 		return 0, 0, false
 	}
-	if r.base == 0 {
+	if r.base == 0 || rss < r.base {
 		r.base = rss
 	}
 	of := recycleLimit

@@ -72,8 +72,8 @@ type renewal struct {
 	noGap bool
 	// last is when the view was last renewed (or gopls started).
 	last time.Time
-	// started is when the current gopls started; base is its resident
-	// memory once settled, 0 before; recycles counts the goplses
+	// started is when the current gopls started; base is its lowest
+	// resident memory at a renewal's moment once settled, 0 before; recycles counts the goplses
 	// replaced for their memory; limit is recycleLimit and the settling
 	// recycleSettle, unless tests set limit or noSettle (see recycle.go).
 	started  time.Time

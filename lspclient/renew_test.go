@@ -278,8 +278,8 @@ func TestRecycleReplacesGopls(t *testing.T) {
 	}
 }
 
-// TestRecycleDue: gopls's size is taken once it has settled, and it is
-// replaced once past half as much again and 512 MiB more.
+// TestRecycleDue: gopls's lowest size counts once it has settled, and it
+// is replaced once past half as much again and 512 MiB more.
 func TestRecycleDue(t *testing.T) {
 	const mib = 1 << 20
 	start := time.Now()
@@ -295,9 +295,10 @@ func TestRecycleDue(t *testing.T) {
 		{"GOROOT/src", []step{
 			{time.Minute, 2600 * mib, 0, false}, // the load's peak: not yet settled
 			{5 * time.Minute, 1700 * mib, 1700 * mib, false},
-			{6 * time.Minute, 1500 * mib, 1700 * mib, false}, // the base stays
-			{10 * time.Minute, 2500 * mib, 1700 * mib, false},
-			{12 * time.Minute, 2600 * mib, 1700 * mib, true}, // past 1.5× and +512 MiB
+			{6 * time.Minute, 1900 * mib, 1700 * mib, false},
+			{7 * time.Minute, 1500 * mib, 1500 * mib, false}, // a lower base
+			{10 * time.Minute, 2200 * mib, 1500 * mib, false},
+			{12 * time.Minute, 2300 * mib, 1500 * mib, true}, // past 1.5× and +512 MiB
 		}},
 		{"small workspace", []step{
 			{5 * time.Minute, 300 * mib, 300 * mib, false},
