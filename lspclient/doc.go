@@ -9,7 +9,9 @@
 // bounds every request in time, replaces a gopls that dies or stops
 // answering (re-sending the open documents and retrying the interrupted
 // request), renews gopls's view when gopls keeps the packages of
-// closed files for nothing (renew.go), and shuts it down. It also serves editors on the same gopls
+// closed files for nothing (renew.go), replaces at such a moment a gopls
+// grown well past its settled size (recycle.go), and shuts it down. It
+// also serves editors on the same gopls
 // ([Client.ServeEditor], editor.go) and relays an editor's stdio to such a
 // server, keeping its buffers across the server's death ([RelayEditor]).
 //
