@@ -102,13 +102,7 @@ func (c *Client) replace(p *process) *process {
 		if c.life.Err() != nil {
 			return nil
 		}
-		// A failed start counts as a death, as in relaunch.
-		c.mu.Lock()
-		c.restarts++
-		c.lastExit = err.Error()
-		c.deaths = append(c.deaths, time.Now())
-		c.mu.Unlock()
-		c.log.Warn("gopls failed to start", "error", err)
+		c.failedStart(err)
 		return c.relaunch()
 	}
 	c.renew.mu.Lock()

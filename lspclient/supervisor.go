@@ -148,13 +148,18 @@ func (c *Client) relaunch() *process {
 		if c.life.Err() != nil {
 			return nil
 		}
-		c.mu.Lock()
-		c.restarts++
-		c.lastExit = err.Error()
-		c.deaths = append(c.deaths, time.Now())
-		c.mu.Unlock()
-		c.log.Warn("gopls failed to start", "error", err)
+		c.failedStart(err)
 	}
+}
+
+// failedStart counts a start of gopls that failed as a death.
+func (c *Client) failedStart(err error) {
+	c.mu.Lock()
+	c.restarts++
+	c.lastExit = err.Error()
+	c.deaths = append(c.deaths, time.Now())
+	c.mu.Unlock()
+	c.log.Warn("gopls failed to start", "error", err)
 }
 
 // restartDelay returns how long to wait before the next start, from the
