@@ -20,11 +20,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestMain lets the test binary be the CPU hog of table 11, as the
-// harness's binary is: startHog starts os.Executable again.
+// TestMain lets the test binary be the CPU hog of table 11 and the hop
+// of table 13, as the harness's binary is: both start os.Executable again.
 func TestMain(m *testing.M) {
 	if spec := os.Getenv(hogEnv); spec != "" {
 		os.Exit(hogMain(spec, os.Stdin))
+	}
+	if prog := os.Getenv(hopEnv); prog != "" {
+		os.Exit(hopMain(prog, os.Args[1:]))
 	}
 	os.Exit(m.Run())
 }

@@ -45,6 +45,9 @@ func main() {
 	if spec := os.Getenv(hogEnv); spec != "" {
 		os.Exit(hogMain(spec, os.Stdin))
 	}
+	if prog := os.Getenv(hopEnv); prog != "" {
+		os.Exit(hopMain(prog, os.Args[1:]))
+	}
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "goplsmcp-bench:", err)
 		os.Exit(1)
@@ -531,6 +534,9 @@ func (b *bench) runAll(ctx context.Context) error {
 		}
 		if err := b.editor(ctx, ws); err != nil {
 			return fmt.Errorf("editor: %w", err)
+		}
+		if err := b.hopFloor(ctx, ws); err != nil {
+			return fmt.Errorf("editor, the least one more process costs: %w", err)
 		}
 	}
 	if sec["busy"] {
