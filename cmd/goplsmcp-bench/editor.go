@@ -261,18 +261,9 @@ func (b *bench) editorSide(ctx context.Context, ws *workspace, side int) (*edito
 		return nil, err
 	}
 	uri := lspclient.FileURI(path)
-	if err := ed.conn.Notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "go", "version": 1, "text": string(text)}}); err != nil {
-		return nil, err
-	}
 	at := position(uri, ws.refs.at)
-	for tries := 0; ; tries++ {
-		res, _, err := ed.request(ctx, "textDocument/hover", at)
-		if err == nil && string(res) != "null" && len(res) > 0 {
-			break
-		}
-		if tries == 100 {
-			return nil, fmt.Errorf("no hover in 100 tries: %v %s", err, res)
-		}
+	if err := ed.openAndHover(ctx, uri, text, at); err != nil {
+		return nil, err
 	}
 	run.loaded = time.Since(start)
 
@@ -340,27 +331,11 @@ func (b *bench) editorSide(ctx context.Context, ws *workspace, side int) (*edito
 	settle(ctx, pids, b.settleMax(ws))
 	run.mem, run.rss, run.gopls, run.heap = b.settledMemory(ctx, ed, pids)
 
-	completion := position(uri, pos{ws.refs.at.line, ws.refs.at.char + 1})
-	queries := []struct {
-		name, method string
-		params       any
-	}{
-		{"hover", "textDocument/hover", at},
-		{"definition", "textDocument/definition", at},
-		{"references", "textDocument/references", refs},
-		{"completion", "textDocument/completion", completion},
-		// What the path to gopls costs by itself: gopls answers at once
-		// that it has no such method.
-		{"rejected", "goplsmcp-bench/no-such-method", map[string]any{}},
-	}
+	queries := editorQueries(ws, uri)
 	measure := func(prefix string) error {
 		for i := range b.plan.warmN/2 + b.editorSamples() {
 			for _, q := range queries {
-				_, d, err := ed.request(ctx, q.method, q.params)
-				var rejected *jsonrpc2.Error
-				if q.name == "rejected" && errors.As(err, &rejected) {
-					err = nil
-				}
+				d, err := ed.sample(ctx, q)
 				if err != nil {
 					return fmt.Errorf("%s: %w", q.name, err)
 				}
@@ -392,6 +367,60 @@ func (b *bench) editorSide(ctx context.Context, ws *workspace, side int) (*edito
 		return nil, err
 	}
 	return run, nil
+}
+
+// openAndHover opens uri with text in the editor's server and hovers at
+// at until gopls answers with something: the editor's first hover, which
+// waits for the load.
+func (p *lspProc) openAndHover(ctx context.Context, uri string, text []byte, at any) error {
+	if err := p.conn.Notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "go", "version": 1, "text": string(text)}}); err != nil {
+		return err
+	}
+	for tries := 0; ; tries++ {
+		res, _, err := p.request(ctx, "textDocument/hover", at)
+		if err == nil && string(res) != "null" && len(res) > 0 {
+			return nil
+		}
+		if tries == 100 {
+			return fmt.Errorf("no hover in 100 tries: %v %s", err, res)
+		}
+	}
+}
+
+// editorQuery is one of the editor's requests the bench times.
+type editorQuery struct {
+	name, method string
+	params       any
+}
+
+// rejectedMethod is a method gopls does not have: it answers at once
+// with an error, so the request's time is the path's to gopls alone.
+const rejectedMethod = "goplsmcp-bench/no-such-method"
+
+// editorQueries are the editor's requests timed on ws's symbol in uri:
+// hover, definition, references, completion, and one gopls rejects
+// ("rejected").
+func editorQueries(ws *workspace, uri string) []editorQuery {
+	at := position(uri, ws.refs.at)
+	return []editorQuery{
+		{"hover", "textDocument/hover", at},
+		{"definition", "textDocument/definition", at},
+		{"references", "textDocument/references", references(uri, ws.refs.at, true)},
+		{"completion", "textDocument/completion", position(uri, pos{ws.refs.at.line, ws.refs.at.char + 1})},
+		// What the path to gopls costs by itself.
+		{"rejected", rejectedMethod, map[string]any{}},
+	}
+}
+
+// sample times q once; gopls's error for the rejected method is its
+// answer.
+func (p *lspProc) sample(ctx context.Context, q editorQuery) (time.Duration, error) {
+	_, d, err := p.request(ctx, q.method, q.params)
+	var rejected *jsonrpc2.Error
+	if q.method == rejectedMethod && errors.As(err, &rejected) {
+		err = nil
+	}
+	return d, err
 }
 
 // measureTree sums the PSS and RSS (KiB) of pids and their descendants,

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"slices"
 
 	"github.com/goplsmcp/goplsmcp/lspclient"
-	"go.lsp.dev/jsonrpc2"
 )
 
 // hopEnv, set in the environment of the harness's own binary, makes it a
@@ -92,31 +90,13 @@ func (b *bench) hopFloor(ctx context.Context, ws *workspace) error {
 			return err
 		}
 		eds = append(eds, ed)
-		if err := ed.conn.Notify(ctx, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "go", "version": 1, "text": string(text)}}); err != nil {
+		if err := ed.openAndHover(ctx, uri, text, at); err != nil {
 			return err
-		}
-		for tries := 0; ; tries++ {
-			res, _, err := ed.request(ctx, "textDocument/hover", at)
-			if err == nil && string(res) != "null" && len(res) > 0 {
-				break
-			}
-			if tries == 100 {
-				return fmt.Errorf("no hover in 100 tries: %v %s", err, res)
-			}
 		}
 	}
 	pids := []int{eds[0].cmd.Process.Pid, eds[1].cmd.Process.Pid}
 	settle(ctx, pids, b.settleMax(ws))
-	queries := []struct {
-		name, method string
-		params       any
-	}{
-		{"hover", "textDocument/hover", at},
-		{"definition", "textDocument/definition", at},
-		{"references", "textDocument/references", references(uri, ws.refs.at, true)},
-		{"completion", "textDocument/completion", position(uri, pos{ws.refs.at.line, ws.refs.at.char + 1})},
-		{"a request gopls rejects at once", "goplsmcp-bench/no-such-method", map[string]any{}},
-	}
+	queries := editorQueries(ws, uri)
 	lat := [2]map[string]samples{{}, {}}
 	n := 2 * b.editorSamples()
 	for i := range b.plan.warmN/2 + n {
@@ -125,11 +105,7 @@ func (b *bench) hopFloor(ctx context.Context, ws *workspace) error {
 			// other's answer just sent.
 			for k := range 2 {
 				j := (i + k) % 2
-				_, d, err := eds[j].request(ctx, q.method, q.params)
-				var rejected *jsonrpc2.Error
-				if q.method == "goplsmcp-bench/no-such-method" && errors.As(err, &rejected) {
-					err = nil
-				}
+				d, err := eds[j].sample(ctx, q)
 				if err != nil {
 					return fmt.Errorf("%s: %w", q.name, err)
 				}
@@ -144,7 +120,11 @@ func (b *bench) hopFloor(ctx context.Context, ws *workspace) error {
 		"request", "gopls p50", "gopls behind a hop p50", "ratio", "hop's cost")
 	for _, q := range queries {
 		d, h := lat[0][q.name].p50(), lat[1][q.name].p50()
-		t.add(q.name, ms(d), ms(h), ratio(float64(h), float64(d)), ms(h-d))
+		name := q.name
+		if name == "rejected" {
+			name = "a request gopls rejects at once"
+		}
+		t.add(name, ms(d), ms(h), ratio(float64(h), float64(d)), ms(h-d))
 	}
 	return nil
 }
