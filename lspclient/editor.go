@@ -108,7 +108,7 @@ func (c *Client) ServeEditor(ctx context.Context, rwc io.ReadWriteCloser, opts E
 	e.log = e.log.With("editor", e.id)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	e.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(rwc))
+	e.conn = jsonrpc2.NewConn(newEditorStream(rwc))
 	c.editors.mu.Lock()
 	c.editors.list = append(c.editors.list, e)
 	c.editors.mu.Unlock()

@@ -35,6 +35,12 @@ type flight struct {
 // joined is c.call, joining an identical request in flight if there is
 // one. gen is the modification generation the request belongs to.
 func (c *Client) joined(ctx context.Context, gen uint64, method string, params, result any) error {
+	if isEditor(ctx) {
+		// An editor asks each thing once and cancels what it no longer
+		// needs; joining would cost each of its requests a goroutine
+		// and a copy of its parameters on the path it waits on.
+		return c.call(ctx, method, params, result)
+	}
 	data, err := stdjson.Marshal(params)
 	if err != nil {
 		return c.call(ctx, method, params, result)

@@ -95,9 +95,29 @@ func (c *Client) watched(ctx context.Context, p *process, method string, params 
 	wctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() { c.watchStall(wctx, cancel, done, p, method, params) })
+	// The watch starts a step in, where it takes its first look: most
+	// requests are answered long before, and a goroutine started for
+	// each would be a wake-up on the path of every one (the editor's
+	// sub-millisecond requests feel it).
+	began := time.Now()
+	var (
+		mu      sync.Mutex
+		ended   bool
+		wg      sync.WaitGroup
+		first   = c.opts.Timeout / stallSteps
+		starter = time.AfterFunc(first, func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if !ended {
+				wg.Go(func() { c.watchStall(wctx, cancel, done, p, method, params, began) })
+			}
+		})
+	)
 	err := req(wctx)
+	starter.Stop()
+	mu.Lock()
+	ended = true
+	mu.Unlock()
 	close(done)
 	wg.Wait()
 	var stuck *StuckError
@@ -112,24 +132,26 @@ func (c *Client) watched(ctx context.Context, p *process, method string, params 
 const stallSteps = 4
 
 // watchStall is the watch of one request (see watched).
-func (c *Client) watchStall(ctx context.Context, cancel context.CancelCauseFunc, done <-chan struct{}, p *process, method string, params any) {
+// It starts a step after the request began (began), and looks at once.
+func (c *Client) watchStall(ctx context.Context, cancel context.CancelCauseFunc, done <-chan struct{}, p *process, method string, params any, began time.Time) {
 	window := c.opts.Timeout
 	tick := time.NewTicker(window / stallSteps)
 	defer tick.Stop()
-	began := time.Now()
 	// signs[0] is the look a window ago, or the first. The first look is
 	// taken a step in, not at the start: a look reads /proc for every
 	// process of the machine, and most requests (go_file_context makes
 	// hundreds at once) are answered long before a step; one that waits
 	// is judged a step later than it could be, over a whole window still.
 	var signs []workSign
-	for {
-		select {
-		case <-done:
-			return
-		case <-ctx.Done():
-			return
-		case <-tick.C:
+	for look := 0; ; look++ {
+		if look > 0 {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
 		}
 		now := p.workSign()
 		if len(signs) == 0 || now.worked(signs[len(signs)-1]) {

@@ -38,7 +38,7 @@ type lspStream struct {
 	// heard counts the messages read from gopls: one sign that it works
 	// (see stall.go).
 	heard   atomic.Uint64
-	out     []byte // the message being written; jsonrpc2 serialises writes
+	frames  frameWriter
 	results resultTable
 }
 
@@ -48,42 +48,9 @@ func newLSPStream(conn io.ReadWriteCloser) *lspStream {
 
 // Read implements jsonrpc2.Stream.
 func (s *lspStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
-	var total int64
-	length := -1
-	for {
-		line, err := s.in.ReadSlice('\n')
-		total += int64(len(line))
-		if errors.Is(err, bufio.ErrBufferFull) || len(line) > maxHeaderLine {
-			return nil, total, errors.New("reading a message header from gopls: the line is too long")
-		}
-		if err != nil {
-			return nil, total, fmt.Errorf("reading a message header from gopls: %w", err)
-		}
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			break
-		}
-		name, value, ok := bytes.Cut(line, []byte{':'})
-		if !ok {
-			return nil, total, fmt.Errorf("invalid header line from gopls: %q", line)
-		}
-		if bytes.EqualFold(bytes.TrimSpace(name), []byte("Content-Length")) {
-			n, err := strconv.ParseInt(string(bytes.TrimSpace(value)), 10, 32)
-			if err != nil || n <= 0 {
-				return nil, total, fmt.Errorf("invalid Content-Length from gopls: %q", value)
-			}
-			length = int(n)
-		}
-	}
-	if length < 0 {
-		return nil, total, errors.New("a message from gopls has no Content-Length")
-	}
-	// Fresh for each message: the message's parts are slices of it.
-	data := make([]byte, length)
-	n, err := io.ReadFull(s.in, data)
-	total += int64(n)
+	data, total, err := readFrame(s.in, "gopls")
 	if err != nil {
-		return nil, total, fmt.Errorf("reading a message from gopls: %w", err)
+		return nil, total, err
 	}
 	s.heard.Add(1)
 	msg, err := s.decode(data)
@@ -130,24 +97,136 @@ func (s *lspStream) decode(data []byte) (jsonrpc2.Message, error) {
 
 // Write implements jsonrpc2.Stream: header and body in one write.
 func (s *lspStream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
+	return s.frames.write(s.conn, msg, "gopls")
+}
+
+// A frameWriter writes messages Content-Length framed, header and body
+// in one write: in two, the reader wakes for the header and again for
+// the body. Its user serialises writes (jsonrpc2's connection does).
+type frameWriter struct {
+	out []byte // the message being written
+}
+
+func (f *frameWriter) write(w io.Writer, msg jsonrpc2.Message, peer string) (int64, error) {
 	m, ok := msg.(stdjson.Marshaler)
 	if !ok {
 		return 0, fmt.Errorf("cannot encode a %T", msg)
 	}
 	body, err := m.MarshalJSON()
 	if err != nil {
-		return 0, fmt.Errorf("encoding a message for gopls: %w", err)
+		return 0, fmt.Errorf("encoding a message for %s: %w", peer, err)
 	}
-	s.out = append(s.out[:0], "Content-Length: "...)
-	s.out = strconv.AppendInt(s.out, int64(len(body)), 10)
-	s.out = append(s.out, "\r\n\r\n"...)
-	s.out = append(s.out, body...)
-	n, err := s.conn.Write(s.out)
-	if cap(s.out) > 1<<20 {
-		// A large document was sent; do not keep its room.
-		s.out = nil
+	f.out = append(f.out[:0], "Content-Length: "...)
+	f.out = strconv.AppendInt(f.out, int64(len(body)), 10)
+	f.out = append(f.out, "\r\n\r\n"...)
+	f.out = append(f.out, body...)
+	n, err := w.Write(f.out)
+	if cap(f.out) > 1<<20 {
+		// A large message was sent; do not keep its room.
+		f.out = nil
 	}
 	return int64(n), err
+}
+
+// editorStream frames an editor's connection (see ServeEditor) as
+// lspStream frames gopls's, its messages decoded as jsonrpc2 decodes
+// them: a request's answer goes to the editor in one write.
+type editorStream struct {
+	conn   io.ReadWriteCloser
+	in     *bufio.Reader
+	frames frameWriter
+}
+
+func newEditorStream(conn io.ReadWriteCloser) *editorStream {
+	return &editorStream{conn: conn, in: bufio.NewReaderSize(conn, 64<<10)}
+}
+
+// Read implements jsonrpc2.Stream.
+func (s *editorStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+	data, total, err := readFrame(s.in, "the editor")
+	if err != nil {
+		return nil, total, err
+	}
+	msg, err := decodeEditorMessage(data)
+	return msg, total, err
+}
+
+// decodeEditorMessage parses one of an editor's messages in place, as
+// lspStream.decode parses gopls's: jsonrpc2.DecodeMessage takes a fresh
+// 32 KiB buffer for each, and the collections they cost fell on the
+// editor's every request.
+func decodeEditorMessage(data []byte) (jsonrpc2.Message, error) {
+	var w struct {
+		ID     *jsonrpc2.ID `json:"id"`
+		Method string       `json:"method"`
+		Params rawPart      `json:"params"`
+	}
+	if _, err := json.Parse(data, &w, json.ZeroCopy); err != nil {
+		return nil, fmt.Errorf("decoding a message from the editor: %w", err)
+	}
+	switch {
+	case w.Method == "" && w.ID == nil:
+		return nil, fmt.Errorf("a message from the editor has neither method nor id: %w", jsonrpc2.ErrInvalidRequest)
+	case w.Method == "", len(w.Params) == 0, string(w.Params) == "null":
+		// An answer to one of the few requests gopls makes of the editor,
+		// or a message without parameters (shutdown, exit): decoded as
+		// jsonrpc2 decodes it, which leaves absent parts empty.
+		return jsonrpc2.DecodeMessage(data)
+	case w.ID != nil:
+		return jsonrpc2.NewCall(*w.ID, w.Method, stdjson.RawMessage(w.Params))
+	}
+	return jsonrpc2.NewNotification(w.Method, stdjson.RawMessage(w.Params))
+}
+
+// Write implements jsonrpc2.Stream.
+func (s *editorStream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
+	return s.frames.write(s.conn, msg, "the editor")
+}
+
+// Close implements jsonrpc2.Stream.
+func (s *editorStream) Close() error { return s.conn.Close() }
+
+// readFrame reads one Content-Length framed message from in, sent by
+// peer (named in errors), into a buffer of its own size.
+func readFrame(in *bufio.Reader, peer string) ([]byte, int64, error) {
+	var total int64
+	length := -1
+	for {
+		line, err := in.ReadSlice('\n')
+		total += int64(len(line))
+		if errors.Is(err, bufio.ErrBufferFull) || len(line) > maxHeaderLine {
+			return nil, total, fmt.Errorf("reading a message header from %s: the line is too long", peer)
+		}
+		if err != nil {
+			return nil, total, fmt.Errorf("reading a message header from %s: %w", peer, err)
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			break
+		}
+		name, value, ok := bytes.Cut(line, []byte{':'})
+		if !ok {
+			return nil, total, fmt.Errorf("invalid header line from %s: %q", peer, line)
+		}
+		if bytes.EqualFold(bytes.TrimSpace(name), []byte("Content-Length")) {
+			n, err := strconv.ParseInt(string(bytes.TrimSpace(value)), 10, 32)
+			if err != nil || n <= 0 {
+				return nil, total, fmt.Errorf("invalid Content-Length from %s: %q", peer, value)
+			}
+			length = int(n)
+		}
+	}
+	if length < 0 {
+		return nil, total, fmt.Errorf("a message from %s has no Content-Length", peer)
+	}
+	// Fresh for each message: the message's parts are slices of it.
+	data := make([]byte, length)
+	n, err := io.ReadFull(in, data)
+	total += int64(n)
+	if err != nil {
+		return nil, total, fmt.Errorf("reading a message from %s: %w", peer, err)
+	}
+	return data, total, nil
 }
 
 // Close implements jsonrpc2.Stream.

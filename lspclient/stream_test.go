@@ -89,6 +89,65 @@ func TestStreamFraming(t *testing.T) {
 	}
 }
 
+// TestEditorStreamFraming writes messages of every kind through an
+// editor's stream and reads them back: each is one write, and each reads
+// back as jsonrpc2's own decoder reads it, a response with its result.
+func TestEditorStreamFraming(t *testing.T) {
+	ctx := context.Background()
+	w := newEditorStream(&bufferConn{in: strings.NewReader("")})
+	call, _ := jsonrpc2.NewCall(jsonrpc2.NewStringID("a-1"), "textDocument/hover", map[string]any{"x": "é\u2028", "n": []int{1}})
+	note, _ := jsonrpc2.NewNotification("textDocument/didChange", map[string]any{"contentChanges": []any{map[string]any{"text": "package p\n"}}})
+	bare, _ := jsonrpc2.NewNotification("exit", nil)
+	ok, _ := jsonrpc2.NewResponse(jsonrpc2.NewNumberID(3), map[string]bool{"applied": true}, nil)
+	failed, _ := jsonrpc2.NewResponse(jsonrpc2.NewNumberID(4), nil, &jsonrpc2.Error{Code: -32800, Message: "cancelled"})
+	msgs := []jsonrpc2.Message{call, note, bare, ok, failed}
+	for _, m := range msgs {
+		if _, err := w.Write(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conn := w.conn.(*bufferConn)
+	if conn.writes != len(msgs) {
+		t.Errorf("%d messages took %d writes, want %d", len(msgs), conn.writes, len(msgs))
+	}
+	type got struct {
+		Kind, Method, Params, Result, Error string
+	}
+	describe := func(m jsonrpc2.Message) got {
+		switch m := m.(type) {
+		case *jsonrpc2.Call:
+			return got{Kind: fmt.Sprintf("call %v", m.ID()), Method: m.Method(), Params: string(m.Params())}
+		case *jsonrpc2.Notification:
+			return got{Kind: "notification", Method: m.Method(), Params: string(m.Params())}
+		case *jsonrpc2.Response:
+			g := got{Kind: fmt.Sprintf("response %v", m.ID()), Result: string(m.Result())}
+			if m.Err() != nil {
+				g.Error = m.Err().Error()
+			}
+			return g
+		}
+		return got{Kind: fmt.Sprintf("%T", m)}
+	}
+	r := newEditorStream(&bufferConn{in: bytes.NewReader(conn.out.Bytes())})
+	for _, sent := range msgs {
+		m, _, err := r.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := json.Marshal(sent)
+		ref, err := jsonrpc2.DecodeMessage(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(describe(ref), describe(m)); diff != "" {
+			t.Errorf("%s read back (-jsonrpc2's +ours):\n%s", body, diff)
+		}
+	}
+	if _, _, err := r.Read(ctx); err == nil {
+		t.Error("reading past the last message: no error")
+	}
+}
+
 // TestStreamBadInput checks that malformed framing is an error, not a
 // hang or a panic.
 func TestStreamBadInput(t *testing.T) {
@@ -105,6 +164,10 @@ func TestStreamBadInput(t *testing.T) {
 		r := newLSPStream(&bufferConn{in: strings.NewReader(input)})
 		if m, _, err := r.Read(context.Background()); err == nil {
 			t.Errorf("%s: read %v, want an error", name, m)
+		}
+		e := newEditorStream(&bufferConn{in: strings.NewReader(input)})
+		if m, _, err := e.Read(context.Background()); err == nil {
+			t.Errorf("%s: the editor's stream read %v, want an error", name, m)
 		}
 	}
 }
