@@ -56,10 +56,22 @@ func startLSP(ctx context.Context, argv []string, root string, env []string, set
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", argv[0], err)
 	}
-	p := &lspProc{cmd: cmd, conn: jsonrpc2.NewConn(jsonrpc2.NewStream(struct {
+	p, err := initLSP(ctx, cmd, struct {
 		io.Reader
 		io.WriteCloser
-	}{out, in}))}
+	}{out, in}, root, settings)
+	if err != nil {
+		p.close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// initLSP speaks LSP on rwc as an editor does, the server being cmd (nil:
+// one reached otherwise), and initializes it on root (see startLSP). On
+// an error the returned lspProc is still to be closed.
+func initLSP(ctx context.Context, cmd *exec.Cmd, rwc io.ReadWriteCloser, root string, settings map[string]any) (*lspProc, error) {
+	p := &lspProc{cmd: cmd, conn: jsonrpc2.NewConn(jsonrpc2.NewStream(rwc))}
 	// As a plain editor: every setting as given, every other request of
 	// the server's answered with nothing.
 	p.conn.Go(context.Background(), func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
@@ -88,12 +100,10 @@ func startLSP(ctx context.Context, argv []string, root string, env []string, set
 		init["initializationOptions"] = settings
 	}
 	if _, err := p.conn.Call(ctx, "initialize", init, &res); err != nil {
-		p.close()
-		return nil, fmt.Errorf("initialize: %w", err)
+		return p, fmt.Errorf("initialize: %w", err)
 	}
 	if err := p.conn.Notify(ctx, "initialized", map[string]any{}); err != nil {
-		p.close()
-		return nil, err
+		return p, err
 	}
 	return p, nil
 }
@@ -109,6 +119,9 @@ func (p *lspProc) request(ctx context.Context, method string, params any) (json.
 func (p *lspProc) close() {
 	p.conn.Notify(context.Background(), "exit", nil)
 	p.conn.Close()
+	if p.cmd == nil {
+		return
+	}
 	done := make(chan struct{})
 	go func() { p.cmd.Wait(); close(done) }()
 	select {
