@@ -49,6 +49,11 @@ func (e *Editor) Enter(ctx context.Context, change bool) (func(), error) {
 	return e.b.buffers.Enter(ctx, e.st, change)
 }
 
+// TryEnter is Enter when it need not wait; ok is false when it would.
+func (e *Editor) TryEnter(change bool) (func(), bool) {
+	return e.b.buffers.TryEnter(e.st, change)
+}
+
 // Buffer records the editor's text of uri: an overlay while it is dirty.
 func (e *Editor) Buffer(uri, text string, dirty, closed bool) {
 	if dirty && !closed {

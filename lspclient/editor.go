@@ -35,6 +35,9 @@ type EditorGate interface {
 	// to its documents (change true) may reach gopls, and returns the
 	// function that ends it.
 	Enter(ctx context.Context, change bool) (leave func(), err error)
+	// TryEnter is Enter when it need not wait; ok is false, and nothing
+	// entered, when it would.
+	TryEnter(change bool) (leave func(), ok bool)
 	// Buffer records what the editor holds of uri: its text, whether it
 	// differs from the file on disk (dirty), or that it closed it.
 	// It is called under Enter(ctx, true).
@@ -83,7 +86,9 @@ type editor struct {
 	wake     chan struct{}
 
 	work chan func() // the editor's messages, in order
-	wg   sync.WaitGroup
+	// backlog counts the messages handed to the worker and not yet done.
+	backlog atomic.Int64
+	wg      sync.WaitGroup
 }
 
 var editorSeq atomic.Int64
@@ -144,6 +149,8 @@ func (c *Client) ServeEditor(ctx context.Context, rwc io.ReadWriteCloser, opts E
 	}
 	e.conn.Close()
 	cancel()
+	// The reader may start a request's goroutine (handle) until it ends.
+	<-e.conn.Done()
 	e.mu.Lock()
 	for _, stop := range e.inflight {
 		stop()
@@ -254,12 +261,50 @@ func (e *editor) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 			e.mu.Unlock()
 		}
 	}
+	if id != "" && !handledHere(req.Method()) && e.backlog.Load() == 0 {
+		// Nothing of the editor's is before it, and the gate lets it in
+		// at once: it goes to gopls from here. A hand-off to the worker
+		// is a wake-up of another goroutine on the path of each of the
+		// editor's requests, most of which take a millisecond.
+		if leave, ok := e.tryEnter(); ok {
+			e.wg.Go(func() {
+				defer done()
+				defer leave()
+				e.forward(reqCtx, reply, req.Method(), req.Params())
+			})
+			return nil
+		}
+	}
+	e.backlog.Add(1)
 	select {
-	case e.work <- func() { e.process(reqCtx, reply, req, id != "", done) }:
+	case e.work <- func() {
+		defer e.backlog.Add(-1)
+		e.process(reqCtx, reply, req, id != "", done)
+	}:
 	case <-ctx.Done():
+		e.backlog.Add(-1)
 		done()
 	}
 	return nil
+}
+
+// handledHere reports whether the editor's message of method is handled
+// by its connection (see process); the others, if requests, are sent to
+// gopls as they are.
+func handledHere(method string) bool {
+	switch method {
+	case "initialize", "initialized", "shutdown", "exit",
+		"textDocument/didOpen", "textDocument/didChange", "textDocument/didClose", "textDocument/didSave":
+		return true
+	}
+	return false
+}
+
+func (e *editor) tryEnter() (func(), bool) {
+	if e.gate == nil {
+		return func() {}, true
+	}
+	return e.gate.TryEnter(false)
 }
 
 // process handles one message of the editor, in the order it came.
@@ -267,6 +312,27 @@ func (e *editor) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 // the gate, so that a slow answer delays nothing after it.
 func (e *editor) process(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request, isCall bool, done func()) {
 	method, params := req.Method(), req.Params()
+	if !handledHere(method) {
+		if !isCall {
+			// didChangeConfiguration, didChangeWatchedFiles, workspace
+			// folders...: the daemon's settings and its own watch of the
+			// disk stand (docs/editors.md).
+			done()
+			return
+		}
+		leave, err := e.enter(ctx, false)
+		if err != nil {
+			done()
+			reply(ctx, nil, jsonrpc2.NewError(requestCancelled, err.Error()))
+			return
+		}
+		e.wg.Go(func() {
+			defer done()
+			defer leave()
+			e.forward(ctx, reply, method, params)
+		})
+		return
+	}
 	switch method {
 	case "initialize":
 		defer done()
@@ -298,26 +364,7 @@ func (e *editor) process(ctx context.Context, reply jsonrpc2.Replier, req jsonrp
 		if err := e.document(ctx, method, params); err != nil {
 			e.log.Warn("an editor's document change", "method", method, "error", err)
 		}
-		return
 	}
-	if !isCall {
-		// didChangeConfiguration, didChangeWatchedFiles, workspace
-		// folders...: the daemon's settings and its own watch of the disk
-		// stand (docs/editors.md).
-		done()
-		return
-	}
-	leave, err := e.enter(ctx, false)
-	if err != nil {
-		done()
-		reply(ctx, nil, jsonrpc2.NewError(requestCancelled, err.Error()))
-		return
-	}
-	e.wg.Go(func() {
-		defer done()
-		defer leave()
-		e.forward(ctx, reply, method, params)
-	})
 }
 
 // forward sends one of the editor's requests to gopls and answers it.

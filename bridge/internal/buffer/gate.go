@@ -148,6 +148,38 @@ func (g *Gate) Enter(ctx context.Context, sw Switcher, st *Session, mutates bool
 	return leave, nil
 }
 
+// TryEnter is Enter for a call that must not wait: it returns at once,
+// with ok false, if the call would have to wait or to switch gopls's
+// overlays first, and then leaves the gate as it was.
+func (g *Gate) TryEnter(st *Session, mutates bool) (leave func(), ok bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.queue) > 0 || g.switching {
+		// Others wait their turn first.
+		return nil, false
+	}
+	exclusive := g.exclusive
+	ok, mustSwitch := g.admit(st, mutates)
+	if ok && !mustSwitch {
+		return func() { g.leave(st, mutates) }, true
+	}
+	if ok {
+		// Counted as running with a switch to make: undone, as if it had
+		// never come.
+		g.running[st]--
+		if g.running[st] == 0 {
+			delete(g.running, st)
+		}
+		g.total--
+		if mutates {
+			g.mutators--
+		}
+		g.switching = false
+	}
+	g.exclusive = exclusive
+	return nil, false
+}
+
 func (g *Gate) leave(st *Session, mutates bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()

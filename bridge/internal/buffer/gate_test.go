@@ -2,6 +2,7 @@ package buffer
 
 import (
 	"context"
+	"maps"
 	"runtime"
 	"testing"
 	"time"
@@ -254,5 +255,98 @@ func TestGateBase(t *testing.T) {
 	}
 	if _, ok := g.BaseOverlay(editor, "b.go"); ok {
 		t.Errorf("BaseOverlay names the base's own overlay to the base")
+	}
+}
+
+// gateState is what the gate counts, for comparing before and after.
+type gateState struct {
+	Total, Mutators, Queued int
+	Switching               bool
+	Exclusive               string
+	Applied                 map[string]string
+}
+
+func stateOf(g *Gate) gateState {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	s := gateState{Total: g.total, Mutators: g.mutators, Queued: len(g.queue), Switching: g.switching, Applied: maps.Clone(g.applied)}
+	if g.exclusive != nil {
+		s.Exclusive = g.exclusive.id
+	}
+	return s
+}
+
+// TestGateTryEnter checks that TryEnter admits a call exactly when Enter
+// would at once with nothing to switch, and that a refusal leaves the
+// gate as it was: while another session may add an overlay, while a
+// call waits ahead (arrival order), and when gopls's overlays would have
+// to be switched first.
+func TestGateTryEnter(t *testing.T) {
+	g := newTestGate()
+	a, b := newState("a"), newState("b")
+	leave, ok := g.TryEnter(b, false)
+	if !ok {
+		t.Fatal("an empty gate refused a call")
+	}
+	leave()
+
+	la := enterNow(t, g, a, true)
+	before := stateOf(g)
+	if _, ok := g.TryEnter(b, false); ok {
+		t.Fatal("admitted beside another session's call that may add an overlay")
+	}
+	if diff := cmp.Diff(before, stateOf(g)); diff != "" {
+		t.Errorf("the gate after a refusal (-before +after):\n%s", diff)
+	}
+	// a's own calls fit beside it.
+	la2, ok := g.TryEnter(a, false)
+	if !ok {
+		t.Fatal("refused a session's call beside its own")
+	}
+	la2()
+
+	// b waits for a; a's next call would fit, but b came first.
+	bTurn := enterLater(t, g, b, true)
+	waitQueued(t, g, 1)
+	before = stateOf(g)
+	if _, ok := g.TryEnter(a, false); ok {
+		t.Fatal("admitted ahead of a call waiting before it")
+	}
+	if diff := cmp.Diff(before, stateOf(g)); diff != "" {
+		t.Errorf("the gate after a refusal (-before +after):\n%s", diff)
+	}
+	la()
+	lb := <-bTurn
+	g.overlaid(b, "file:///m/b.go", "package b // unsaved")
+	g.mu.Lock()
+	g.applied["file:///m/b.go"] = "package b // unsaved"
+	g.mu.Unlock()
+	lb()
+
+	// gopls holds b's overlay: a's call needs it reverted first.
+	before = stateOf(g)
+	if _, ok := g.TryEnter(a, false); ok {
+		t.Fatal("admitted a call that needs gopls's overlays switched")
+	}
+	if diff := cmp.Diff(before, stateOf(g)); diff != "" {
+		t.Errorf("the gate after a refusal (-before +after):\n%s", diff)
+	}
+	// Enter, which may switch, still does.
+	sw := &recordSwitcher{held: map[string]string{"file:///m/b.go": "package b // unsaved"}}
+	leave, err := g.Enter(context.Background(), sw, a, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leave()
+	if len(sw.held) != 0 {
+		t.Errorf("gopls holds %v for a's call, want nothing", sw.held)
+	}
+	if leave, ok := g.TryEnter(a, false); !ok {
+		t.Error("refused a call once gopls holds what it needs")
+	} else {
+		leave()
+	}
+	if s := stateOf(g); s.Total != 0 || s.Mutators != 0 || s.Queued != 0 || s.Switching {
+		t.Errorf("after every call left: %+v", s)
 	}
 }

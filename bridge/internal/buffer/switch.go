@@ -16,6 +16,12 @@ func (s *Set) Enter(ctx context.Context, st *Session, mutates bool) (leave func(
 	return s.c.Gate.Enter(ctx, switcher{s}, st, mutates)
 }
 
+// TryEnter is Enter for a call of st that must not wait (see
+// Gate.TryEnter): ok is false if it would.
+func (s *Set) TryEnter(st *Session, mutates bool) (leave func(), ok bool) {
+	return s.c.Gate.TryEnter(st, mutates)
+}
+
 // End forgets a session that has ended: its snippets are closed, and its
 // overlays, if gopls holds them, reverted to the files on disk. ctx bounds
 // the work; what fails is logged.
