@@ -61,9 +61,13 @@ type relayMsg struct {
 }
 
 type relay struct {
-	opts  RelayOptions
-	outMu sync.Mutex
-	out   io.Writer
+	opts   RelayOptions
+	outMu  sync.Mutex
+	out    io.Writer
+	outBuf []byte // the frame being written to the editor, under outMu
+	// connBuf is the frame being written to the server; it is used only
+	// under run's serial lock, which every write to the server holds.
+	connBuf []byte
 
 	mu          sync.Mutex
 	root        string
@@ -77,8 +81,10 @@ type relay struct {
 	exited      bool
 }
 
-// readMessage reads one Content-Length framed message.
-func readMessage(br *bufio.Reader) ([]byte, error) {
+// readMessage reads one Content-Length framed message into buf (grown
+// as need be) and returns it; buf may be nil, and a caller that keeps the
+// message passes nil.
+func readMessage(br *bufio.Reader, buf []byte) ([]byte, error) {
 	length := -1
 	for {
 		line, err := br.ReadString('\n')
@@ -98,22 +104,39 @@ func readMessage(br *bufio.Reader) ([]byte, error) {
 	if length < 0 {
 		return nil, errors.New("a message without Content-Length")
 	}
-	body := make([]byte, length)
+	body := slices.Grow(buf[:0], length)[:length]
 	if _, err := io.ReadFull(br, body); err != nil {
 		return nil, err
 	}
 	return body, nil
 }
 
-func writeMessage(w io.Writer, body []byte) error {
-	_, err := fmt.Fprintf(w, "Content-Length: %d\r\n\r\n%s", len(body), body)
+// keptFrame is the largest buffer a reader or writer keeps between
+// messages: a rare answer of megabytes is not held for the session.
+const keptFrame = 1 << 20
+
+// writeMessage frames body into *buf and writes it in one write, so that
+// the peer wakes once for it; *buf is kept for the next message. A
+// large answer (a completion list, the references of a common name) is
+// copied into a buffer already there rather than allocated again and
+// collected on every message.
+func writeMessage(w io.Writer, buf *[]byte, body []byte) error {
+	b := append((*buf)[:0], "Content-Length: "...)
+	b = strconv.AppendInt(b, int64(len(body)), 10)
+	b = append(b, "\r\n\r\n"...)
+	b = append(b, body...)
+	_, err := w.Write(b)
+	if cap(b) > keptFrame {
+		b = nil
+	}
+	*buf = b
 	return err
 }
 
 func (r *relay) toEditor(body []byte) error {
 	r.outMu.Lock()
 	defer r.outMu.Unlock()
-	return writeMessage(r.out, body)
+	return writeMessage(r.out, &r.outBuf, body)
 }
 
 // internalID marks the relay's own initialize to a new server.
@@ -129,7 +152,7 @@ func (r *relay) run(ctx context.Context, in *bufio.Reader) error {
 	editorErr := make(chan error, 1)
 	go func() {
 		for {
-			body, err := readMessage(in)
+			body, err := readMessage(in, nil) // kept: pending, replayed
 			if err != nil {
 				editorErr <- err
 				return
@@ -265,7 +288,7 @@ func (r *relay) fromEditor(ctx context.Context, m relayMsg, lost chan int) error
 			return nil // connect sent it
 		}
 	}
-	if err := writeMessage(conn, m.raw); err != nil {
+	if err := writeMessage(conn, &r.connBuf, m.raw); err != nil {
 		r.opts.Logger.Debug("writing to the server", "error", err)
 	}
 	return nil
@@ -334,7 +357,7 @@ func (r *relay) connect(ctx context.Context, lost chan int, restore bool) error 
 	}
 	r.mu.Unlock()
 	for _, b := range replay {
-		if err := writeMessage(conn, b); err != nil {
+		if err := writeMessage(conn, &r.connBuf, b); err != nil {
 			break
 		}
 	}
@@ -355,8 +378,14 @@ func firstInit(r *relay) string {
 // the connection ends.
 func (r *relay) readServer(conn io.ReadWriteCloser, gen int, lost chan int) {
 	br := bufio.NewReader(conn)
+	var buf []byte
 	for {
-		body, err := readMessage(br)
+		// The body is done with when it has been written to the editor,
+		// so one buffer serves every message.
+		body, err := readMessage(br, buf)
+		if cap(body) <= keptFrame {
+			buf = body
+		}
 		if err != nil {
 			select {
 			case lost <- gen:
