@@ -142,8 +142,12 @@ func (c *Client) ServeEditor(ctx context.Context, rwc io.ReadWriteCloser, opts E
 	if e.gate != nil {
 		e.wg.Go(func() { e.keepInView(ctx) })
 	}
+	var why error // the editor's stream failed
 	select {
 	case <-e.conn.Done():
+		if err := e.conn.Err(); !errors.Is(err, io.EOF) {
+			why = err
+		}
 	case <-ctx.Done():
 	case <-c.life.Done():
 	}
@@ -158,7 +162,11 @@ func (c *Client) ServeEditor(ctx context.Context, rwc io.ReadWriteCloser, opts E
 	e.mu.Unlock()
 	e.wg.Wait()
 	e.closeAll()
-	e.log.Info("editor connection ended")
+	if why != nil {
+		e.log.Info("editor connection ended", "error", why)
+	} else {
+		e.log.Info("editor connection ended")
+	}
 	return nil
 }
 
@@ -244,7 +252,10 @@ func (e *editor) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 	}
 	var id string
 	if call, ok := req.(*jsonrpc2.Call); ok {
-		raw, _ := json.Marshal(call.ID())
+		// jsonrpc2.ID marshals only through a pointer (a value gives
+		// "{}", the same for every request).
+		cid := call.ID()
+		raw, _ := json.Marshal(&cid)
 		id = string(raw)
 	}
 	reqCtx, stop := context.WithCancel(ctx)
