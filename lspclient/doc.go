@@ -13,7 +13,8 @@
 // grown well past its settled size (recycle.go), and shuts it down. It
 // also serves editors on the same gopls
 // ([Client.ServeEditor], editor.go) and relays an editor's stdio to such a
-// server, keeping its buffers across the server's death ([RelayEditor]).
+// server, or stands by while the server holds that stdio itself, keeping
+// its buffers across the server's death ([RelayEditor]).
 //
 // It knows nothing of MCP and may not import any other package of this
 // module. A [Client] owns one gopls at a time through a single supervisor

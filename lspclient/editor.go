@@ -59,6 +59,16 @@ type EditorOptions struct {
 	// agents' snippets): diagnostics of their files, and messages that
 	// name them, never reach the editor.
 	Private []string
+	// Observe, if set, is given what a relay keeps to restore the editor
+	// on another server: each of the editor's messages of a method
+	// [Kept] reports, in the order they came, on the connection's reading
+	// goroutine; each of its requests still unanswered after a moment
+	// (50 ms), and then its end, as a message of [AnsweredMethod]. Each
+	// is given with its method, framed as the editor would send it. It
+	// must not block, and it may be called from several goroutines. A
+	// server given the editor's stdio itself ([RelayOptions.Hand])
+	// reports them to the relay that stands by.
+	Observe func(method string, body []byte)
 }
 
 type editorDoc struct {
@@ -74,6 +84,7 @@ type editor struct {
 	gate    EditorGate
 	log     *slog.Logger
 	private []string
+	observe func(string, []byte)
 
 	mu       sync.Mutex
 	docs     map[string]*editorDoc
@@ -104,7 +115,7 @@ type editorSet struct {
 // framed JSON-RPC, as gopls speaks on stdio) until the editor exits or
 // rwc ends, then closes what the editor had open. See docs/editors.md.
 func (c *Client) ServeEditor(ctx context.Context, rwc io.ReadWriteCloser, opts EditorOptions) error {
-	e := &editor{c: c, id: editorSeq.Add(1), gate: opts.Gate, log: opts.Logger, private: opts.Private,
+	e := &editor{c: c, id: editorSeq.Add(1), gate: opts.Gate, log: opts.Logger, private: opts.Private, observe: opts.Observe,
 		docs: map[string]*editorDoc{}, inflight: map[string]context.CancelFunc{}, tokens: map[string]json.RawMessage{},
 		work: make(chan func(), 256), wake: make(chan struct{}, 1)}
 	if e.log == nil {
@@ -236,6 +247,11 @@ func (e *editor) inView() bool { return e.gate == nil || e.gate.InView() }
 // handle runs on the connection's reading goroutine: cancellations act at
 // once, everything else is done in order by the worker.
 func (e *editor) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	if e.observe != nil && Kept(req.Method()) {
+		if body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": req.Method(), "params": req.Params()}); err == nil {
+			e.observe(req.Method(), body)
+		}
+	}
 	if req.Method() == "$/cancelRequest" {
 		var p struct {
 			ID json.RawMessage `json:"id"`
@@ -272,6 +288,9 @@ func (e *editor) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 			e.mu.Unlock()
 		}
 	}
+	if id != "" && e.observe != nil {
+		done = e.reportIfSlow(id, req, done)
+	}
 	if id != "" && !handledHere(req.Method()) && e.backlog.Load() == 0 {
 		// Nothing of the editor's is before it, and the gate lets it in
 		// at once: it goes to gopls from here. A hand-off to the worker
@@ -297,6 +316,46 @@ func (e *editor) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		done()
 	}
 	return nil
+}
+
+// slowRequest is how long an editor's request goes unanswered before it
+// is reported to [EditorOptions.Observe]. A relay standing by sends again
+// the requests unanswered when the server is lost; reporting every
+// request, most of which take a millisecond, would wake it twice on the
+// path of each.
+const slowRequest = 50 * time.Millisecond
+
+// reportIfSlow reports the editor's request req (id) if it is still
+// unanswered after slowRequest, and then its end ([AnsweredMethod]); it
+// returns done, which ends the request, made to end the report too.
+func (e *editor) reportIfSlow(id string, req jsonrpc2.Request, done func()) func() {
+	var (
+		mu       sync.Mutex
+		reported bool
+		finished bool
+	)
+	t := time.AfterFunc(slowRequest, func() {
+		body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "method": req.Method(), "params": req.Params()})
+		mu.Lock()
+		defer mu.Unlock()
+		if finished || err != nil {
+			return
+		}
+		reported = true
+		e.observe(req.Method(), body)
+	})
+	return func() {
+		t.Stop()
+		mu.Lock()
+		finished = true
+		was := reported
+		mu.Unlock()
+		done()
+		if was {
+			body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": AnsweredMethod, "params": map[string]any{"id": json.RawMessage(id)}})
+			e.observe(AnsweredMethod, body)
+		}
+	}
 }
 
 // handledHere reports whether the editor's message of method is handled

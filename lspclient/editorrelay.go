@@ -2,6 +2,7 @@ package lspclient
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,8 +25,47 @@ type RelayOptions struct {
 	// is the directory the editor's initialize names. It is called again
 	// when the connection is lost.
 	Dial func(ctx context.Context, root string) (io.ReadWriteCloser, error)
+	// Hand, if set, gives the editor's stdio to the server itself, so
+	// that the relay is off the path of every message: root as for Dial,
+	// first the bytes read from the editor so far (its initialize), which
+	// the server reads before the rest. The relay then stands by with
+	// what [Handed.Control] reports, and takes the editor back
+	// ([Handed.Resume]) to relay it to a new server if that one is lost.
+	// An error leaves the stdio with the relay, which relays it.
+	Hand func(ctx context.Context, root string, first []byte) (*Handed, error)
 	// Logger receives the relay's log; nil discards it.
 	Logger *slog.Logger
+}
+
+// Handed is an editor's stdio given to a server by [RelayOptions.Hand].
+type Handed struct {
+	// Control carries, framed as LSP messages, what the server reports
+	// of the editor (as [EditorOptions.Observe] is given it), and then
+	// [EndedMethod] if the editor ended (its input closed, or exit).
+	// Its end without that is the server lost.
+	Control io.ReadCloser
+	// Resume returns the editor's stdio again, for the relay to serve.
+	Resume func() (io.Reader, io.Writer, error)
+}
+
+// AnsweredMethod is the method of the message [EditorOptions.Observe] is
+// given when an editor's request it was given unanswered has ended; its
+// params are {"id": ID}.
+const AnsweredMethod = "$/goplsmcp/answered"
+
+// EndedMethod is the method of the message a server given an editor's
+// stdio sends on [Handed.Control] when the editor has ended.
+const EndedMethod = "$/goplsmcp/editorEnded"
+
+// Kept reports whether an editor's message of method is one a relay
+// keeps to restore the editor on a new server: its document
+// notifications, that it initialized, and its exit.
+func Kept(method string) bool {
+	switch method {
+	case "initialized", "exit", "textDocument/didOpen", "textDocument/didChange", "textDocument/didClose":
+		return true
+	}
+	return false
 }
 
 // RelayEditor serves an editor's LSP session on in and out (its stdio)
@@ -42,7 +82,111 @@ func RelayEditor(ctx context.Context, in io.Reader, out io.Writer, opts RelayOpt
 	if r.opts.Logger == nil {
 		r.opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return r.run(ctx, bufio.NewReader(in))
+	br := bufio.NewReader(in)
+	if r.opts.Hand == nil {
+		return r.run(ctx, br, false)
+	}
+	body, err := readMessage(br, nil)
+	if err != nil {
+		if err == io.EOF {
+			return nil
+		}
+		return err
+	}
+	var m relayMsg
+	if json.Unmarshal(body, &m) != nil || m.Method != "initialize" {
+		// Not an editor this relay knows how to hand over: relayed.
+		return r.run(ctx, replayed(body, br, in), false)
+	}
+	m.raw = body
+	// What the editor sent after its initialize, if anything, is the
+	// server's to read as well.
+	rest, _ := br.Peek(br.Buffered())
+	first := frame(nil, body)
+	first = append(first, rest...)
+	h, err := r.opts.Hand(ctx, rootOf(m.Params), first)
+	if err != nil {
+		r.opts.Logger.Info("relaying the editor: its stdio could not be handed to the server", "error", err)
+		return r.run(ctx, replayed(body, br, in), false)
+	}
+	r.record(m)
+	return r.standBy(ctx, h)
+}
+
+// replayed reads body, framed, then what br holds and in has.
+func replayed(body []byte, br *bufio.Reader, in io.Reader) *bufio.Reader {
+	rest, _ := br.Peek(br.Buffered())
+	return bufio.NewReader(io.MultiReader(bytes.NewReader(frame(nil, body)), bytes.NewReader(slices.Clone(rest)), in))
+}
+
+// standBy keeps what the server given the editor reports, until the
+// editor ends; if the server is lost first, the relay takes the editor
+// back, gives a new server the editor's documents, and relays.
+func (r *relay) standBy(ctx context.Context, h *Handed) error {
+	ended := make(chan error, 1)
+	go func() {
+		br := bufio.NewReader(h.Control)
+		for {
+			body, err := readMessage(br, nil)
+			if err != nil {
+				ended <- err
+				return
+			}
+			var m relayMsg
+			if json.Unmarshal(body, &m) != nil {
+				continue
+			}
+			if m.Method == EndedMethod {
+				ended <- nil
+				return
+			}
+			m.raw = body
+			if m.Method != "" && m.ID != nil {
+				r.opts.Logger.Debug("the server reports a request of the editor's unanswered", "method", m.Method)
+			}
+			r.record(m)
+		}
+	}()
+	var err error
+	select {
+	case <-ctx.Done():
+		h.Control.Close()
+		<-ended
+		return nil
+	case err = <-ended:
+		h.Control.Close()
+	}
+	r.mu.Lock()
+	exited := r.exited
+	r.mu.Unlock()
+	if err == nil || exited {
+		return nil
+	}
+	in, out, rerr := h.Resume()
+	if rerr != nil {
+		return fmt.Errorf("taking the editor back from a lost server: %w", rerr)
+	}
+	r.opts.Logger.Warn("lost the server the editor was handed to; relaying it to a new one with its documents", "error", err)
+	r.outMu.Lock()
+	r.out = out
+	r.outMu.Unlock()
+	return r.run(ctx, bufio.NewReader(in), true)
+}
+
+// skipToHeader discards what br has before the start of a message
+// header.
+func skipToHeader(br *bufio.Reader) error {
+	const header = "content-length:"
+	for {
+		b, err := br.Peek(len(header))
+		if err != nil {
+			return err
+		}
+		if strings.EqualFold(string(b), header) {
+			return nil
+		}
+		br.Discard(1)
+	}
 }
 
 type relayDoc struct {
@@ -121,16 +265,21 @@ const keptFrame = 1 << 20
 // copied into a buffer already there rather than allocated again and
 // collected on every message.
 func writeMessage(w io.Writer, buf *[]byte, body []byte) error {
-	b := append((*buf)[:0], "Content-Length: "...)
-	b = strconv.AppendInt(b, int64(len(body)), 10)
-	b = append(b, "\r\n\r\n"...)
-	b = append(b, body...)
+	b := frame((*buf)[:0], body)
 	_, err := w.Write(b)
 	if cap(b) > keptFrame {
 		b = nil
 	}
 	*buf = b
 	return err
+}
+
+// frame appends body, framed as an LSP message, to b.
+func frame(b, body []byte) []byte {
+	b = append(b, "Content-Length: "...)
+	b = strconv.AppendInt(b, int64(len(body)), 10)
+	b = append(b, "\r\n\r\n"...)
+	return append(b, body...)
 }
 
 func (r *relay) toEditor(body []byte) error {
@@ -142,15 +291,36 @@ func (r *relay) toEditor(body []byte) error {
 // internalID marks the relay's own initialize to a new server.
 const internalID = `"goplsmcp-relay-init"`
 
-func (r *relay) run(ctx context.Context, in *bufio.Reader) error {
+// run relays the editor's messages from in; restore: the editor was
+// served elsewhere until now (see standBy), and a new server is given what
+// the relay kept of it first.
+func (r *relay) run(ctx context.Context, in *bufio.Reader, restore bool) error {
 	// The editor's messages are handled where they are read, not handed
 	// to another goroutine: on two busy cores each hand-off is a wake-up
 	// that costs the editor about a tenth of a millisecond a request.
 	// serial keeps a reconnection and the editor's messages apart.
 	var serial sync.Mutex
 	lost := make(chan int, 4)
+	if restore {
+		// An editor whose initialize was not answered yet is started
+		// afresh, its initialize sent as it came.
+		r.mu.Lock()
+		answered := firstInit(r) == ""
+		r.mu.Unlock()
+		if err := r.connect(ctx, lost, answered); err != nil {
+			return err
+		}
+	}
 	editorErr := make(chan error, 1)
 	go func() {
+		if restore {
+			// The server may have been lost in the middle of reading a
+			// message of the editor's.
+			if err := skipToHeader(in); err != nil {
+				editorErr <- err
+				return
+			}
+		}
 		for {
 			body, err := readMessage(in, nil) // kept: pending, replayed
 			if err != nil {
@@ -213,8 +383,49 @@ func (r *relay) run(ctx context.Context, in *bufio.Reader) error {
 
 // fromEditor records what m changes and sends it on.
 func (r *relay) fromEditor(ctx context.Context, m relayMsg, lost chan int) error {
+	if !r.record(m) {
+		return nil
+	}
 	r.mu.Lock()
+	conn := r.conn
+	r.mu.Unlock()
+	if conn == nil {
+		if err := r.connect(ctx, lost, false); err != nil {
+			return err
+		}
+		r.mu.Lock()
+		conn = r.conn
+		r.mu.Unlock()
+		if m.Method == "initialize" {
+			return nil // connect sent it
+		}
+	}
+	if err := writeMessage(conn, &r.connBuf, m.raw); err != nil {
+		r.opts.Logger.Debug("writing to the server", "error", err)
+	}
+	return nil
+}
+
+// record keeps what the editor's message m changes of what a new server
+// must be given, and reports whether m goes to the server.
+func (r *relay) record(m relayMsg) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	switch {
+	case m.Method == AnsweredMethod:
+		var p struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(m.Params, &p) == nil {
+			delete(r.pending, string(p.ID))
+		}
+		return false
+	case m.Method == "initialized":
+		// The editor has its initialize's answer (from the server it
+		// was handed to, which the relay does not hear).
+		if id := firstInit(r); id != "" {
+			delete(r.pending, id)
+		}
 	case m.Method == "initialize":
 		r.initParams = m.Params
 		r.root = rootOf(m.Params)
@@ -262,8 +473,7 @@ func (r *relay) fromEditor(ctx context.Context, m relayMsg, lost chan int) error
 		gen, ok := r.serverCalls[string(m.ID)]
 		delete(r.serverCalls, string(m.ID))
 		if !ok || gen != r.gen {
-			r.mu.Unlock()
-			return nil
+			return false
 		}
 	}
 	if m.Method != "" && m.ID != nil {
@@ -275,23 +485,7 @@ func (r *relay) fromEditor(ctx context.Context, m relayMsg, lost chan int) error
 			r.order = slices.DeleteFunc(r.order, func(id string) bool { _, ok := r.pending[id]; return !ok })
 		}
 	}
-	conn := r.conn
-	r.mu.Unlock()
-	if conn == nil {
-		if err := r.connect(ctx, lost, false); err != nil {
-			return err
-		}
-		r.mu.Lock()
-		conn = r.conn
-		r.mu.Unlock()
-		if m.Method == "initialize" {
-			return nil // connect sent it
-		}
-	}
-	if err := writeMessage(conn, &r.connBuf, m.raw); err != nil {
-		r.opts.Logger.Debug("writing to the server", "error", err)
-	}
-	return nil
+	return true
 }
 
 // connect dials the server and, on a new connection after a lost one

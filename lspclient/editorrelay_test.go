@@ -3,6 +3,7 @@ package lspclient
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 
@@ -49,5 +50,32 @@ func TestRelayFrameReuse(t *testing.T) {
 	}
 	if _, err := readMessage(br, rbuf); err == nil {
 		t.Error("reading past the last message: no error")
+	}
+}
+
+// TestSkipToHeader: the relay takes an editor's input back from a server
+// that may have been lost in the middle of reading a message; what is
+// left of that message is skipped, up to the next header, whatever its
+// case, and a stream already at a header loses nothing.
+func TestSkipToHeader(t *testing.T) {
+	next := "Content-Length: 2\r\n\r\n{}"
+	for _, tc := range []struct{ name, in, want string }{
+		{"at a header", next, next},
+		{"in a body", `"params":{"text":"x"}}` + next, next},
+		{"in a header", "ength: 40\r\n\r\n" + `{"id":1}` + next, next},
+		{"lower case", `}}content-length: 2` + "\r\n\r\n{}", "content-length: 2\r\n\r\n{}"},
+	} {
+		br := bufio.NewReader(strings.NewReader(tc.in))
+		if err := skipToHeader(br); err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		rest, _ := io.ReadAll(br)
+		if diff := cmp.Diff(tc.want, string(rest)); diff != "" {
+			t.Errorf("%s: what is left (-want +got):\n%s", tc.name, diff)
+		}
+	}
+	if err := skipToHeader(bufio.NewReader(strings.NewReader(`{"id":1}`))); err == nil {
+		t.Error("a stream that ends without a header: no error")
 	}
 }

@@ -208,7 +208,7 @@ func serveDaemon(ctx context.Context, args []string, stderr io.Writer) error {
 		ready.Close()
 	}
 	err = st.srv.ServeLocal(ctx, ln, &mcp.LocalOptions{Idle: cfg.idle, IdleUnused: healthCheckIdle, OnSessions: writeInfo,
-		Raw: map[string]mcp.RawHandler{lspHandler: st.serveEditor}})
+		Raw: st.rawHandlers()})
 	st.log.Info("the shared daemon stops", "error", err)
 	if cerr := st.close(); err == nil {
 		err = cerr

@@ -110,7 +110,9 @@ func runLSP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		mu  sync.Mutex
 		wss = map[string]*workspace{}
 	)
-	dial := func(ctx context.Context, root string) (io.ReadWriteCloser, error) {
+	// daemon connects to the daemon of the editor's root (starting it if
+	// need be) and greets handler.
+	daemon := func(ctx context.Context, root, handler string) (net.Conn, error) {
 		if fixedRoot != "" || root == "" {
 			root = fixedRoot
 		}
@@ -132,14 +134,26 @@ func runLSP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		if err != nil {
 			return nil, err
 		}
-		if _, err := io.WriteString(conn, mcp.RawHello(lspHandler, arg)); err != nil {
+		if _, err := io.WriteString(conn, mcp.RawHello(handler, arg)); err != nil {
 			conn.Close()
 			return nil, fmt.Errorf("greeting the daemon: %w", err)
 		}
-		log.Info("serving the editor through the shared daemon", "root", ws.root, "socket", ws.socket(), "share_unsaved", *shareUnsaved)
+		log.Info("serving the editor through the shared daemon", "root", ws.root, "socket", ws.socket(), "share_unsaved", *shareUnsaved, "handler", handler)
 		return conn, nil
 	}
-	return lspclient.RelayEditor(ctx, stdin, stdout, lspclient.RelayOptions{Dial: dial, Logger: log})
+	dial := func(ctx context.Context, root string) (io.ReadWriteCloser, error) {
+		return daemon(ctx, root, lspHandler)
+	}
+	return lspclient.RelayEditor(ctx, stdin, stdout, lspclient.RelayOptions{Dial: dial, Hand: handStdio(stdin, stdout, daemon), Logger: log})
+}
+
+// rawHandlers are the daemon's handlers for goplsmcp lsp.
+func (st *stack) rawHandlers() map[string]mcp.RawHandler {
+	m := map[string]mcp.RawHandler{lspHandler: st.serveEditor}
+	if handOffSupported {
+		m[lspHandedHandler] = st.serveHandedEditor
+	}
+	return m
 }
 
 // serveEditor is the daemon's raw handler for goplsmcp lsp: the editor's
@@ -150,13 +164,19 @@ func (st *stack) serveEditor(ctx context.Context, conn net.Conn, r io.Reader, ar
 		io.Writer
 		io.Closer
 	}{r, conn, conn}
+	return st.serveEditorOn(ctx, rwc, arg, nil)
+}
+
+// serveEditorOn serves an editor's LSP stream rwc with the daemon's gopls;
+// observe as in [lspclient.EditorOptions].
+func (st *stack) serveEditorOn(ctx context.Context, rwc io.ReadWriteCloser, arg string, observe func(string, []byte)) error {
 	ed := st.br.Editor(arg == lspShareUnsaved)
 	defer func() {
 		endCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), drainTimeout)
 		defer cancel()
 		ed.End(endCtx)
 	}()
-	err := st.client.ServeEditor(ctx, rwc, lspclient.EditorOptions{Gate: ed, Private: ed.Private(), Logger: st.log.With("component", "editor")})
+	err := st.client.ServeEditor(ctx, rwc, lspclient.EditorOptions{Gate: ed, Private: ed.Private(), Observe: observe, Logger: st.log.With("component", "editor")})
 	if errors.Is(err, io.EOF) {
 		err = nil
 	}

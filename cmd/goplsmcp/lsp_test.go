@@ -43,9 +43,15 @@ type lspEditor struct {
 
 func startEditor(t *testing.T, sh *shared, root string, args ...string) *lspEditor {
 	t.Helper()
+	return startEditorLog(t, sh, root, os.Stderr, args...)
+}
+
+// startEditorLog is startEditor with goplsmcp lsp's log written to log.
+func startEditorLog(t *testing.T, sh *shared, root string, log io.Writer, args ...string) *lspEditor {
+	t.Helper()
 	cmd := exec.Command(binary, append([]string{"lsp", "-mode=stdio", "-rpc.trace", "--gopls", goplsPath(t)}, args...)...)
 	cmd.Env = append(append([]string(nil), sh.env...), "GORACE=atexit_sleep_ms=0")
-	cmd.Stderr = os.Stderr
+	cmd.Stderr = log
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -167,13 +173,7 @@ func (e *lspEditor) call(method string, params any) map[string]any {
 
 func (e *lspEditor) request(method string, params any) map[string]any {
 	e.t.Helper()
-	e.mu.Lock()
-	e.nextID++
-	id := e.nextID
-	ch := make(chan map[string]any, 1)
-	e.answers[id] = ch
-	e.mu.Unlock()
-	e.write(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	ch := e.send(method, params)
 	select {
 	case m := <-ch:
 		return m
@@ -181,6 +181,19 @@ func (e *lspEditor) request(method string, params any) map[string]any {
 		e.t.Fatalf("no answer to %s within 90s", method)
 	}
 	return nil
+}
+
+// send sends a request; its answer comes on the channel.
+func (e *lspEditor) send(method string, params any) chan map[string]any {
+	e.t.Helper()
+	e.mu.Lock()
+	e.nextID++
+	id := e.nextID
+	ch := make(chan map[string]any, 1)
+	e.answers[id] = ch
+	e.mu.Unlock()
+	e.write(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	return ch
 }
 
 // published returns the number of publications of uri's diagnostics so
@@ -333,6 +346,148 @@ func checkAgentUnseen(t *testing.T, ed *lspEditor, uri string, since int) {
 	ed.mu.Unlock()
 	if containsAny(seen, agentError) {
 		t.Errorf("the editor was published the agent's unsaved error %q: %q", agentError, seen)
+	}
+}
+
+// TestLSPRequestInFlightWhenDaemonDies: a request of the editor's that
+// gopls has not answered when the daemon dies is answered by the next
+// daemon. goplsmcp lsp handed the editor's stdio to the daemon, so it
+// knows of the request only from the daemon's report of it.
+func TestLSPRequestInFlightWhenDaemonDies(t *testing.T) {
+	sh := newShared(t)
+	root := exampleRoot(t)
+	log := &logWatch{w: os.Stderr, changed: make(chan struct{})}
+	ed := startEditorLog(t, sh, root, log, "--log-level", "debug")
+	t.Cleanup(func() {
+		if t.Failed() {
+			logs, _ := filepath.Glob(filepath.Join(sh.dir, "*.log"))
+			for _, f := range logs {
+				t.Logf("the daemon's log %s:\n%s", filepath.Base(f), readFile(t, f))
+			}
+		}
+	})
+	pos := map[string]any{"textDocument": map[string]any{"uri": "file://" + filepath.Join(root, "main.go")}, "position": map[string]any{"line": 12, "character": 21}}
+	hover := ed.request("textDocument/hover", pos)
+	list := sh.waitList("daemon serving the editor", func(l []daemonInfo) bool { return len(l) == 1 && l[0].Sessions == 1 })
+	if !log.has("handler=lsp-handed") {
+		t.Fatal("goplsmcp lsp did not hand the editor's stdio to the daemon (no handler=lsp-handed in its log)")
+	}
+
+	// gopls stopped, so that the hover stays unanswered until the
+	// daemon has reported it; then the daemon dies (its gopls with it).
+	if err := syscall.Kill(list[0].GoplsPID, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(list[0].GoplsPID, syscall.SIGCONT) })
+	const reported = "reports a request of the editor's unanswered"
+	before := log.count(reported) // the first hover too, if it was slow
+	answer := ed.send("textDocument/hover", pos)
+	log.wait(t, reported, before+1)
+	if err := syscall.Kill(list[0].PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if !waitDead(20*time.Second, list[0].PID, list[0].GoplsPID) {
+		t.Fatalf("the killed daemon %d or its gopls %d still runs after 20s", list[0].PID, list[0].GoplsPID)
+	}
+	select {
+	case got := <-answer:
+		if diff := cmp.Diff(hover["result"], got["result"]); diff != "" || got["error"] != nil {
+			t.Errorf("the hover in flight when the daemon died, answered by the next (-before +after):\n%s%v", diff, got["error"])
+		}
+	case <-time.After(90 * time.Second):
+		t.Fatal("the hover in flight when the daemon died had no answer within 90s")
+	}
+}
+
+// TestLSPEditorCancels: the editor's $/cancelRequest ends its request at
+// once, answered as cancelled, even while gopls does not answer.
+func TestLSPEditorCancels(t *testing.T) {
+	sh := newShared(t)
+	root := exampleRoot(t)
+	ed := startEditor(t, sh, root)
+	pos := map[string]any{"textDocument": map[string]any{"uri": "file://" + filepath.Join(root, "main.go")}, "position": map[string]any{"line": 12, "character": 21}}
+	ed.call("textDocument/hover", pos)
+	list := sh.waitList("daemon serving the editor", func(l []daemonInfo) bool { return len(l) == 1 && l[0].Sessions == 1 })
+	if err := syscall.Kill(list[0].GoplsPID, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(list[0].GoplsPID, syscall.SIGCONT)
+	// Two requests, so that the second's bookkeeping cannot stand in
+	// for the first's; the first is cancelled.
+	first := ed.send("textDocument/hover", pos)
+	ed.mu.Lock()
+	id := ed.nextID
+	ed.mu.Unlock()
+	second := ed.send("textDocument/definition", pos)
+	ed.notify("$/cancelRequest", map[string]any{"id": id})
+	select {
+	case m := <-first:
+		e, _ := m["error"].(map[string]any)
+		if code, _ := e["code"].(float64); code != -32800 {
+			t.Errorf("the cancelled hover was answered %v, want the error RequestCancelled (-32800)", m)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the cancelled hover had no answer within 30s")
+	}
+	select {
+	case m := <-second:
+		t.Errorf("the definition, not cancelled, was answered while gopls is stopped: %v", m)
+	default:
+	}
+	syscall.Kill(list[0].GoplsPID, syscall.SIGCONT)
+	select {
+	case m := <-second:
+		if m["error"] != nil {
+			t.Errorf("the definition, not cancelled: %v", m["error"])
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the definition, not cancelled, had no answer within 60s of gopls going on")
+	}
+}
+
+// logWatch passes a process's log on to w and lets a test wait for a
+// line.
+type logWatch struct {
+	w       io.Writer
+	mu      sync.Mutex
+	text    strings.Builder
+	changed chan struct{}
+}
+
+func (l *logWatch) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	l.text.Write(p)
+	close(l.changed)
+	l.changed = make(chan struct{})
+	l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func (l *logWatch) has(s string) bool { return l.count(s) > 0 }
+
+// count is how many times the log has said s.
+func (l *logWatch) count(s string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Count(l.text.String(), s)
+}
+
+// wait waits until the log has said s n times.
+func (l *logWatch) wait(t *testing.T, s string, n int) {
+	t.Helper()
+	deadline := time.After(60 * time.Second)
+	for {
+		l.mu.Lock()
+		found, changed := strings.Count(l.text.String(), s) >= n, l.changed
+		l.mu.Unlock()
+		if found {
+			return
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			t.Fatalf("the log did not say %q %d times within 60s", s, n)
+		}
 	}
 }
 
