@@ -184,7 +184,7 @@ func (b *bench) editor(ctx context.Context, ws *workspace) error {
 	}
 	plain, shared, defaults := runs[editorPlain], runs[editorShared], runs[editorDefaults]
 	t := b.table(13, "One gopls for the editor and the agents (issue 31)",
-		fmt.Sprintf("An editor (a plain LSP client) on %s, in today's world — on a gopls of its own, the %d agent stdio sessions (`--share auto`) on a daemon of their own — against the editor on `goplsmcp lsp` with the %d agents on its daemon. The plain gopls runs with the settings goplsmcp gives its gopls (%s: like for like), and, last column, with gopls's defaults, as an editor runs it. Each side alike, after a first run (not measured) has filled gopls's file cache: the editor opens %s and hovers until answered (its first hover); the harness waits until the editor's processes use no CPU (gopls has loaded and diagnosed what its settings make it diagnose); the editor asks what the agents will ask, textDocument/references and textDocument/definition of `%s`, and the processes go quiet again; then the agents start one by one and each asks go_symbol_references of `%s` (first answer: from starting the agent's process, so it includes the process start and the MCP handshake; on the shared side the editor's question made the answer warm). Memory, PSS (and the RSS sum), after the processes go quiet: the editor's gopls alone after the agents' question is the target's reference (it did the agents' work too); the every-process row is today's world, two gopls (each with gopls's telemetry child). Editor latency: %d samples of each request, p50, while the %d agents call go_symbol_references in a loop — on their own daemon's gopls on the plain sides, on the editor's on the shared side, so every side has the same competition for the machine's cores — and with the agents connected and idle; beside them, a request gopls rejects at once (a method it does not have): what the path to gopls costs by itself, one process hop for a plain gopls, the relay's and the daemon's besides on `goplsmcp lsp`. Targets: memory ≤ 1.15× the editor's gopls alone; agents' first answer ≤ 0.1 s; editor latency ≤ 1.1× plain gopls. Load average at the start of each side: plain %s; shared %s; defaults %s.",
+		fmt.Sprintf("An editor (a plain LSP client) on %s, in today's world — on a gopls of its own, the %d agent stdio sessions (`--share auto`) on a daemon of their own — against the editor on `goplsmcp lsp` with the %d agents on its daemon. The plain gopls runs with the settings goplsmcp gives its gopls (%s: like for like), and, last column, with gopls's defaults, as an editor runs it. Each side alike, after a first run (not measured) has filled gopls's file cache: the editor opens %s and hovers until answered (its first hover); the harness waits until the editor's processes use no CPU (gopls has loaded and diagnosed what its settings make it diagnose); the editor asks what the agents will ask, textDocument/references and textDocument/definition of `%s`, and the processes go quiet again; then the agents start one by one and each asks go_symbol_references of `%s` (first answer: from starting the agent's process, so it includes the process start and the MCP handshake; on the shared side the editor's question made the answer warm). Memory, PSS (and the RSS sum), after the processes go quiet: the editor's gopls alone after the agents' question is the target's reference (it did the agents' work too); the every-process row is today's world, two gopls (each with gopls's telemetry child). Editor latency: %d samples of each request, p50, while the %d agents call go_symbol_references in a loop — on their own daemon's gopls on the plain sides, on the editor's on the shared side, so every side has the same competition for the machine's cores — and with the agents connected and idle; beside them, a request gopls rejects at once (a method it does not have): what the path to gopls costs by itself, one process hop for a plain gopls, the daemon's besides on `goplsmcp lsp` (which hands the daemon the editor's stdio and stands by). Targets: memory ≤ 1.15× the editor's gopls alone; agents' first answer ≤ 0.1 s; editor latency ≤ 1.1× plain gopls. Load average at the start of each side: plain %s; shared %s; defaults %s.",
 			ws.name, editorAgents, editorAgents, settingsText(), ws.refs.file, ws.refs.symbol, ws.refs.symbol, b.editorSamples(), editorAgents, plain.loadStart, shared.loadStart, defaults.loadStart),
 		"measure", "plain gopls, agents on their own daemon", fmt.Sprintf("goplsmcp lsp + %d agents", editorAgents), "ratio", "met", "plain gopls, default settings")
 	memCell := func(m, r int64) string { return mib(m) + fmt.Sprintf(" (RSS %s)", mib(r)) }
@@ -281,7 +281,7 @@ func (b *bench) editorSide(ctx context.Context, ws *workspace, side int) (*edito
 	run.loaded = time.Since(start)
 
 	// The editor's processes: its server, and on the shared side the
-	// daemon (its gopls), which the relay started apart from itself.
+	// daemon (its gopls), which goplsmcp lsp started apart from itself.
 	edPIDs := func() []int {
 		pids := []int{ed.cmd.Process.Pid}
 		if d := b.daemonPID(rt); shared && d != 0 {
@@ -291,7 +291,7 @@ func (b *bench) editorSide(ctx context.Context, ws *workspace, side int) (*edito
 	}
 	// The editor's gopls loads and diagnoses the workspace; only then is
 	// it "loaded". Its CPU is what the harness sees alike on both sides
-	// (goplsmcp lsp relays no progress of the daemon's own).
+	// (the daemon gives the editor no progress of its own).
 	quietFrom := time.Now()
 	settle(ctx, edPIDs(), b.settleMax(ws))
 	run.quiet = time.Since(quietFrom)
@@ -360,7 +360,7 @@ func (b *bench) editorSide(ctx context.Context, ws *workspace, side int) (*edito
 		return nil
 	}
 	// With the agents connected and idle: on the shared side, what the
-	// relay and the daemon add.
+	// daemon adds (goplsmcp lsp hands it the editor's stdio).
 	if err := measure("idle "); err != nil {
 		return nil, err
 	}

@@ -60,8 +60,8 @@ func hopMain(prog string, args []string) int {
 // and gopls costs at the least, and what goplsmcp's path costs beside it:
 // two plain goplses (with the settings goplsmcp gives its own) on ws, one
 // started directly and one behind a hop, goplsmcp lsp on a daemon of its
-// own, and an editor on that daemon's socket (the daemon without the
-// relay), all loaded and quiet, asked the editor's requests in turn, one
+// own, and an editor on that daemon's socket (the daemon reached as the
+// relay reaches it when it cannot hand the editor's stdio over), all loaded and quiet, asked the editor's requests in turn, one
 // to each, so that all see the same moment of the machine. No agent
 // runs: this is the path alone.
 func (b *bench) hopFloor(ctx context.Context, ws *workspace) error {
@@ -149,7 +149,7 @@ func (b *bench) hopFloor(ctx context.Context, ws *workspace) error {
 		}
 	}
 	t := b.table(13, "One gopls for the editor and the agents (issue 31): the least one more process costs",
-		fmt.Sprintf("Two plain goplses on %s with the settings of table 13, one the editor starts itself and one behind a process that only copies bytes both ways (goplsmcp-bench's hop: no parsing, no framing, no routing), and beside them `goplsmcp lsp` with a daemon of its own, and a second editor connected to that daemon's socket directly (the daemon alone, without the relay): all loaded and quiet, asked each request in turn, %d samples each, no agents. Sharing one gopls v0.23.0 between an editor and agents needs at least one such process, whatever it does (gopls serves one LSP stream per session: something must merge the editor's stream with the agents'); `goplsmcp lsp` has two, its relay and the daemon. Load average at the start: %s.", ws.name, n, loadStart),
+		fmt.Sprintf("Two plain goplses on %s with the settings of table 13, one the editor starts itself and one behind a process that only copies bytes both ways (goplsmcp-bench's hop: no parsing, no framing, no routing), and beside them `goplsmcp lsp` with a daemon of its own, and a second editor connected to that daemon's socket directly (the daemon reached as goplsmcp lsp reaches it when it relays): all loaded and quiet, asked each request in turn, %d samples each, no agents. Sharing one gopls v0.23.0 between an editor and agents needs at least one such process, whatever it does (gopls serves one LSP stream per session: something must merge the editor's stream with the agents'); `goplsmcp lsp` hands the editor's stdio (its pipes) to the daemon, which is then the one such process on the path, goplsmcp lsp standing by. Load average at the start: %s.", ws.name, n, loadStart),
 		"request", "gopls p50", "gopls behind a hop p50", "hop's cost", "the daemon alone p50", "its cost", "goplsmcp lsp p50", "its cost", "goplsmcp lsp / gopls")
 	for _, q := range queries {
 		d, h, dm, l := lat[0][q.name].p50(), lat[1][q.name].p50(), lat[3][q.name].p50(), lat[2][q.name].p50()
@@ -163,7 +163,7 @@ func (b *bench) hopFloor(ctx context.Context, ws *workspace) error {
 }
 
 // dialDaemonEditor connects an editor to the daemon in the runtime
-// directory rt as goplsmcp lsp's relay does (its socket, then the
+// directory rt as goplsmcp lsp does when it relays (its socket, then the
 // greeting of the daemon's editor handler), and initializes it on root.
 func dialDaemonEditor(ctx context.Context, rt, root string) (*lspProc, error) {
 	socks, _ := filepath.Glob(filepath.Join(rt, "*.sock"))
