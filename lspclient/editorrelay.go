@@ -76,7 +76,10 @@ func Kept(method string) bool {
 // the relay dials again, initializes the new server, opens the documents
 // again and sends again the requests that were unanswered (a command,
 // which may have changed something, is answered with an error instead).
-// It returns when the editor has exited or in ends.
+// With opts.Hand it relays nothing while it can help it: the editor's
+// stdio is handed to the server after its initialize, and the relay
+// keeps what the server reports until that server is lost. It returns
+// when the editor has exited or in ends.
 func RelayEditor(ctx context.Context, in io.Reader, out io.Writer, opts RelayOptions) error {
 	r := &relay{opts: opts, out: out, docs: map[string]*relayDoc{}, pending: map[string]relayMsg{}, serverCalls: map[string]int{}}
 	if r.opts.Logger == nil {
