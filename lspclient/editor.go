@@ -63,11 +63,12 @@ type EditorOptions struct {
 	// on another server: each of the editor's messages of a method
 	// [Kept] reports, in the order they came, on the connection's reading
 	// goroutine; each of its requests still unanswered after a moment
-	// (50 ms), and then its end, as a message of [AnsweredMethod]. Each
+	// (50 ms), and then its end. Each
 	// is given with its method, framed as the editor would send it. It
-	// must not block, and it may be called from several goroutines. A
-	// server given the editor's stdio itself ([RelayOptions.Hand])
-	// reports them to the relay that stands by.
+	// must not block for long, and it may be called from several
+	// goroutines. A server given the editor's stdio itself
+	// ([RelayOptions.Hand]) reports them to the relay that stands by
+	// with a [Reporter].
 	Observe func(method string, body []byte)
 }
 
@@ -326,7 +327,7 @@ func (e *editor) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 const slowRequest = 50 * time.Millisecond
 
 // reportIfSlow reports the editor's request req (id) if it is still
-// unanswered after slowRequest, and then its end ([AnsweredMethod]); it
+// unanswered after slowRequest, and then its end ([answeredMethod]); it
 // returns done, which ends the request, made to end the report too.
 func (e *editor) reportIfSlow(id string, req jsonrpc2.Request, done func()) func() {
 	var (
@@ -352,8 +353,8 @@ func (e *editor) reportIfSlow(id string, req jsonrpc2.Request, done func()) func
 		mu.Unlock()
 		done()
 		if was {
-			body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": AnsweredMethod, "params": map[string]any{"id": json.RawMessage(id)}})
-			e.observe(AnsweredMethod, body)
+			body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": answeredMethod, "params": map[string]any{"id": json.RawMessage(id)}})
+			e.observe(answeredMethod, body)
 		}
 	}
 }

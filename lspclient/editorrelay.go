@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	segjson "github.com/segmentio/encoding/json"
 )
@@ -39,23 +40,75 @@ type RelayOptions struct {
 
 // Handed is an editor's stdio given to a server by [RelayOptions.Hand].
 type Handed struct {
-	// Control carries, framed as LSP messages, what the server reports
-	// of the editor (as [EditorOptions.Observe] is given it), and then
-	// [EndedMethod] if the editor ended (its input closed, or exit).
-	// Its end without that is the server lost.
+	// Control carries what the server's [Reporter] writes. Its end
+	// before the Reporter says the editor ended is the server lost.
 	Control io.ReadCloser
 	// Resume returns the editor's stdio again, for the relay to serve.
 	Resume func() (io.Reader, io.Writer, error)
 }
 
-// AnsweredMethod is the method of the message [EditorOptions.Observe] is
+// answeredMethod is the method of the message [EditorOptions.Observe] is
 // given when an editor's request it was given unanswered has ended; its
 // params are {"id": ID}.
-const AnsweredMethod = "$/goplsmcp/answered"
+const answeredMethod = "$/goplsmcp/answered"
 
-// EndedMethod is the method of the message a server given an editor's
-// stdio sends on [Handed.Control] when the editor has ended.
-const EndedMethod = "$/goplsmcp/editorEnded"
+// endedMethod is the method of the message a [Reporter] ends with when
+// the editor has ended.
+const endedMethod = "$/goplsmcp/editorEnded"
+
+// A Reporter is the server's end of [Handed.Control]: it writes to the
+// relay standing by what [EditorOptions.Observe] is given, and that the
+// editor ended.
+type Reporter struct {
+	w      io.Writer
+	mu     sync.Mutex
+	buf    []byte
+	err    error
+	exited bool
+}
+
+// NewReporter returns a Reporter writing to w. If w has write deadlines
+// (a net.Conn), each report must be written within the client's
+// timeout for a stuck relay (reportTimeout): the editor's messages are
+// read meanwhile.
+func NewReporter(w io.Writer) *Reporter { return &Reporter{w: w} }
+
+// reportTimeout bounds each write of a [Reporter].
+const reportTimeout = 30 * time.Second
+
+// Observe reports one message; it is an [EditorOptions.Observe]. After a
+// failed write it reports nothing more: the relay could restore the
+// editor only with what it had.
+func (r *Reporter) Observe(method string, body []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if method == "exit" {
+		r.exited = true
+	}
+	if r.err != nil {
+		return
+	}
+	if d, ok := r.w.(interface{ SetWriteDeadline(time.Time) error }); ok {
+		d.SetWriteDeadline(time.Now().Add(reportTimeout))
+	}
+	r.err = writeMessage(r.w, &r.buf, body)
+}
+
+// End reports that the editor ended if it did — it exited, or inputEnded
+// (its input closed) — so that the relay goes too; otherwise the server
+// is going, and the relay, hearing nothing, takes the editor to the
+// next. It returns the first failed write, if any.
+func (r *Reporter) End(inputEnded bool) error {
+	r.mu.Lock()
+	ended := inputEnded || r.exited
+	r.mu.Unlock()
+	if ended {
+		r.Observe(endedMethod, []byte(`{"jsonrpc":"2.0","method":"`+endedMethod+`"}`))
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
 
 // Kept reports whether an editor's message of method is one a relay
 // keeps to restore the editor on a new server: its document
@@ -139,7 +192,7 @@ func (r *relay) standBy(ctx context.Context, h *Handed) error {
 			if json.Unmarshal(body, &m) != nil {
 				continue
 			}
-			if m.Method == EndedMethod {
+			if m.Method == endedMethod {
 				ended <- nil
 				return
 			}
@@ -415,7 +468,7 @@ func (r *relay) record(m relayMsg) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
-	case m.Method == AnsweredMethod:
+	case m.Method == answeredMethod:
 		var p struct {
 			ID json.RawMessage `json:"id"`
 		}

@@ -3,7 +3,12 @@ package lspclient
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"encoding/json"
 	"io"
+	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -77,5 +82,53 @@ func TestSkipToHeader(t *testing.T) {
 	}
 	if err := skipToHeader(bufio.NewReader(strings.NewReader(`{"id":1}`))); err == nil {
 		t.Error("a stream that ends without a header: no error")
+	}
+}
+
+// TestStandByKeepsReports: what a server's Reporter writes is what the
+// relay standing by keeps — the editor's text after its changes, its
+// requests unanswered (and no longer once answered) — and the relay
+// goes when the Reporter says the editor ended.
+func TestStandByKeepsReports(t *testing.T) {
+	pr, pw := io.Pipe()
+	rep := NewReporter(pw)
+	r := &relay{docs: map[string]*relayDoc{}, pending: map[string]relayMsg{}, serverCalls: map[string]int{}}
+	r.opts.Logger = slog.New(slog.DiscardHandler)
+	done := make(chan error, 1)
+	go func() { done <- r.standBy(context.Background(), &Handed{Control: pr}) }()
+	msg := func(m map[string]any) (string, []byte) {
+		body, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		method, _ := m["method"].(string)
+		return method, body
+	}
+	doc := map[string]any{"uri": "file:///w/a.go", "languageId": "go", "version": 1, "text": "package a\n"}
+	rep.Observe(msg(map[string]any{"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": map[string]any{"textDocument": doc}}))
+	rep.Observe(msg(map[string]any{"jsonrpc": "2.0", "method": "textDocument/didChange", "params": map[string]any{
+		"textDocument":   map[string]any{"uri": "file:///w/a.go", "version": 2},
+		"contentChanges": []any{map[string]any{"text": "package a\n\nvar X int\n"}}}}))
+	rep.Observe(msg(map[string]any{"jsonrpc": "2.0", "id": 7, "method": "textDocument/hover", "params": map[string]any{}}))
+	rep.Observe(msg(map[string]any{"jsonrpc": "2.0", "id": 8, "method": "textDocument/references", "params": map[string]any{}}))
+	rep.Observe(msg(map[string]any{"jsonrpc": "2.0", "method": answeredMethod, "params": map[string]any{"id": 7}}))
+	if err := rep.End(false); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("the relay stopped standing by before the editor ended: %v", err)
+	default:
+	}
+	if err := rep.End(true); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("standBy after the editor ended: %v", err)
+	}
+	got := map[string]any{"text": r.docs["file:///w/a.go"].text, "version": r.docs["file:///w/a.go"].version, "pending": slices.Sorted(maps.Keys(r.pending))}
+	want := map[string]any{"text": "package a\n\nvar X int\n", "version": int32(2), "pending": []string{"8"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("what the relay keeps (-want +got):\n%s", diff)
 	}
 }

@@ -31,7 +31,7 @@ import (
 //	daemon → lsp   "+"              ready: the socket holds nothing else
 //	lsp → daemon   "F" + the two descriptors (stdin, stdout)
 //	lsp → daemon   LENGTH "\n" BYTES  what lsp read of the editor so far
-//	daemon → lsp   the editor's kept messages, framed, then EndedMethod
+//	daemon → lsp   what an lspclient.Reporter writes
 //
 // The "+" matters: what the daemon reads with a plain read of its
 // buffered reader would drop a message's descriptors, so lsp sends them
@@ -172,50 +172,16 @@ func (st *stack) serveHandedEditor(ctx context.Context, conn net.Conn, r io.Read
 		conn.(*net.UnixConn).CloseRead()
 		<-heard
 	}()
-	var (
-		mu     sync.Mutex
-		frame  []byte
-		broken bool
-		ended  bool
-	)
-	report := func(method string, body []byte) {
-		mu.Lock()
-		defer mu.Unlock()
-		if method == "exit" {
-			ended = true
-		}
-		if broken {
-			return
-		}
-		frame = append(frame[:0], "Content-Length: "...)
-		frame = strconv.AppendInt(frame, int64(len(body)), 10)
-		frame = append(frame, "\r\n\r\n"...)
-		frame = append(frame, body...)
-		conn.SetWriteDeadline(time.Now().Add(handTimeout))
-		if _, err := conn.Write(frame); err != nil {
-			// goplsmcp lsp no longer hears: it could restore the editor
-			// only with what it had.
-			broken = true
-			st.log.Warn("reporting an editor's documents to goplsmcp lsp", "error", err)
-		}
-		if cap(frame) > 1<<20 {
-			frame = nil
-		}
-	}
+	report := lspclient.NewReporter(conn)
 	editorIn := &endReader{r: io.MultiReader(bytes.NewReader(prefix), in)}
 	rwc := struct {
 		io.Reader
 		io.Writer
 		io.Closer
 	}{editorIn, out, closers{in, out}}
-	err = st.serveEditorOn(ctx, rwc, arg, report)
-	mu.Lock()
-	done := ended || editorIn.ended()
-	mu.Unlock()
-	if done {
-		// The editor ended: goplsmcp lsp may go. Otherwise the daemon
-		// stops, and goplsmcp lsp takes the editor to the next one.
-		report(lspclient.EndedMethod, []byte(`{"jsonrpc":"2.0","method":"`+lspclient.EndedMethod+`"}`))
+	err = st.serveEditorOn(ctx, rwc, arg, report.Observe)
+	if rerr := report.End(editorIn.ended()); rerr != nil {
+		st.log.Warn("reporting an editor's documents to goplsmcp lsp", "error", rerr)
 	}
 	return err
 }
