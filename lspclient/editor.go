@@ -62,11 +62,10 @@ type EditorOptions struct {
 	// Observe, if set, is given what a relay keeps to restore the editor
 	// on another server: each of the editor's messages of a method
 	// [Kept] reports, in the order they came, on the connection's reading
-	// goroutine; each of its requests still unanswered after a moment
-	// (50 ms), and then its end. Each
-	// is given with its method, framed as the editor would send it. It
-	// must not block for long, and it may be called from several
-	// goroutines. A server given the editor's stdio itself
+	// goroutine; each of its requests still unanswered after a quarter
+	// to half a second, and then its end. Each is given with its method,
+	// as the JSON the editor would send. It must not block for long, and
+	// it may be called from several goroutines. A server given the editor's stdio itself
 	// ([RelayOptions.Hand]) reports them to the relay that stands by
 	// with a [Reporter].
 	Observe func(method string, body []byte)
@@ -89,9 +88,9 @@ type editor struct {
 
 	mu       sync.Mutex
 	docs     map[string]*editorDoc
-	inflight map[string]context.CancelFunc // by the editor's request id
-	tokens   map[string]json.RawMessage    // our progress token -> the editor's
-	commands int                           // executeCommand requests running
+	inflight map[string]*editorCall     // by the editor's request id
+	tokens   map[string]json.RawMessage // our progress token -> the editor's
+	commands int                        // executeCommand requests running
 	tokenSeq int64
 	shutdown bool
 	outbox   []editorNote // notifications to write, in order
@@ -117,7 +116,7 @@ type editorSet struct {
 // rwc ends, then closes what the editor had open. See docs/editors.md.
 func (c *Client) ServeEditor(ctx context.Context, rwc io.ReadWriteCloser, opts EditorOptions) error {
 	e := &editor{c: c, id: editorSeq.Add(1), gate: opts.Gate, log: opts.Logger, private: opts.Private, observe: opts.Observe,
-		docs: map[string]*editorDoc{}, inflight: map[string]context.CancelFunc{}, tokens: map[string]json.RawMessage{},
+		docs: map[string]*editorDoc{}, inflight: map[string]*editorCall{}, tokens: map[string]json.RawMessage{},
 		work: make(chan func(), 256), wake: make(chan struct{}, 1)}
 	if e.log == nil {
 		e.log = c.log
@@ -151,8 +150,8 @@ func (c *Client) ServeEditor(ctx context.Context, rwc io.ReadWriteCloser, opts E
 	})
 	e.conn.Go(ctx, e.handle)
 	e.wg.Go(func() { e.writeNotes(ctx) })
-	if e.gate != nil {
-		e.wg.Go(func() { e.keepInView(ctx) })
+	if e.gate != nil || e.observe != nil {
+		e.wg.Go(func() { e.tick(ctx) })
 	}
 	var why error // the editor's stream failed
 	select {
@@ -168,8 +167,8 @@ func (c *Client) ServeEditor(ctx context.Context, rwc io.ReadWriteCloser, opts E
 	// The reader may start a request's goroutine (handle) until it ends.
 	<-e.conn.Done()
 	e.mu.Lock()
-	for _, stop := range e.inflight {
-		stop()
+	for _, call := range e.inflight {
+		call.stop()
 	}
 	e.mu.Unlock()
 	e.wg.Wait()
@@ -211,23 +210,28 @@ func (e *editor) closeAll() {
 }
 
 // viewCheck is how often an editor that does not ask anything checks
-// that gopls holds its view.
+// that gopls holds its view, and reports its slow requests.
 const viewCheck = 250 * time.Millisecond
 
-// keepInView brings gopls back to the editor's view once others' calls
-// have taken it away (an agent's call that needed the files on disk, or
-// its own unsaved text): what gopls publishes then is about what the
-// editor shows, even while the editor asks nothing.
-func (e *editor) keepInView(ctx context.Context) {
+// tick brings gopls back to the editor's view once others' calls have
+// taken it away (an agent's call that needed the files on disk, or its
+// own unsaved text): what gopls publishes then is about what the editor
+// shows, even while the editor asks nothing. And it reports the editor's
+// slow requests (reportSlow).
+func (e *editor) tick(ctx context.Context) {
 	tick := time.NewTicker(viewCheck)
 	defer tick.Stop()
 	for {
+		var now time.Time
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
+		case now = <-tick.C:
 		}
-		if e.gate.InView() {
+		if e.observe != nil {
+			e.reportSlow(now)
+		}
+		if e.gate == nil || e.gate.InView() {
 			continue
 		}
 		if leave, err := e.gate.Enter(ctx, false); err == nil {
@@ -259,10 +263,10 @@ func (e *editor) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		}
 		if json.Unmarshal(req.Params(), &p) == nil {
 			e.mu.Lock()
-			stop := e.inflight[string(p.ID)]
+			call := e.inflight[string(p.ID)]
 			e.mu.Unlock()
-			if stop != nil {
-				stop()
+			if call != nil {
+				call.stop()
 			}
 		}
 		return nil
@@ -276,21 +280,25 @@ func (e *editor) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		id = string(raw)
 	}
 	reqCtx, stop := context.WithCancel(ctx)
+	call := &editorCall{stop: stop, req: req, start: time.Now()}
 	if id != "" {
 		e.mu.Lock()
-		e.inflight[id] = stop
+		e.inflight[id] = call
 		e.mu.Unlock()
 	}
 	done := func() {
 		stop()
-		if id != "" {
-			e.mu.Lock()
-			delete(e.inflight, id)
-			e.mu.Unlock()
+		if id == "" {
+			return
 		}
-	}
-	if id != "" && e.observe != nil {
-		done = e.reportIfSlow(id, req, done)
+		e.mu.Lock()
+		delete(e.inflight, id)
+		reported := call.reported
+		e.mu.Unlock()
+		if reported {
+			body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": answeredMethod, "params": map[string]any{"id": json.RawMessage(id)}})
+			e.observe(answeredMethod, body)
+		}
 	}
 	if id != "" && !handledHere(req.Method()) && e.backlog.Load() == 0 {
 		// Nothing of the editor's is before it, and the gate lets it in
@@ -319,42 +327,35 @@ func (e *editor) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 	return nil
 }
 
-// slowRequest is how long an editor's request goes unanswered before it
-// is reported to [EditorOptions.Observe]. A relay standing by sends again
-// the requests unanswered when the server is lost; reporting every
-// request, most of which take a millisecond, would wake it twice on the
-// path of each.
-const slowRequest = 50 * time.Millisecond
+// An editorCall is one of the editor's requests in flight.
+type editorCall struct {
+	stop     context.CancelFunc
+	req      jsonrpc2.Request
+	start    time.Time
+	reported bool // to [EditorOptions.Observe], under editor.mu
+}
 
-// reportIfSlow reports the editor's request req (id) if it is still
-// unanswered after slowRequest, and then its end ([answeredMethod]); it
-// returns done, which ends the request, made to end the report too.
-func (e *editor) reportIfSlow(id string, req jsonrpc2.Request, done func()) func() {
-	var (
-		mu       sync.Mutex
-		reported bool
-		finished bool
-	)
-	t := time.AfterFunc(slowRequest, func() {
-		body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "method": req.Method(), "params": req.Params()})
-		mu.Lock()
-		defer mu.Unlock()
-		if finished || err != nil {
-			return
+// reportSlow reports to [EditorOptions.Observe] the editor's requests
+// in flight for a quarter of a second or more and not yet reported. It
+// runs at the editor's tick, not on a timer of each request's: a timer
+// earlier than any the daemon has wakes its network poller, another
+// thread's wake-up on the path of every request.
+func (e *editor) reportSlow(now time.Time) {
+	e.mu.Lock()
+	var slow []*editorCall
+	var ids []string
+	for id, call := range e.inflight {
+		if !call.reported && now.Sub(call.start) >= viewCheck {
+			call.reported = true
+			slow = append(slow, call)
+			ids = append(ids, id)
 		}
-		reported = true
-		e.observe(req.Method(), body)
-	})
-	return func() {
-		t.Stop()
-		mu.Lock()
-		finished = true
-		was := reported
-		mu.Unlock()
-		done()
-		if was {
-			body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": answeredMethod, "params": map[string]any{"id": json.RawMessage(id)}})
-			e.observe(answeredMethod, body)
+	}
+	e.mu.Unlock()
+	for i, call := range slow {
+		body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(ids[i]), "method": call.req.Method(), "params": call.req.Params()})
+		if err == nil {
+			e.observe(call.req.Method(), body)
 		}
 	}
 }
