@@ -65,9 +65,9 @@ type EditorOptions struct {
 	// goroutine; each of its requests still unanswered after a quarter
 	// to half a second, and then its end. Each is given with its method,
 	// as the JSON the editor would send. It must not block for long, and
-	// it may be called from several goroutines. A server given the editor's stdio itself
-	// ([RelayOptions.Hand]) reports them to the relay that stands by
-	// with a [Reporter].
+	// it may be called from several goroutines. A server given the
+	// editor's stdio itself ([RelayOptions.Hand]) reports them to the
+	// relay that stands by with a [Reporter].
 	Observe func(method string, body []byte)
 }
 
@@ -280,15 +280,16 @@ func (e *editor) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		id = string(raw)
 	}
 	reqCtx, stop := context.WithCancel(ctx)
-	call := &editorCall{stop: stop, req: req, start: time.Now()}
+	var call *editorCall
 	if id != "" {
+		call = &editorCall{id: id, stop: stop, req: req, start: time.Now()}
 		e.mu.Lock()
 		e.inflight[id] = call
 		e.mu.Unlock()
 	}
 	done := func() {
 		stop()
-		if id == "" {
+		if call == nil {
 			return
 		}
 		e.mu.Lock()
@@ -329,6 +330,7 @@ func (e *editor) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 
 // An editorCall is one of the editor's requests in flight.
 type editorCall struct {
+	id       string // as JSON
 	stop     context.CancelFunc
 	req      jsonrpc2.Request
 	start    time.Time
@@ -343,17 +345,15 @@ type editorCall struct {
 func (e *editor) reportSlow(now time.Time) {
 	e.mu.Lock()
 	var slow []*editorCall
-	var ids []string
-	for id, call := range e.inflight {
+	for _, call := range e.inflight {
 		if !call.reported && now.Sub(call.start) >= viewCheck {
 			call.reported = true
 			slow = append(slow, call)
-			ids = append(ids, id)
 		}
 	}
 	e.mu.Unlock()
-	for i, call := range slow {
-		body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(ids[i]), "method": call.req.Method(), "params": call.req.Params()})
+	for _, call := range slow {
+		body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(call.id), "method": call.req.Method(), "params": call.req.Params()})
 		if err == nil {
 			e.observe(call.req.Method(), body)
 		}

@@ -91,7 +91,7 @@ func (r *Reporter) Observe(method string, body []byte) {
 	if d, ok := r.w.(interface{ SetWriteDeadline(time.Time) error }); ok {
 		d.SetWriteDeadline(time.Now().Add(reportTimeout))
 	}
-	r.err = writeMessage(r.w, &r.buf, body)
+	_, r.err = writeMessage(r.w, &r.buf, body)
 }
 
 // End reports that the editor ended if it did — it exited, or inputEnded
@@ -319,15 +319,15 @@ const keptFrame = 1 << 20
 // the peer wakes once for it; *buf is kept for the next message. A
 // large answer (a completion list, the references of a common name) is
 // copied into a buffer already there rather than allocated again and
-// collected on every message.
-func writeMessage(w io.Writer, buf *[]byte, body []byte) error {
+// collected on every message. It returns the bytes written.
+func writeMessage(w io.Writer, buf *[]byte, body []byte) (int, error) {
 	b := frame((*buf)[:0], body)
-	_, err := w.Write(b)
+	n, err := w.Write(b)
 	if cap(b) > keptFrame {
 		b = nil
 	}
 	*buf = b
-	return err
+	return n, err
 }
 
 // frame appends body, framed as an LSP message, to b.
@@ -341,7 +341,8 @@ func frame(b, body []byte) []byte {
 func (r *relay) toEditor(body []byte) error {
 	r.outMu.Lock()
 	defer r.outMu.Unlock()
-	return writeMessage(r.out, &r.outBuf, body)
+	_, err := writeMessage(r.out, &r.outBuf, body)
+	return err
 }
 
 // internalID marks the relay's own initialize to a new server.
@@ -456,7 +457,7 @@ func (r *relay) fromEditor(ctx context.Context, m relayMsg, lost chan int) error
 			return nil // connect sent it
 		}
 	}
-	if err := writeMessage(conn, &r.connBuf, m.raw); err != nil {
+	if _, err := writeMessage(conn, &r.connBuf, m.raw); err != nil {
 		r.opts.Logger.Debug("writing to the server", "error", err)
 	}
 	return nil
@@ -607,7 +608,7 @@ func (r *relay) connect(ctx context.Context, lost chan int, restore bool) error 
 	}
 	r.mu.Unlock()
 	for _, b := range replay {
-		if err := writeMessage(conn, &r.connBuf, b); err != nil {
+		if _, err := writeMessage(conn, &r.connBuf, b); err != nil {
 			break
 		}
 	}

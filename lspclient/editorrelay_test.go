@@ -31,7 +31,7 @@ func TestRelayFrameReuse(t *testing.T) {
 	conn := &bufferConn{}
 	var wbuf []byte
 	for _, b := range bodies {
-		if err := writeMessage(conn, &wbuf, []byte(b)); err != nil {
+		if _, err := writeMessage(conn, &wbuf, []byte(b)); err != nil {
 			t.Fatal(err)
 		}
 		if cap(wbuf) > keptFrame {

@@ -116,15 +116,7 @@ func (f *frameWriter) write(w io.Writer, msg jsonrpc2.Message, peer string) (int
 	if err != nil {
 		return 0, fmt.Errorf("encoding a message for %s: %w", peer, err)
 	}
-	f.out = append(f.out[:0], "Content-Length: "...)
-	f.out = strconv.AppendInt(f.out, int64(len(body)), 10)
-	f.out = append(f.out, "\r\n\r\n"...)
-	f.out = append(f.out, body...)
-	n, err := w.Write(f.out)
-	if cap(f.out) > 1<<20 {
-		// A large message was sent; do not keep its room.
-		f.out = nil
-	}
+	n, err := writeMessage(w, &f.out, body)
 	return int64(n), err
 }
 
