@@ -232,9 +232,11 @@ func TestHogStops(t *testing.T) {
 	if runtime.GOOS == "linux" {
 		// It burns CPU: wait for its first tick.
 		deadline := time.Now().Add(30 * time.Second)
+		tick := time.NewTicker(20 * time.Millisecond) // its CPU time sends no signal
 		for ticksOr0(h.cmd.Process.Pid) == 0 && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
+			<-tick.C
 		}
+		tick.Stop()
 		if ticksOr0(h.cmd.Process.Pid) == 0 {
 			t.Error("the hog used no CPU in 30 s")
 		}

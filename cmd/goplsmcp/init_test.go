@@ -53,22 +53,18 @@ func TestInitReapsOrphans(t *testing.T) {
 		t.Fatal("found no PID 1 in the namespace")
 	}
 	// Every orphan ends within 0.1 s; reaped, it is gone from the table.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var zombies []string
+	var zombies []string
+	if !poll(10*time.Second, 20*time.Millisecond, func() bool {
+		zombies = nil
 		for _, pid := range descendants(init) {
 			if s, _ := statField(pid, 0); s == "Z" {
 				comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
 				zombies = append(zombies, fmt.Sprintf("%d %s", pid, strings.TrimSpace(string(comm))))
 			}
 		}
-		if len(zombies) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("zombies left unreaped under PID 1: %s", strings.Join(zombies, "; "))
-		}
-		time.Sleep(20 * time.Millisecond) // polling other processes' state
+		return len(zombies) == 0
+	}) {
+		t.Fatalf("zombies left unreaped under PID 1: %s", strings.Join(zombies, "; "))
 	}
 	p.stdin.Close()
 	select {

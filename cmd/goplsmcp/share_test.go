@@ -86,17 +86,11 @@ func (sh *shared) list() []daemonInfo {
 // waitList waits until the daemons listed satisfy ok.
 func (sh *shared) waitList(what string, ok func([]daemonInfo) bool) []daemonInfo {
 	sh.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		list := sh.list()
-		if ok(list) {
-			return list
-		}
-		if time.Now().After(deadline) {
-			sh.t.Fatalf("no %s within 30s: %+v", what, list)
-		}
-		time.Sleep(20 * time.Millisecond) // polling the daemons' own reports
+	var list []daemonInfo
+	if !poll(30*time.Second, 20*time.Millisecond, func() bool { list = sh.list(); return ok(list) }) {
+		sh.t.Fatalf("no %s within 30s: %+v", what, list)
 	}
+	return list
 }
 
 // goplsUnder counts the live gopls processes among the descendants of
@@ -432,10 +426,17 @@ func TestShareDaemonExitsWhenGoplsCannotBeKeptAlive(t *testing.T) {
 // dead: they are not this test's children, so it has no wait to block
 // on), at most for d, and reports whether they all died.
 func waitDead(d time.Duration, pids ...int) bool {
+	return poll(d, 10*time.Millisecond, func() bool { return !slices.ContainsFunc(pids, processAlive) })
+}
+
+// poll checks done every period until it holds, at most for d, and
+// reports whether it held: for states of other processes, which send
+// no signal to wait on.
+func poll(d, period time.Duration, done func() bool) bool {
 	deadline := time.Now().Add(d)
-	tick := time.NewTicker(10 * time.Millisecond)
+	tick := time.NewTicker(period)
 	defer tick.Stop()
-	for slices.ContainsFunc(pids, processAlive) {
+	for !done() {
 		if time.Now().After(deadline) {
 			return false
 		}

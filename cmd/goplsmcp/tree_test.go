@@ -42,15 +42,8 @@ func TestNoProcessLeft(t *testing.T) {
 			p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 			// A call that waits for the load, which go list holds up.
 			p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"go_diagnostics","arguments":{}}}`)
-			deadline := time.Now().Add(30 * time.Second)
-			for {
-				if b, _ := os.ReadFile(started); len(b) > 0 {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatal("gopls ran no go list within 30s")
-				}
-				time.Sleep(10 * time.Millisecond) // polling a file another process writes
+			if !poll(30*time.Second, 10*time.Millisecond, func() bool { b, _ := os.ReadFile(started); return len(b) > 0 }) {
+				t.Fatal("gopls ran no go list within 30s")
 			}
 			tree := descendants(server)
 			if len(tree) < 3 {
@@ -66,22 +59,18 @@ func TestNoProcessLeft(t *testing.T) {
 			}
 			start := time.Now()
 			// The drain (5 s at most) and gopls's stop (under 2 s).
-			deadline = start.Add(drainBound + shutdownBound + time.Second)
 			tree = append(tree, server)
-			for {
-				var left []string
+			var left []string
+			if !poll(drainBound+shutdownBound+time.Second, 20*time.Millisecond, func() bool {
+				left = nil
 				for _, pid := range tree {
 					if s := procState(pid); s != "" {
 						left = append(left, s)
 					}
 				}
-				if len(left) == 0 {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("%s after %v: processes left: %s", time.Since(start).Round(time.Millisecond), how, strings.Join(left, "; "))
-				}
-				time.Sleep(20 * time.Millisecond) // polling other processes' end
+				return len(left) == 0
+			}) {
+				t.Fatalf("%s after %v: processes left: %s", time.Since(start).Round(time.Millisecond), how, strings.Join(left, "; "))
 			}
 			t.Logf("after %s, goplsmcp's %d processes gone in %s", how, len(tree), time.Since(start).Round(time.Millisecond))
 		})
