@@ -20,7 +20,7 @@
 # recipe cannot drift from what works: keep the build stage to WORKDIR,
 # COPY and RUN lines a shell can run there.
 
-FROM golang:1.26-trixie AS build
+FROM golang:1.27-trixie AS build
 WORKDIR /src
 # The modules first: a change to the source alone reuses this layer.
 COPY go.mod go.sum ./

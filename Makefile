@@ -1,8 +1,22 @@
 # goplsmcp — build, test and demo. Only Go is needed; the pinned gopls is
-# built from go.mod into bin/ and rebuilt only when its version changes.
+# built from go.mod into bin/ and rebuilt only when its version changes or
+# a newer Go is in use than the one that built it.
 
 GO ?= go
-GOPLS_VERSION := $(shell $(GO) list -m -f '{{.Version}}' golang.org/x/tools/gopls)
+
+# goplsmcp and gopls v0.24 need Go 1.27 (go.mod's go and toolchain lines).
+# An installed Go that is older fetches go.mod's toolchain through the
+# module proxy (GOTOOLCHAIN=auto; Go's own go.env says local); a newer one
+# is used as it is. The tests, and the gopls they start, then find that Go
+# first on PATH, as they would on a machine with Go 1.27 installed.
+export GOTOOLCHAIN ?= auto
+# (make 4.3 does not pass exported variables to $(shell).)
+GOROOT_IN_USE := $(shell GOTOOLCHAIN=$(GOTOOLCHAIN) $(GO) env GOROOT)
+ifneq ($(GOROOT_IN_USE),)
+export PATH := $(GOROOT_IN_USE)/bin:$(PATH)
+endif
+GO_IN_USE := $(shell GOTOOLCHAIN=$(GOTOOLCHAIN) $(GO) env GOVERSION)
+GOPLS_VERSION := $(shell GOTOOLCHAIN=$(GOTOOLCHAIN) $(GO) list -m -f '{{.Version}}' golang.org/x/tools/gopls)
 
 .PHONY: all build gopls goplsmcp test hygiene test-concurrency soak fuzz demo vet cross dist interop editor clean bench bench-quick bench-soak
 
@@ -13,14 +27,18 @@ build: goplsmcp gopls
 goplsmcp:
 	$(GO) build -o bin/goplsmcp ./cmd/goplsmcp
 
-# Building gopls takes about a minute, so it is skipped when bin/gopls
-# already reports the pinned version.
+# Building gopls takes a minute or two, so it is skipped when bin/gopls
+# already reports the pinned version and was built by the Go in use or a
+# newer one: a gopls understands only the Go versions up to the one that
+# built it (go version reads which Go that was from the binary).
 gopls:
-	@if bin/gopls version 2>/dev/null | grep -q ' $(GOPLS_VERSION)$$'; then \
-		echo "bin/gopls is $(GOPLS_VERSION)"; \
+	@built="$$($(GO) version bin/gopls 2>/dev/null | awk '{print $$2}')"; \
+	if bin/gopls version 2>/dev/null | grep -q ' $(GOPLS_VERSION)$$' && \
+		[ "$$(printf '%s\n%s\n' "$$built" "$(GO_IN_USE)" | sort -V | head -1)" = "$(GO_IN_USE)" ]; then \
+		echo "bin/gopls is $(GOPLS_VERSION), built by $$built"; \
 	else \
-		echo "building gopls $(GOPLS_VERSION) into bin/ (about a minute)"; \
-		$(GO) build -o bin/gopls golang.org/x/tools/gopls; \
+		echo "building gopls $(GOPLS_VERSION) with $(GO_IN_USE) into bin/ (a minute or two)"; \
+		$(GO) build -o bin/gopls.tmp golang.org/x/tools/gopls && mv bin/gopls.tmp bin/gopls; \
 	fi
 
 vet:

@@ -1,6 +1,8 @@
 module github.com/goplsmcp/goplsmcp
 
-go 1.26.0
+go 1.27.0
+
+toolchain go1.27.3
 
 require (
 	github.com/BurntSushi/toml v1.6.0
@@ -11,9 +13,9 @@ require (
 	github.com/segmentio/encoding v0.5.4
 	go.lsp.dev/jsonrpc2 v0.10.0
 	go.lsp.dev/protocol v0.12.0
-	golang.org/x/mod v0.38.0
+	golang.org/x/mod v0.41.0
 	golang.org/x/sys v0.49.0
-	golang.org/x/tools v0.47.1-0.20260707181000-a299dadba899
+	golang.org/x/tools v0.51.1-0.20261014163302-24a65270771e
 	gopkg.in/yaml.v3 v3.0.1
 )
 
@@ -29,16 +31,16 @@ require (
 	go.uber.org/atomic v1.9.0 // indirect
 	go.uber.org/multierr v1.8.0 // indirect
 	go.uber.org/zap v1.21.0 // indirect
-	golang.org/x/exp/typeparams v0.0.0-20260611194520-c48552f49976 // indirect
-	golang.org/x/oauth2 v0.36.0 // indirect
+	golang.org/x/exp/typeparams v0.0.0-20260908205506-85c1c2202aba // indirect
+	golang.org/x/oauth2 v0.37.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
-	golang.org/x/telemetry v0.0.0-20260625142307-59b4966ccb57 // indirect
-	golang.org/x/text v0.38.0 // indirect
-	golang.org/x/time v0.15.0 // indirect
-	golang.org/x/tools/gopls v0.23.0 // indirect
-	golang.org/x/vuln v1.4.0 // indirect
-	honnef.co/go/tools v0.8.0-rc.1 // indirect
-	mvdan.cc/gofumpt v0.10.0 // indirect
+	golang.org/x/telemetry v0.0.0-20260924152758-ed294f943157 // indirect
+	golang.org/x/text v0.42.0 // indirect
+	golang.org/x/time v0.16.0 // indirect
+	golang.org/x/tools/gopls v0.24.0 // indirect
+	golang.org/x/vuln v1.8.0 // indirect
+	honnef.co/go/tools v0.8.1 // indirect
+	mvdan.cc/gofumpt v0.12.0 // indirect
 	mvdan.cc/xurls/v2 v2.6.0 // indirect
 )
 

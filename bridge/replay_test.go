@@ -12,12 +12,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/goplsmcp/goplsmcp/bridge"
 	"github.com/goplsmcp/goplsmcp/mcp"
+	"golang.org/x/mod/semver"
 	"golang.org/x/tools/txtar"
 )
 
@@ -261,15 +263,34 @@ var (
 	placeLine    = regexp.MustCompile(`^(\d+):(\d+)(?:-\d+:\d+)?: (.*)$`)
 )
 
+// goplsRefLineBase is the number gopls mcp gives a file's first line in
+// its references: 1 from v0.24, which called its earlier 0-based lines a
+// bug, 0 before. The goldens replayed and the gopls mcp compared with are
+// the pinned gopls's.
+var goplsRefLineBase = sync.OnceValue(func() int {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "golang.org/x/tools/gopls").Output()
+	if err != nil {
+		panic(fmt.Sprintf("the pinned gopls's version: %v", err))
+	}
+	if semver.Compare(strings.TrimSpace(string(out)), "v0.24.0") >= 0 {
+		return 1
+	}
+	return 0
+})
+
+// goplsReferences reads gopls mcp's references as path:line: text facts,
+// lines counted from 1.
 func goplsReferences(text string) []string {
 	var facts []string
 	for _, m := range goplsRefFile.FindAllStringSubmatch(text, -1) {
-		facts = append(facts, fmt.Sprintf("%s:%s: %s", m[1], m[2], m[3]))
+		line, _ := strconv.Atoi(m[2])
+		facts = append(facts, fmt.Sprintf("%s:%d: %s", m[1], line+1-goplsRefLineBase(), m[3]))
 	}
 	return sorted(facts)
 }
 
-// placeFacts turns places by file into path:line: text facts.
+// placeFacts turns places by file into path:line: text facts, lines
+// counted from 1 (goplsmcp's places count them from 0).
 func placeFacts(t *testing.T, places *bridge.Places) []string {
 	t.Helper()
 	var facts []string
@@ -280,7 +301,8 @@ func placeFacts(t *testing.T, places *bridge.Places) []string {
 				t.Errorf("%s: %q is not line:character: text", file, p)
 				continue
 			}
-			facts = append(facts, fmt.Sprintf("%s:%s: %s", file, m[1], m[3]))
+			line, _ := strconv.Atoi(m[1])
+			facts = append(facts, fmt.Sprintf("%s:%d: %s", file, line+1, m[3]))
 		}
 	})
 	return sorted(facts)

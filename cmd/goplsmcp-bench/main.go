@@ -200,7 +200,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		}
 		return nil
 	})
-	fs.StringVar(&cfg.soak.pprof, "soak-pprof", "", "table 12: start both goplses with -debug and write their live heap profiles and debug pages into this directory at every memory sample (gopls v0.23.0 ignores -debug under mcp, so gopls mcp's side needs -gopls naming a gopls patched to honour it)")
+	fs.StringVar(&cfg.soak.pprof, "soak-pprof", "", "table 12: start our gopls with -debug and write its live heap profile and debug pages into this directory at every memory sample (gopls mcp takes no -debug)")
 	fs.Func("soak-arg", "table 12: an extra argument for goplsmcp's sessions (repeatable), to try a setting, e.g. -soak-arg=--settings='{...}'", func(v string) error {
 		cfg.soak.args = append(cfg.soak.args, v)
 		return nil

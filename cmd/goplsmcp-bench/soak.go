@@ -329,7 +329,6 @@ func (b *bench) soak(ctx context.Context, ws *workspace, sc soakConfig) error {
 			return err
 		}
 		argv = append(argv, "--gopls-arg", "-debug="+dbg.ours)
-		peerArgv = []string{b.cfg.gopls, "-debug=" + dbg.peer, "mcp"}
 	}
 	timeout := b.callTimeout(ws.root)
 

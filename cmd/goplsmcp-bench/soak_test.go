@@ -120,7 +120,7 @@ func TestSoakShort(t *testing.T) {
 		t.Fatalf("run: %v\nstderr:\n%s", err, stderr.String())
 	}
 	report := stdout.String()
-	// Our gopls serves its debug pages (gopls mcp v0.23 does not): a
+	// Our gopls serves its debug pages (gopls mcp has none): a
 	// live heap profile and the session page at the first sample.
 	if fi, err := os.Stat(filepath.Join(prof, "ours-heap-00.pb.gz")); err != nil || fi.Size() == 0 {
 		t.Errorf("no heap profile of our gopls at the first sample: %v", err)

@@ -13,39 +13,36 @@ import (
 	"time"
 )
 
-// soakDebug fetches, from the debug servers of both goplses of a soak
-// (-soak-pprof), what tells why one grows: the live heap after a
-// collection, and the pages that count caches, sessions, views and
-// open files.
+// soakDebug fetches, from the debug server of our gopls in a soak
+// (-soak-pprof), what tells why it grows: the live heap after a
+// collection, and the pages that count caches, sessions, views and open
+// files. gopls mcp has no debug server (v0.24 refuses -debug under mcp).
 type soakDebug struct {
-	dir        string
-	ours, peer string // host:port of each gopls's -debug server
+	dir  string
+	ours string // host:port of our gopls's -debug server
 }
 
 func newSoakDebug(dir string) (*soakDebug, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	var addrs [2]string
-	for i := range addrs {
-		// A port free now; gopls binds it a moment later. A clash would
-		// show as a missing profile, not a wrong one.
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("finding a debug port: %w", err)
-		}
-		addrs[i] = l.Addr().String()
-		l.Close()
+	// A port free now; gopls binds it a moment later. A clash would show
+	// as a missing profile, not a wrong one.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("finding a debug port: %w", err)
 	}
-	return &soakDebug{dir: dir, ours: addrs[0], peer: addrs[1]}, nil
+	addr := l.Addr().String()
+	l.Close()
+	return &soakDebug{dir: dir, ours: addr}, nil
 }
 
 // debugLink matches the pages gopls's index links to.
 var debugLink = regexp.MustCompile(`href="(/(?:cache|session|view|client|server)/[^"]*)"`)
 
-// snapshot writes sample n of both sides: heap-N.pb.gz and the pages.
+// snapshot writes sample n of our side: heap-N.pb.gz and the pages.
 func (d *soakDebug) snapshot(ctx context.Context, n int, logf func(string, ...any)) {
-	for side, addr := range map[string]string{"ours": d.ours, "peer": d.peer} {
+	for side, addr := range map[string]string{"ours": d.ours} {
 		base := "http://" + addr
 		// /gc collects, so that the profile is the live heap.
 		if _, err := d.get(ctx, base+"/gc"); err != nil {

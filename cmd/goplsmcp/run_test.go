@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -78,8 +79,14 @@ func TestVersionFormat(t *testing.T) {
 	if err := run(context.Background(), []string{"--version", "--gopls", goplsPath(t)}, strings.NewReader(""), &stdout, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
+	// bin/gopls is the version go.mod pins.
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "golang.org/x/tools/gopls").Output()
+	if err != nil {
+		t.Fatalf("the pinned gopls's version: %v", err)
+	}
+	pinned := strings.TrimSpace(string(out))
 	got := strings.TrimSpace(stdout.String())
-	if !strings.HasPrefix(got, "goplsmcp ") || !strings.HasSuffix(got, "(gopls v0.23.0)") {
-		t.Errorf("--version printed %q, want goplsmcp VERSION (gopls v0.23.0)", got)
+	if !strings.HasPrefix(got, "goplsmcp ") || !strings.HasSuffix(got, "(gopls "+pinned+")") {
+		t.Errorf("--version printed %q, want goplsmcp VERSION (gopls %s)", got, pinned)
 	}
 }
