@@ -119,20 +119,3 @@ func (c *Client) initializeParams() map[string]any {
 		},
 	}
 }
-
-// The semantic token legend this client understands: the LSP standard
-// types and modifiers, which gopls maps onto.
-var (
-	semanticTokenTypes = []string{
-		"namespace", "type", "class", "enum", "interface", "struct", "typeParameter",
-		"parameter", "variable", "property", "enumMember", "event", "function",
-		"method", "macro", "keyword", "modifier", "comment", "string", "number",
-		"regexp", "operator", "decorator", "label",
-	}
-	semanticTokenModifiers = []string{
-		"declaration", "definition", "readonly", "static", "deprecated", "abstract",
-		"async", "modification", "documentation", "defaultLibrary",
-		"array", "bool", "chan", "format", "interface", "map", "number", "pointer",
-		"signature", "slice", "string", "struct",
-	}
-)
