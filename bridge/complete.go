@@ -2,6 +2,8 @@ package bridge
 
 import (
 	"context"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
@@ -23,7 +25,7 @@ type CompleteOutput struct {
 	Note     string   `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
 	Total    int      `json:"total,omitempty" jsonschema:"number of candidates gopls gave, when fewer are listed"`
 	Notes    Notes    `json:"notes,omitempty" jsonschema:"how many are listed of total and how to see more, as the text says it"`
-	Items    []string `json:"items" jsonschema:"candidates, best first, as label (kind) type-or-signature => text to insert; kind and docs when detailed"`
+	Items    []string `json:"items" jsonschema:"candidates, best first, as label (kind) type-or-signature => text to insert, adds import \"path\" when accepting it adds one; kind and docs when detailed"`
 	Withheld string   `json:"withheld,omitempty" jsonschema:"candidates not shown, and why: they are declared outside the workspace root"`
 
 	found int // what Total says, listed or not
@@ -61,7 +63,7 @@ var completeTool = ToolSpec{
 	Narrow:      "narrow the call: pass a smaller limit, and leave detailed out",
 	Instruction: "completions at a position.",
 	Skill:       "Completions at a position",
-	Doc:         "completion candidates at a position, best first, with type or signature",
+	Doc:         "completion candidates at a position, best first, with type or signature, and the import accepting one adds",
 	Summary:     "completion candidates at a position",
 	Framing:     []string{`^(\d+ completions?|no completions here)`},
 	Good:        Sample{Args: `{"file": "report/report.go", "line": 11, "character": 12, "limit": 3}`, Want: "Sprintf func(format string, a ...any) string"},
@@ -82,6 +84,9 @@ var completionKinds = [...]string{
 	22: "struct", 23: "event", 24: "operator", 25: "type parameter",
 }
 
+// completionPackage is the kind of a package name.
+const completionPackage = 9
+
 func (b *Bridge) complete(ctx context.Context, in *CompleteInput) (*CompleteOutput, error) {
 	limit, err := limitOr(in.Limit, defaultCompletionLimit)
 	if err != nil {
@@ -95,29 +100,40 @@ func (b *Bridge) complete(ctx context.Context, in *CompleteInput) (*CompleteOutp
 	// gopls marks every list incomplete (so that editors ask again as the
 	// user types), which tells a model nothing: it is not passed on.
 	var list struct {
-		Items []struct {
-			Label         string `json:"label"`
-			Kind          int    `json:"kind"`
-			Detail        string `json:"detail"`
-			Documentation any    `json:"documentation"`
-			InsertText    string `json:"insertText"`
-			TextEdit      *struct {
-				NewText string `json:"newText"`
-			} `json:"textEdit"`
-		} `json:"items"`
+		Items []completionItem `json:"items"`
 	}
 	if err := b.client.Call(ctx, "textDocument/completion", t.Position(), &list); err != nil {
 		return nil, ask.Error(err)
 	}
 	out := &CompleteOutput{Note: t.Note, found: len(list.Items), Items: []string{}}
+	withheld := 0 // candidates of packages outside the gate, not yet imported
 	if len(list.Items) > 0 {
-		outside, err := b.selectorOutside(ctx, t.Src.URI, t.Src.Line(t.Line), t.Line, t.Character)
+		sel, err := b.selectorAt(ctx, t.Src.URI, t.Src.Line(t.Line), t.Line, t.Character)
 		if err != nil {
 			return nil, err
 		}
-		if outside {
+		switch sel {
+		case selectorOutside:
 			out.found, out.Withheld = 0, "the candidates are members of a declaration outside the workspace root (reached through a directory link, a replace or a go.work use), so they are withheld"
 			return out, nil
+		case selectorUnresolved:
+			// The members of a package the file does not import yet:
+			// each is shown if its package is.
+			shown := map[string]bool{}
+			items := list.Items[:0]
+			for _, it := range list.Items {
+				imp := it.imports()
+				if _, done := shown[imp]; !done && imp != "" {
+					if shown[imp], err = b.importShown(ctx, imp); err != nil {
+						return nil, err
+					}
+				}
+				if shown[imp] {
+					items = append(items, it)
+				}
+			}
+			withheld = len(list.Items) - len(items)
+			list.Items = items
 		}
 	}
 	// Deep candidates ("v.Field", "pkg.Func") are reached through a name
@@ -138,7 +154,7 @@ func (b *Bridge) complete(ctx context.Context, in *CompleteInput) (*CompleteOutp
 			items = append(items, it)
 		}
 	}
-	if n := len(list.Items) - len(items); n > 0 {
+	if n := withheld + len(list.Items) - len(items); n > 0 {
 		out.found = len(items)
 		out.Withheld = render.Plural(n, "candidate") + " withheld: reached through a declaration outside the workspace root (a directory link, a replace or a go.work use)"
 	}
@@ -152,8 +168,8 @@ func (b *Bridge) complete(ctx context.Context, in *CompleteInput) (*CompleteOutp
 		if in.Detailed && it.Kind > 0 && it.Kind < len(completionKinds) {
 			item += " (" + completionKinds[it.Kind] + ")"
 		}
-		if it.Detail != "" {
-			item += " " + it.Detail
+		if typ := it.typ(); typ != "" {
+			item += " " + typ
 		}
 		insert := it.InsertText
 		if it.TextEdit != nil {
@@ -162,10 +178,73 @@ func (b *Bridge) complete(ctx context.Context, in *CompleteInput) (*CompleteOutp
 		if insert != it.Label {
 			item += " => " + insert
 		}
+		if imp := it.imports(); imp != "" {
+			item += ", adds import " + strconv.Quote(imp)
+		}
 		if doc := strings.TrimSpace(render.MarkupText(it.Documentation)); in.Detailed && doc != "" {
 			item += "\n\t" + strings.ReplaceAll(doc, "\n", "\n\t")
 		}
 		out.Items = append(out.Items, item)
 	}
 	return out, nil
+}
+
+// completionItem is the part of an LSP completion item go_complete shows.
+type completionItem struct {
+	Label  string `json:"label"`
+	Kind   int    `json:"kind"`
+	Detail string `json:"detail"`
+	// LabelDetails splits Detail into the type or signature (Detail,
+	// without a function's "func") and the import accepting the item
+	// adds (Description); gopls sends it from v0.24, to clients that
+	// declare labelDetailsSupport.
+	LabelDetails *struct {
+		Detail      string `json:"detail"`
+		Description string `json:"description"`
+	} `json:"labelDetails"`
+	Documentation any    `json:"documentation"`
+	InsertText    string `json:"insertText"`
+	TextEdit      *struct {
+		NewText string `json:"newText"`
+	} `json:"textEdit"`
+}
+
+// fromImport is what gopls appends to the detail of an item whose
+// acceptance adds an import: ` (from "path")`, or `(from path)` for a
+// package of the module cache. Before v0.24 it is all gopls says of it.
+var fromImport = regexp.MustCompile(`\s*\(from "?([^"()]+)"?\)$`)
+
+// imports is the import path accepting the item adds, or "".
+func (it *completionItem) imports() string {
+	if it.LabelDetails != nil && it.LabelDetails.Description != "" {
+		return it.LabelDetails.Description
+	}
+	if m := fromImport.FindStringSubmatch(it.Detail); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// typ is the item's type or signature. For a member of a package not
+// imported yet, gopls's detail is only its kind and where it is from
+// ("func (from \"strings\")"), and the signature is in labelDetails.
+func (it *completionItem) typ() string {
+	if it.imports() == "" {
+		return it.Detail
+	}
+	if it.Kind == completionPackage {
+		// Its detail is the quoted path the import names already.
+		return ""
+	}
+	typ := fromImport.ReplaceAllString(it.Detail, "")
+	if it.LabelDetails == nil || it.LabelDetails.Detail == "" {
+		return typ
+	}
+	switch typ {
+	case "func":
+		return "func" + it.LabelDetails.Detail
+	case "var", "const", "type":
+		return strings.TrimSpace(it.LabelDetails.Detail)
+	}
+	return typ
 }

@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"unicode"
 
@@ -160,31 +161,68 @@ func (b *Bridge) calleeOutside(ctx context.Context, uri string, lines func(int) 
 // looked for: a call's arguments rarely span more.
 const calleeLines = 30
 
-// selectorOutside reports whether the completions at line:char of a file
-// are members of something declared outside what may be shown: when the
-// position follows "operand." (and a partly typed name), the operand's
-// declaration and that of its type are asked.
-func (b *Bridge) selectorOutside(ctx context.Context, uri, text string, line, char int) (bool, error) {
+// A selector says whose members the completions after "operand." are.
+type selector int
+
+const (
+	selectorNone       selector = iota // no selector, or its operand may be shown
+	selectorOutside                    // the operand or its type may not be shown
+	selectorUnresolved                 // the operand is declared nowhere: a package not imported yet
+)
+
+// selectorAt says whose members the completions at line:char of a file
+// are: when the position follows "operand." (and a partly typed name),
+// the operand's declaration and that of its type are asked.
+func (b *Bridge) selectorAt(ctx context.Context, uri, text string, line, char int) (selector, error) {
 	before := text[:iplace.ByteOffset(text, char)]
 	before = strings.TrimRightFunc(before, isIdentRune)
 	if !strings.HasSuffix(before, ".") {
-		return false, nil
+		return selectorNone, nil
 	}
 	operand := strings.TrimRight(before[:len(before)-1], " \t")
 	trimmed := strings.TrimRightFunc(operand, isIdentRune)
 	if trimmed == operand {
 		// Not an identifier: a call's result or an index (f().X, a[i].X);
 		// the member's declarations cannot be told apart here.
-		return true, nil
+		return selectorOutside, nil
 	}
 	at := map[string]any{
 		"textDocument": map[string]any{"uri": uri},
 		"position":     map[string]any{"line": line, "character": iplace.UTF16Col(text, len(trimmed))},
 	}
 	outside, found, err := b.declared(ctx, at, true)
-	// An operand declared nowhere is a package not imported yet, whose
-	// members gopls finds by name: wherever they are.
-	return outside || (!found && err == nil), err
+	switch {
+	case err != nil:
+		return selectorNone, err
+	case outside:
+		return selectorOutside, nil
+	case !found:
+		// A package not imported yet, whose members gopls finds by
+		// name wherever they are: each candidate's own package decides
+		// (importShown).
+		return selectorUnresolved, nil
+	}
+	return selectorNone, nil
+}
+
+// importShown reports whether what gopls says of the declarations of the
+// package at path, which accepting a completion would import, may be
+// shown: its directory, found as the go command finds it, holds Go files
+// and the gate shows every one. A package that cannot be found is not
+// shown.
+func (b *Bridge) importShown(ctx context.Context, path string) (bool, error) {
+	dir, err := b.graph.PackageDir(ctx, path, nil)
+	if err != nil {
+		return false, ctx.Err()
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	reads := b.reads.Batch()
+	for _, f := range files {
+		if !reads.Shows(f) {
+			return false, nil
+		}
+	}
+	return len(files) > 0, nil
 }
 
 func isIdentRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }

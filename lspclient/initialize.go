@@ -72,6 +72,9 @@ func (c *Client) initializeParams() map[string]any {
 					"completionItem": map[string]any{
 						"snippetSupport":      false,
 						"documentationFormat": []string{"markdown", "plaintext"},
+						// The import an item adds (gopls sends it as the
+						// description of labelDetails, only when declared).
+						"labelDetailsSupport": true,
 					},
 				},
 				"signatureHelp": map[string]any{

@@ -30,6 +30,15 @@ func Calls() string {
 }
 `
 
+// freshUse is a file of another package of the workspace that imports
+// neither sub nor ext yet: completing their members would import them.
+const freshUse = `package fresh
+
+func F() string {
+	return ext.Ex + sub.Hid + shapes.TotalAr
+}
+`
+
 // TestOutsideDeclarationsWithheld: what gopls writes about a declaration
 // it found outside the root — a constant's value, a doc comment, a
 // signature, the members of a type, its name in a search — is in no
@@ -87,18 +96,27 @@ const ExtConst = "VALUE_S"
 	}
 	write(filepath.Join(root, "go.mod"), string(gomod)+"\nrequire example.com/ext v0.0.0\n\nreplace example.com/ext => "+filepath.Join(out, "ext")+"\n")
 	write(filepath.Join(root, "leak", "leak.go"), outsideUse)
+	write(filepath.Join(root, "fresh", "fresh.go"), freshUse)
 
-	// at addresses word's occurrence after anchor in leak.go.
-	at := func(anchor, word string, offset int) string {
+	// in addresses word's occurrence after anchor in file (of text).
+	in := func(file, text, anchor, word string, offset int) string {
 		t.Helper()
-		for i, line := range strings.Split(outsideUse, "\n") {
+		for i, line := range strings.Split(text, "\n") {
 			if j := strings.Index(line, anchor); j >= 0 {
 				k := strings.Index(line[j:], word)
-				return fmt.Sprintf(`"file":"leak/leak.go","line":%d,"character":%d`, i, j+k+offset)
+				return fmt.Sprintf(`"file":%q,"line":%d,"character":%d`, file, i, j+k+offset)
 			}
 		}
-		t.Fatalf("%q is not in leak.go", anchor)
+		t.Fatalf("%q is not in %s", anchor, file)
 		return ""
+	}
+	at := func(anchor, word string, offset int) string {
+		t.Helper()
+		return in("leak/leak.go", outsideUse, anchor, word, offset)
+	}
+	fresh := func(anchor, word string, offset int) string {
+		t.Helper()
+		return in("fresh/fresh.go", freshUse, anchor, word, offset)
 	}
 	const withheld = "withheld"
 	calls := []struct{ tool, args, want string }{
@@ -116,6 +134,9 @@ const ExtConst = "VALUE_S"
 		{"go_complete", "{" + at("ext.ExtConst", "ExtConst", 3) + `,"detailed":true}`, withheld},
 		{"go_complete", "{" + at("V.M()", "M", 0) + `,"detailed":true}`, withheld},
 		{"go_complete", "{" + at("+ V.M()", "V", 1) + `,"detailed":true}`, ""},
+		// Members of packages not imported yet, found where they are.
+		{"go_complete", "{" + fresh("ext.Ex", "Ex", 2) + `,"detailed":true}`, withheld},
+		{"go_complete", "{" + fresh("sub.Hid", "Hid", 3) + `,"detailed":true}`, withheld},
 		{"go_search", `{"query":"Hidden","detailed":true}`, withheld},
 		{"go_search", `{"query":"Ext","scope":"all","detailed":true}`, withheld},
 		{"go_search", `{"query":"FieldS","scope":"all","detailed":true}`, ""},
@@ -149,6 +170,7 @@ const ExtConst = "VALUE_S"
 		{"go_signature", `{"file":"main.go","line":12,"character":28}`, "Summary(list []shapes.Shape) string"},
 		{"go_search", `{"query":"TotalArea"}`, "36:5: func TotalArea"},
 		{"go_complete", `{"file":"main.go","line":12,"character":22}`, "Summary func(list []shapes.Shape) string"},
+		{"go_complete", "{" + fresh("shapes.TotalAr", "TotalAr", 7) + "}", `TotalArea func(shapes ...Shape) float64, adds import`},
 	} {
 		m := s.request("tools/call", `{"name":`+jsonString(c.tool)+`,"arguments":`+c.args+`}`)
 		data, _ := json.Marshal(m)
