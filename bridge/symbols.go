@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/decl"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
 	"go.lsp.dev/protocol"
@@ -46,6 +47,9 @@ type outlineSymbol struct {
 	name   string // methods as (Type).Method or (*Type).Method
 	kind   string
 	detail string // signature or type, as gopls gives it
+	// tparams are the type parameters of a generic function, method or
+	// type ("[T any]"), which gopls's detail leaves out.
+	tparams string
 }
 
 // decl renders the symbol the way Go declares it, on one line.
@@ -54,12 +58,12 @@ func (s outlineSymbol) decl() string {
 	case "func", "method":
 		if sig, ok := strings.CutPrefix(s.detail, "func"); ok {
 			if strings.HasPrefix(s.name, "(") || s.kind == "func" {
-				return "func " + s.name + sig
+				return "func " + s.name + s.tparams + sig
 			}
 			return s.name + sig // an interface method
 		}
 	case "type", "struct", "interface":
-		return strings.TrimSpace("type " + s.name + " " + s.detail)
+		return strings.TrimSpace("type " + s.name + s.tparams + " " + s.detail)
 	case "var", "const":
 		return strings.TrimSpace(s.kind + " " + s.name + " " + s.detail)
 	case "field":
@@ -123,6 +127,16 @@ func (b *Bridge) symbols(ctx context.Context, in *SymbolsInput) (*SymbolsOutput,
 		return nil, ask.Error(err)
 	}
 	out := &SymbolsOutput{file: b.displayPath(src.Path), Symbols: []string{}}
+	// gopls renders a declaration's detail without its type parameters:
+	// they are read from the file's text, as gopls holds it.
+	parsed := decl.NewFiles(decl.Options{Text: b.buffers.CurrentText, Lines: &b.lines}).Get(src.Path)
+	tparams := func(d documentSymbol) string {
+		if parsed == nil {
+			return ""
+		}
+		at := d.SelectionRange.Start
+		return parsed.TypeParams(parsed.Pos(int(at.Line), int(at.Character)))
+	}
 	// walk lists ds (members indented, nested ones named Field.Sub),
 	// counting every symbol and listing the first limit.
 	var walk func(ds []documentSymbol, indent, prefix string)
@@ -131,8 +145,11 @@ func (b *Bridge) symbols(ctx context.Context, in *SymbolsInput) (*SymbolsOutput,
 			out.total++
 			if len(out.Symbols) < limit {
 				sel := d.SelectionRange.Start
-				entry := fmt.Sprintf("%s%d:%d %s", indent, sel.Line, sel.Character,
-					outlineSymbol{name: prefix + d.Name, kind: render.SymbolKind(d.Kind), detail: d.Detail}.decl())
+				sym := outlineSymbol{name: prefix + d.Name, kind: render.SymbolKind(d.Kind), detail: d.Detail}
+				if indent == "" {
+					sym.tparams = tparams(d)
+				}
+				entry := fmt.Sprintf("%s%d:%d %s", indent, sel.Line, sel.Character, sym.decl())
 				if in.Detailed {
 					r := d.Range
 					entry += fmt.Sprintf(" [%d:%d-%d:%d]", r.Start.Line, r.Start.Character, r.End.Line, r.End.Character)

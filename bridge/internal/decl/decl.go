@@ -60,6 +60,42 @@ func (g *File) At(p token.Pos, exportedOnly bool) *Info {
 	return nil
 }
 
+// TypeParams renders the type parameters of the function, method or type
+// whose name is at p as Go declares them ("[K comparable, V any]"), or ""
+// if it has none: gopls's outline leaves them out.
+func (g *File) TypeParams(p token.Pos) string {
+	var list *ast.FieldList
+	for _, d := range g.AST.Decls {
+		if p < d.Pos() || p > d.End() {
+			continue
+		}
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Name.Pos() == p {
+				list = d.Type.TypeParams
+			}
+		case *ast.GenDecl:
+			for _, spec := range d.Specs {
+				if s, ok := spec.(*ast.TypeSpec); ok && s.Name.Pos() == p {
+					list = s.TypeParams
+				}
+			}
+		}
+	}
+	if list == nil || len(list.List) == 0 {
+		return ""
+	}
+	params := make([]string, 0, len(list.List))
+	for _, f := range list.List {
+		names := make([]string, len(f.Names))
+		for i, n := range f.Names {
+			names[i] = n.Name
+		}
+		params = append(params, strings.Join(names, ", ")+" "+g.oneLine(f.Type))
+	}
+	return "[" + strings.Join(params, ", ") + "]"
+}
+
 // Func renders a function or method declared in the file.
 func (g *File) Func(d *ast.FuncDecl) *Info {
 	fn := *d

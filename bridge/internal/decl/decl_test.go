@@ -35,6 +35,18 @@ const (
 var Long = []string{` + strings.Repeat(`"ééééééééé", `, 12) + `}
 
 var π = "ok"
+
+// Box holds a value.
+type Box[T any] struct{ V T }
+
+// Map maps the value: a generic method (Go 1.27).
+func (b Box[T]) Map[U any](f func(T) U) Box[U] { return Box[U]{f(b.V)} }
+
+// Keys lists the keys of m.
+func Keys[M ~map[K]V, K comparable, V any](m M) []K { return nil }
+
+// As converts v.
+func (*T) As[X any, Y interface{ ~int | ~string }](v any) (X, Y) { panic(v) }
 `
 
 // files returns the Files of a fake workspace holding src at "p.go", and
@@ -81,11 +93,35 @@ func TestAt(t *testing.T) {
 		{"\tB", "B", false, &Info{Name: "B", Kind: "const", Sig: "const B Kind"}},
 		{"\tA Kind", "A", false, &Info{Name: "A", Kind: "const", Sig: "const A Kind = iota", Doc: "first\n"}},
 		{"var π", "ok", false, nil},
+		{"type Box", "Box", true, &Info{Name: "Box", Kind: "type", Sig: "type Box[T any] struct{ V T }", Doc: "Box holds a value.\n"}},
+		{"func (b Box[T]) Map", "Map", false, &Info{Name: "Box.Map", Kind: "method", Sig: "func (b Box[T]) Map[U any](f func(T) U) Box[U]", Doc: "Map maps the value: a generic method (Go 1.27).\n"}},
+		{"func Keys", "Keys", false, &Info{Name: "Keys", Kind: "func", Sig: "func Keys[M ~map[K]V, K comparable, V any](m M) []K", Doc: "Keys lists the keys of m.\n"}},
+		{"func (*T) As", "As", false, &Info{Name: "T.As", Kind: "method", Sig: "func (*T) As[X any, Y interface{ ~int | ~string }](v any) (X, Y)", Doc: "As converts v.\n"}},
 	}
 	for _, tt := range tests {
 		got := g.At(at(t, g, tt.prefix, tt.name), tt.exportedOnly)
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("At(%s after %q, %v) (-want +got):\n%s", tt.name, tt.prefix, tt.exportedOnly, diff)
+		}
+	}
+}
+
+// TestTypeParams renders the type parameters of generic types, functions
+// and methods, which gopls's outline leaves out.
+func TestTypeParams(t *testing.T) {
+	fs, _ := files(false)
+	g := fs.Get("p.go")
+	for _, tt := range []struct{ prefix, name, want string }{
+		{"type Box", "Box", "[T any]"},
+		{"func (b Box[T]) Map", "Map", "[U any]"},
+		{"func Keys", "Keys", "[M ~map[K]V, K comparable, V any]"},
+		{"func (*T) As", "As", "[X any, Y interface{ ~int | ~string }]"},
+		{"func (t *T) M", "M", ""},
+		{"type T", "T", ""},
+		{"\tDo(", "Do", ""},
+	} {
+		if got := g.TypeParams(at(t, g, tt.prefix, tt.name)); got != tt.want {
+			t.Errorf("TypeParams(%s after %q) = %q, want %q", tt.name, tt.prefix, got, tt.want)
 		}
 	}
 }
