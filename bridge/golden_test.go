@@ -36,19 +36,28 @@ var update = flag.Bool("update", false, "rewrite the golden sections of testdata
 //	the structuredContent, indented (none for a tool error, which has none)
 //
 // Between calls, the script may change the workspace on disk, as another
-// program would:
+// program would, and say what a call that applies edits wrote:
 //
 //	-- @NAME.write PATH --
 //	the new content of PATH (relative to the root), written at this point
 //	-- @NAME.delete PATH --
 //	(empty; PATH is removed at this point)
+//	-- @NAME.disk PATH --
+//	the content PATH must have on disk at this point (rewritten by -update)
+//
+// A workspace kept in a directory of testdata, for several archives to
+// share, is named by a section of its own; the archive's files are
+// written over it:
+//
+//	-- @fixture DIR --
+//	(empty; testdata/DIR is copied into the root first)
 //
 // The workspace root appears as $ROOT in answers, and $ROOT in a call's
 // arguments stands for it; the Go toolchain's version (runtime.Version, the
 // go command running the test) appears as $GOVERSION. With -update the
 // .text and .json sections are rewritten from the answers; review the diff. After the script, every
 // workspace file must be on disk exactly as the archive and its writes
-// left it: no tool may write.
+// left it: no tool may write, but for what .disk sections say.
 func TestGolden(t *testing.T) {
 	archives, err := filepath.Glob("../testdata/golden/*.txtar")
 	if err != nil {
@@ -84,9 +93,10 @@ type step struct {
 	Args map[string]any `json:"args"`
 
 	section *txtar.File
-	// write or delete, for a change on disk to path.
-	write, delete bool
-	path          string
+	// write or delete, for a change on disk to path; disk, for a check
+	// of path's content.
+	write, delete, disk bool
+	path                string
 }
 
 func runGolden(t *testing.T, path string) {
@@ -99,8 +109,16 @@ func runGolden(t *testing.T, path string) {
 	sections := map[string]*txtar.File{}
 	// want is what the workspace must hold at the end.
 	want := map[string][]byte{}
+	for _, f := range ar.Files {
+		if dir, ok := strings.CutPrefix(f.Name, "@fixture "); ok {
+			copyFixture(t, filepath.Join("..", "testdata", filepath.FromSlash(dir)), root, want)
+		}
+	}
 	for i := range ar.Files {
 		f := &ar.Files[i]
+		if strings.HasPrefix(f.Name, "@fixture ") {
+			continue
+		}
 		if !strings.HasPrefix(f.Name, "@") {
 			writeWorkspaceFile(t, root, f.Name, f.Data)
 			want[f.Name] = f.Data
@@ -116,15 +134,16 @@ func runGolden(t *testing.T, path string) {
 				t.Fatalf("%s: %v", f.Name, err)
 			}
 			steps = append(steps, s)
-		case strings.HasSuffix(head, ".write") || strings.HasSuffix(head, ".delete"):
+		case strings.HasSuffix(head, ".write") || strings.HasSuffix(head, ".delete") || strings.HasSuffix(head, ".disk"):
 			if path == "" {
-				t.Fatalf("%s: name the file to change, as -- %s PATH --", f.Name, head)
+				t.Fatalf("%s: name the file, as -- %s PATH --", f.Name, head)
 			}
-			s := step{name: f.Name, section: f, path: path, write: strings.HasSuffix(head, ".write"), delete: strings.HasSuffix(head, ".delete")}
-			if s.write {
-				want[path] = f.Data
-			} else {
+			s := step{name: f.Name, section: f, path: path, write: strings.HasSuffix(head, ".write"),
+				delete: strings.HasSuffix(head, ".delete"), disk: strings.HasSuffix(head, ".disk")}
+			if s.delete {
 				delete(want, path)
+			} else {
+				want[path] = f.Data
 			}
 			steps = append(steps, s)
 		}
@@ -146,6 +165,20 @@ func runGolden(t *testing.T, path string) {
 	var rewritten []txtar.File
 	normalize := strings.NewReplacer(append([]string{root, "$ROOT", runtime.Version(), "$GOVERSION"}, extra...)...).Replace
 	for _, s := range steps {
+		if s.disk {
+			got, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(s.path)))
+			if err != nil {
+				t.Fatalf("%s: %v", s.name, err)
+			}
+			sec := *s.section
+			if *update {
+				sec.Data, want[s.path] = got, got
+			} else if diff := cmp.Diff(string(s.section.Data), string(got)); diff != "" {
+				t.Errorf("%s: on disk (-want +got):\n%s", s.name, diff)
+			}
+			rewritten = append(rewritten, sec)
+			continue
+		}
 		if s.write || s.delete {
 			if s.write {
 				writeWorkspaceFile(t, root, s.path, s.section.Data)
@@ -235,7 +268,7 @@ func runGolden(t *testing.T, path string) {
 	if *update {
 		out := &txtar.Archive{Comment: ar.Comment}
 		for _, f := range ar.Files {
-			if !strings.HasPrefix(f.Name, "@") {
+			if !strings.HasPrefix(f.Name, "@") || strings.HasPrefix(f.Name, "@fixture ") {
 				out.Files = append(out.Files, f)
 			}
 		}
@@ -284,6 +317,31 @@ func validateOutput(schema *jsonschema.Resolved, structured json.RawMessage) err
 	return schema.Validate(v)
 }
 
+// copyFixture copies the workspace in dir into root, and records each
+// file's content in want.
+func copyFixture(t *testing.T, dir, root string, want map[string][]byte) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		writeWorkspaceFile(t, root, filepath.ToSlash(rel), data)
+		want[filepath.ToSlash(rel)] = data
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("fixture %s: %v", dir, err)
+	}
+}
+
 func writeWorkspaceFile(t *testing.T, root, name string, data []byte) {
 	t.Helper()
 	p := filepath.Join(root, filepath.FromSlash(name))
@@ -311,4 +369,11 @@ func realTempDir(t testing.TB) string {
 func startStack(t testing.TB, root string) *mcp.Client {
 	t.Helper()
 	return startStackOf(t, root, stackConfig{}).client
+}
+
+func init() {
+	// The rename of a generic method is applied.
+	goldenSetups["go127_rename"] = func(t *testing.T, root string) (stackConfig, []string) {
+		return stackConfig{bridge: bridge.Config{AllowWrite: true}}, nil
+	}
 }

@@ -1,0 +1,3 @@
+module example.com/go127
+
+go 1.27
