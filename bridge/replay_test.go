@@ -3,16 +3,15 @@ package bridge_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,28 +24,128 @@ import (
 
 // TestReplayGoplsGoldens replays gopls's own golden tests of its MCP
 // tools against goplsmcp: the txtar archives of
-// internal/test/marker/testdata/mcptools in the pinned gopls module, read
-// from the module cache (never copied here). Each archive's module is
-// written to a temporary directory, each //@mcptool marker is called
-// through the real server on it, and the answer is compared with the
+// internal/test/marker/testdata/mcptools in the pinned gopls module and
+// in the older releases of replayedReleases, read from the module cache
+// (never copied here). Each archive's module is written to a temporary
+// directory, each //@mcptool marker is called through the real server
+// (with the pinned gopls) on it, and the answer is compared with the
 // marker's golden section fact by fact: goplsmcp answers in its own
 // words, so what is compared is what both say. The facts of each tool are
 // read by the functions of replayTools, which say which count and how
 // they are matched. An archive or a marker this test expects that is not
-// there fails it, so that it cannot pass by finding nothing.
+// there fails it, so that it cannot pass by finding nothing, and so does
+// an archive of gopls's that replayArchives does not name, so that none
+// is left unread.
 func TestReplayGoplsGoldens(t *testing.T) {
-	dir := goplsMarkerDir(t)
-	for _, archive := range slices.Sorted(maps.Keys(replayArchives)) {
-		want := replayArchives[archive]
-		t.Run(strings.TrimSuffix(archive, ".txt"), func(t *testing.T) {
-			t.Parallel()
-			ar, err := txtar.ParseFile(filepath.Join(dir, archive))
-			if err != nil {
-				t.Fatalf("gopls's archive %s: %v", archive, err)
+	releases := []goplsRelease{pinnedRelease(t)}
+	for _, v := range replayedReleases {
+		releases = append(releases, downloadRelease(t, v))
+	}
+	for _, r := range releases {
+		dir := filepath.Join(r.dir, "internal", "test", "marker", "testdata", "mcptools")
+		found, err := filepath.Glob(filepath.Join(dir, "*.txt"))
+		if err != nil || len(found) == 0 {
+			t.Fatalf("gopls %s's MCP golden archives in %s: %v", r.version, dir, err)
+		}
+		for _, path := range found {
+			if _, ok := replayArchives[filepath.Base(path)]; !ok {
+				t.Errorf("gopls %s has the MCP golden archive %s, which replayArchives does not name; add it, with its markers", r.version, filepath.Base(path))
 			}
-			replayArchive(t, ar, want)
+		}
+		t.Run(r.version, func(t *testing.T) {
+			for _, archive := range slices.Sorted(maps.Keys(replayArchives)) {
+				want := replayArchives[archive]
+				t.Run(strings.TrimSuffix(archive, ".txt"), func(t *testing.T) {
+					t.Parallel()
+					ar, err := txtar.ParseFile(filepath.Join(dir, archive))
+					if err != nil {
+						t.Fatalf("gopls %s's archive %s: %v", r.version, archive, err)
+					}
+					replayArchive(t, r, ar, want)
+				})
+			}
 		})
 	}
+}
+
+// replayedReleases are the releases of gopls, older than the pinned one,
+// whose MCP goldens are replayed too: v0.23.0's say in other words (its
+// reference lines count from 0) what v0.24.0's do.
+var replayedReleases = []string{"v0.23.0"}
+
+// A goplsRelease is a release of the gopls module whose MCP goldens are
+// replayed.
+type goplsRelease struct {
+	version string // e.g. v0.24.0
+	dir     string // the module's directory in the module cache
+}
+
+// refLineBase is the number gopls mcp gives a file's first line in its
+// references: 1 from v0.24.0, which called its earlier 0-based lines a
+// bug, 0 before.
+func (r goplsRelease) refLineBase() int {
+	if semver.Compare(r.version, "v0.24.0") >= 0 {
+		return 1
+	}
+	return 0
+}
+
+// diagBase is the number gopls mcp gives a file's first line and a
+// line's first column in its diagnostics: 0 in every release replayed.
+func (r goplsRelease) diagBase() int { return 0 }
+
+// goplsmcpLineBase and goplsmcpColumnBase are the numbers goplsmcp gives a
+// file's first line and a line's first column in the places it answers
+// with.
+const (
+	goplsmcpLineBase   = 0
+	goplsmcpColumnBase = 0
+)
+
+// factPlace is a place as the facts compare it: line:column, both counted from
+// 1, from a line and a column (decimal) counted from lineBase and
+// colBase.
+func factPlace(line, col string, lineBase, colBase int) string {
+	l, _ := strconv.Atoi(line)
+	c, _ := strconv.Atoi(col)
+	return fmt.Sprintf("%d:%d", l+1-lineBase, c+1-colBase)
+}
+
+// pinnedRelease is the gopls module go.mod pins, in the module cache.
+func pinnedRelease(t *testing.T) goplsRelease {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Version}} {{.Dir}}", "golang.org/x/tools/gopls").Output()
+	if err != nil {
+		t.Fatalf("finding the gopls module (make build downloads it): %v", err)
+	}
+	version, dir, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
+	return goplsRelease{version: version, dir: dir}
+}
+
+// downloadRelease puts the gopls module of version in the module cache,
+// as go mod download does (through the module proxy, unless it is there
+// already), outside this module so that go.mod and go.sum stay as they
+// are. With GOPROXY=off and the module absent, the test is skipped.
+func downloadRelease(t *testing.T, version string) goplsRelease {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", "golang.org/x/tools/gopls@"+version)
+	cmd.Dir = t.TempDir()
+	out, err := cmd.Output()
+	var mod struct{ Dir, Error string }
+	if jerr := json.Unmarshal(out, &mod); jerr == nil && mod.Error != "" {
+		err = errors.New(mod.Error)
+	}
+	if err != nil || mod.Dir == "" {
+		if proxy, _ := exec.Command("go", "env", "GOPROXY").Output(); strings.TrimSpace(string(proxy)) == "off" {
+			t.Skipf("gopls %s is not in the module cache and GOPROXY=off: %v", version, err)
+		}
+		t.Fatalf("go mod download golang.org/x/tools/gopls@%s: %v", version, err)
+	}
+	return goplsRelease{version: version, dir: mod.Dir}
 }
 
 // replayArchives are the archives replayed and the markers each must hold,
@@ -65,23 +164,6 @@ var replayArchives = map[string]map[string]int{
 	"workspace.txt":                   {"go_workspace": 1},
 	"workspace_diagnostics.txt":       {"go_diagnostics": 6},
 	"workspace_diagnostics_empty.txt": {"go_diagnostics": 3},
-}
-
-// goplsMarkerDir is the directory of gopls's MCP golden archives in the
-// module cache, for the gopls version go.mod pins.
-func goplsMarkerDir(t *testing.T) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", "golang.org/x/tools/gopls").Output()
-	if err != nil {
-		t.Fatalf("finding the gopls module (make build downloads it): %v", err)
-	}
-	dir := filepath.Join(strings.TrimSpace(string(out)), "internal", "test", "marker", "testdata", "mcptools")
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("gopls's MCP golden archives: %v", err)
-	}
-	return dir
 }
 
 // A replayMarker is one //@mcptool call of an archive.
@@ -107,7 +189,7 @@ type replayLoc struct {
 	length     int
 }
 
-func replayArchive(t *testing.T, ar *txtar.Archive, want map[string]int) {
+func replayArchive(t *testing.T, r goplsRelease, ar *txtar.Archive, want map[string]int) {
 	root := realTempDir(t)
 	golden := map[string]string{}
 	var markers []replayMarker
@@ -186,22 +268,23 @@ func replayArchive(t *testing.T, ar *txtar.Archive, want map[string]int) {
 		if !res.IsError {
 			checkFacts(t, name, mk.tool, args, res.Text(), res.StructuredContent)
 		}
-		wantFacts := tool.gopls(strings.ReplaceAll(section, "$WORKDIR/", ""))
+		wantFacts := tool.gopls(strings.ReplaceAll(section, "$WORKDIR/", ""), r)
 		gotFacts := tool.ours(t, res)
 		if len(wantFacts) == 0 && !strings.HasPrefix(strings.TrimSpace(section), "No ") {
 			t.Fatalf("%s: found no facts in gopls's answer; the reader of %s does not know its form:\n%s", name, mk.tool, section)
 		}
 		if diff := cmp.Diff(wantFacts, gotFacts); diff != "" {
-			t.Errorf("%s: facts (-gopls mcp +goplsmcp):\n%s\ngoplsmcp answered:\n%s", name, diff, res.Text())
+			t.Errorf("%s: facts (-gopls mcp %s +goplsmcp):\n%s\ngoplsmcp answered:\n%s", name, r.version, diff, res.Text())
 		}
 	}
 }
 
 // replayFacts reads the facts of one tool's answers: gopls reads gopls
 // mcp's golden text (paths relative to the workspace, as $WORKDIR/ is
-// removed), ours reads goplsmcp's result. Both return the facts sorted.
+// removed) of a release, ours reads goplsmcp's result. Both return the
+// facts sorted.
 type replayFacts struct {
-	gopls func(text string) []string
+	gopls func(text string, r goplsRelease) []string
 	ours  func(t *testing.T, res *mcp.ToolResultJSON) []string
 }
 
@@ -263,34 +346,19 @@ var (
 	placeLine    = regexp.MustCompile(`^(\d+):(\d+)(?:-\d+:\d+)?: (.*)$`)
 )
 
-// goplsRefLineBase is the number gopls mcp gives a file's first line in
-// its references: 1 from v0.24, which called its earlier 0-based lines a
-// bug, 0 before. The goldens replayed and the gopls mcp compared with are
-// the pinned gopls's.
-var goplsRefLineBase = sync.OnceValue(func() int {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "golang.org/x/tools/gopls").Output()
-	if err != nil {
-		panic(fmt.Sprintf("the pinned gopls's version: %v", err))
-	}
-	if semver.Compare(strings.TrimSpace(string(out)), "v0.24.0") >= 0 {
-		return 1
-	}
-	return 0
-})
-
 // goplsReferences reads gopls mcp's references as path:line: text facts,
 // lines counted from 1.
-func goplsReferences(text string) []string {
+func goplsReferences(text string, r goplsRelease) []string {
 	var facts []string
 	for _, m := range goplsRefFile.FindAllStringSubmatch(text, -1) {
 		line, _ := strconv.Atoi(m[2])
-		facts = append(facts, fmt.Sprintf("%s:%d: %s", m[1], line+1-goplsRefLineBase(), m[3]))
+		facts = append(facts, fmt.Sprintf("%s:%d: %s", m[1], line+1-r.refLineBase(), m[3]))
 	}
 	return sorted(facts)
 }
 
 // placeFacts turns places by file into path:line: text facts, lines
-// counted from 1 (goplsmcp's places count them from 0).
+// counted from 1.
 func placeFacts(t *testing.T, places *bridge.Places) []string {
 	t.Helper()
 	var facts []string
@@ -302,7 +370,7 @@ func placeFacts(t *testing.T, places *bridge.Places) []string {
 				continue
 			}
 			line, _ := strconv.Atoi(m[1])
-			facts = append(facts, fmt.Sprintf("%s:%d: %s", file, line+1, m[3]))
+			facts = append(facts, fmt.Sprintf("%s:%d: %s", file, line+1-goplsmcpLineBase, m[3]))
 		}
 	})
 	return sorted(facts)
@@ -322,7 +390,7 @@ var (
 	goplsModule   = regexp.MustCompile(`(?m)^\t(\S+) \(module (\S+)\)$`)
 )
 
-func goplsWorkspace(text string) []string {
+func goplsWorkspace(text string, _ goplsRelease) []string {
 	var facts []string
 	if m := goplsWorkFile.FindStringSubmatch(text); m != nil {
 		facts = append(facts, "go.work: "+m[1])
@@ -357,7 +425,7 @@ var (
 // severityWords maps gopls mcp's severities to goplsmcp's.
 var severityWords = map[string]string{"Error": "error", "Warning": "warning", "Information": "info", "Hint": "hint"}
 
-func goplsDiagnostics(text string) []string {
+func goplsDiagnostics(text string, r goplsRelease) []string {
 	var facts []string
 	var file, last string
 	for _, line := range strings.Split(text, "\n") {
@@ -366,7 +434,7 @@ func goplsDiagnostics(text string) []string {
 			continue
 		}
 		if m := goplsDiag.FindStringSubmatch(line); m != nil && file != "" {
-			last = fmt.Sprintf("%s:%s:%s", file, m[1], m[2])
+			last = file + ":" + factPlace(m[1], m[2], r.diagBase(), r.diagBase())
 			facts = append(facts, fmt.Sprintf("%s: %s: %s", last, severityWords[m[3]], m[4]))
 			continue
 		}
@@ -398,11 +466,11 @@ func oursDiagnostics(t *testing.T, res *mcp.ToolResultJSON) []string {
 				}
 			}
 			msg = analyzerSuffix.ReplaceAllString(msg, "")
-			facts = append(facts, fmt.Sprintf("%s:%s:%s: %s: %s", file, m[1], m[2], sev, msg))
+			facts = append(facts, fmt.Sprintf("%s:%s: %s: %s", file, factPlace(m[1], m[2], goplsmcpLineBase, goplsmcpColumnBase), sev, msg))
 		}
 		for _, fix := range f.Fixes {
 			if m := placeLine.FindStringSubmatch(fix); m != nil {
-				facts = append(facts, fmt.Sprintf("%s:%s:%s: has a quick fix", file, m[1], m[2]))
+				facts = append(facts, fmt.Sprintf("%s:%s: has a quick fix", file, factPlace(m[1], m[2], goplsmcpLineBase, goplsmcpColumnBase)))
 			}
 		}
 	})
@@ -417,7 +485,7 @@ var kindWords = map[string]string{
 	"Type": "type", "Struct": "struct", "Interface": "interface", "Package": "package", "Namespace": "namespace",
 }
 
-func goplsSearch(text string) []string {
+func goplsSearch(text string, _ goplsRelease) []string {
 	var facts []string
 	for _, m := range goplsSymbol.FindAllStringSubmatch(text, -1) {
 		kind, ok := kindWords[m[2]]
@@ -479,7 +547,7 @@ func codeBlockDecls(lines []string) []string {
 	return decls
 }
 
-func goplsFileContext(text string) []string {
+func goplsFileContext(text string, _ goplsRelease) []string {
 	var facts []string
 	if m := goplsFilePackage.FindStringSubmatch(text); m != nil {
 		facts = append(facts, "package "+m[1])
@@ -542,7 +610,7 @@ var goplsPackageHead = regexp.MustCompile(`(?m)^"([^"]+)" \(package (\w+)\)$`)
 
 var goplsAPIFile = regexp.MustCompile(`^(\S+\.go):$`)
 
-func goplsPackageAPI(text string) []string {
+func goplsPackageAPI(text string, _ goplsRelease) []string {
 	facts := goplsCodeBlocks(text, goplsPackageHead, func(m []string) (string, string) {
 		return m[1], fmt.Sprintf("package %s %s", m[1], m[2])
 	})
@@ -609,7 +677,7 @@ func diffFacts(diff, prefix string) []string {
 
 var goplsResolveError = regexp.MustCompile(`failed to resolve name "(\w+)"`)
 
-func goplsRename(text string) []string {
+func goplsRename(text string, _ goplsRelease) []string {
 	if m := goplsResolveError.FindStringSubmatch(text); m != nil {
 		return []string{"error naming " + strconv.Quote(m[1])}
 	}
@@ -636,7 +704,7 @@ var (
 	goplsMetadataFile = regexp.MustCompile(`^\t(\S+)$`)
 )
 
-func goplsFileMetadata(text string) []string {
+func goplsFileMetadata(text string, _ goplsRelease) []string {
 	var facts []string
 	for _, line := range strings.Split(text, "\n") {
 		if m := goplsMetadataHead.FindStringSubmatch(line); m != nil {
@@ -658,12 +726,12 @@ func oursFileMetadata(t *testing.T, res *mcp.ToolResultJSON) []string {
 	return sorted(facts)
 }
 
-func goplsFileDiagnostics(text string) []string {
+func goplsFileDiagnostics(text string, r goplsRelease) []string {
 	var facts []string
 	var last string
 	for _, line := range strings.Split(text, "\n") {
 		if m := goplsDiag.FindStringSubmatch(line); m != nil {
-			last = m[1] + ":" + m[2]
+			last = factPlace(m[1], m[2], r.diagBase(), r.diagBase())
 			facts = append(facts, fmt.Sprintf("%s: %s: %s", last, severityWords[m[3]], m[4]))
 		} else if line == "Fix:" && last != "" {
 			facts = append(facts, last+": has a quick fix")
@@ -688,7 +756,7 @@ func oursFileDiagnostics(t *testing.T, res *mcp.ToolResultJSON) []string {
 				sev, msg = s, rest
 			}
 		}
-		at := m[1] + ":" + m[2]
+		at := factPlace(m[1], m[2], goplsmcpLineBase, goplsmcpColumnBase)
 		facts = append(facts, fmt.Sprintf("%s: %s: %s", at, sev, analyzerSuffix.ReplaceAllString(msg, "")))
 		if d.Fix != "" {
 			facts = append(facts, at+": has a quick fix")
@@ -705,7 +773,7 @@ var (
 	quotedPath          = regexp.MustCompile(`"([^"]+)"`)
 )
 
-func goplsContext(text string) []string {
+func goplsContext(text string, _ goplsRelease) []string {
 	var facts []string
 	var pkg, file string
 	var block []string

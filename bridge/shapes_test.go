@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 	"github.com/goplsmcp/goplsmcp/mcp"
+	"golang.org/x/mod/semver"
 )
 
 // The workspace shapes people have, beyond our fixtures: each is asked the
@@ -119,6 +120,7 @@ func startGoplsMCP(t *testing.T, root string, env []string) *mcp.Client {
 type shape struct {
 	root       string
 	ours, peer *mcp.Client
+	release    goplsRelease // the peer's, for how it words its answers
 }
 
 // startShape starts goplsmcp (in process, gopls given env as --env gives
@@ -126,7 +128,23 @@ type shape struct {
 func startShape(t *testing.T, root string, env []string) *shape {
 	t.Helper()
 	ours := startStackOf(t, root, stackConfig{lsp: lspclient.Options{Env: env}}).client
-	return &shape{root: root, ours: ours, peer: startGoplsMCP(t, root, env)}
+	return &shape{root: root, ours: ours, peer: startGoplsMCP(t, root, env), release: binaryRelease(t, pinnedGopls(t))}
+}
+
+// binaryRelease is the release of the gopls binary at path, as its
+// version subcommand says it.
+func binaryRelease(t *testing.T, path string) goplsRelease {
+	t.Helper()
+	out, err := exec.Command(path, "version").Output()
+	if err != nil {
+		t.Fatalf("%s version: %v", path, err)
+	}
+	// "golang.org/x/tools/gopls v0.24.0", then the build's details.
+	fields := strings.Fields(string(out))
+	if len(fields) < 2 || !semver.IsValid(fields[1]) {
+		t.Fatalf("%s version said %q, which names no version", path, out)
+	}
+	return goplsRelease{version: fields[1]}
 }
 
 // ask asks tool of both servers with args, where "$WORKDIR" stands for the
@@ -151,7 +169,7 @@ func (s *shape) ask(t *testing.T, tool, args string) *mcp.ToolResultJSON {
 		return ours
 	}
 	facts := replayTools[tool]
-	want := facts.gopls(strings.ReplaceAll(peer.Text(), s.root+string(filepath.Separator), ""))
+	want := facts.gopls(strings.ReplaceAll(peer.Text(), s.root+string(filepath.Separator), ""), s.release)
 	got := facts.ours(t, ours)
 	if len(want) == 0 && !strings.HasPrefix(strings.TrimSpace(peer.Text()), "No ") {
 		t.Fatalf("%s: found no facts in gopls mcp's answer:\n%s", tool, peer.Text())
