@@ -43,6 +43,33 @@ func cpuTicks(pid int) (int64, error) {
 	return ut + st, nil
 }
 
+// lifeTicks returns the CPU time, in ticks, of one process and of the
+// children it has waited for (cutime and cstime, fields 16 and 17): a
+// gopls's own CPU and that of the go commands it ran; for a process that
+// starts goplses, that of every gopls it has stopped.
+func lifeTicks(pid int) (self, reaped int64, err error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	s := string(data)
+	end := strings.LastIndexByte(s, ')')
+	if end < 0 {
+		return 0, 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
+	}
+	f := strings.Fields(s[end+1:])
+	if len(f) < 15 {
+		return 0, 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
+	}
+	var t [4]int64
+	for i := range t {
+		if t[i], err = strconv.ParseInt(f[11+i], 10, 64); err != nil {
+			return 0, 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
+		}
+	}
+	return t[0] + t[1], t[2] + t[3], nil
+}
+
 // tree returns pid and all its descendants. The kernel's per-task
 // children lists are not always built in, so it reads every process's
 // parent from /proc/*/stat.

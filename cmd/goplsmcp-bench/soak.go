@@ -259,7 +259,11 @@ type soakMem struct {
 	at                  time.Duration
 	label               string
 	daemon, gopls, peer int64
-	replaced            int
+	// goplsCPU and peerCPU are the CPU ticks used so far by the daemon's
+	// goplses (those it replaced included) and by gopls mcp, each with
+	// the go commands it ran (0: not measured).
+	goplsCPU, peerCPU int64
+	replaced          int
 	// renewals is how many times the daemon had renewed gopls's view,
 	// recycles how many times it had replaced gopls for its memory (its
 	// log's counts), -1 when its log could not be read.
@@ -465,12 +469,21 @@ func (b *bench) soak(ctx context.Context, ws *workspace, sc soakConfig) error {
 		m := soakMem{at: time.Since(began).Round(time.Second), label: label}
 		if pid := b.daemonPID(rt); pid != 0 {
 			m.daemon, _, _ = memory(pid)
+			// The goplses the daemon stopped count through its reaped
+			// children's times; a gopls's go commands through its own.
+			_, m.goplsCPU, _ = lifeTicks(pid)
 			for _, q := range tree(pid)[1:] {
 				r, _, _ := memory(q)
 				m.gopls += r
+				self, _, _ := lifeTicks(q)
+				m.goplsCPU += self
 			}
 		}
 		m.peer, _, _ = memory(peer.pid())
+		for _, q := range tree(peer.pid()) {
+			self, _, _ := lifeTicks(q)
+			m.peerCPU += self
+		}
 		m.renewals = countLogged(rt, lspclient.RenewalMessage)
 		m.recycles = countLogged(rt, lspclient.RecycleMessage)
 		mu.Lock()
@@ -598,8 +611,8 @@ func (b *bench) soakReport(ws *workspace, sc soakConfig, log *soakLog, mem []soa
 		k.add(tool, fmt.Sprint(len(o)), ms(o.p50()), ms(o.pct(99)), fmt.Sprint(len(p)), ms(p.p50()), ms(p.pct(99)), ratio(float64(o.p50()), float64(p.p50())))
 	}
 	m := b.table(12, "Soak: memory",
-		fmt.Sprintf("Resident memory (RSS, /proc/PID/status) every %s of the soak: the shared daemon's own process, its gopls, and `gopls mcp` (one process: its MCP server is gopls); views renewed: how many times by then the daemon had renewed gopls's view (counted in its log), which gives back what gopls keeps of every package it once had open; gopls replaced: how many times it had replaced gopls, at such a moment, for its memory. Then, once every session has closed (the daemon closes the documents it kept open in gopls and stays for its `--idle`), after gopls is quiet and again a little later. Targets: gopls's largest RSS in the last %s ≤ 1.2× its RSS %s in, and ≤ 1.1× gopls mcp's largest in the same %s.", d/soakRSSSamples, d/soakPeriods, d/soakPeriods, d/soakPeriods),
-		"at", "sessions replaced", "views renewed", "gopls replaced", "daemon RSS", "its gopls RSS", "gopls mcp RSS")
+		fmt.Sprintf("Resident memory (RSS, /proc/PID/status) every %s of the soak: the shared daemon's own process, its gopls, and `gopls mcp` (one process: its MCP server is gopls); views renewed: how many times by then the daemon had renewed gopls's view (counted in its log), which gives back what gopls keeps of every package it once had open; gopls replaced: how many times it had replaced gopls, at such a moment, for its memory; CPU: user and system time used since the start by the daemon's goplses (the replaced ones too) and by `gopls mcp`, each with the go commands it ran (/proc/PID/stat). Then, once every session has closed (the daemon closes the documents it kept open in gopls and stays for its `--idle`), after gopls is quiet and again a little later. Targets: gopls's largest RSS in the last %s ≤ 1.2× its RSS %s in, and ≤ 1.1× gopls mcp's largest in the same %s.", d/soakRSSSamples, d/soakPeriods, d/soakPeriods, d/soakPeriods),
+		"at", "sessions replaced", "views renewed", "gopls replaced", "daemon RSS", "its gopls RSS", "gopls mcp RSS", "its gopls CPU", "gopls mcp CPU")
 	for _, s := range mem {
 		when := soakTime(s.at, d)
 		if s.label != "" {
@@ -609,7 +622,7 @@ func (b *bench) soakReport(ws *workspace, sc soakConfig, log *soakLog, mem []soa
 		if s.renewals >= 0 {
 			renewed, recycled = fmt.Sprint(s.renewals), fmt.Sprint(s.recycles)
 		}
-		m.add(when, fmt.Sprint(s.replaced), renewed, recycled, mibOr(s.daemon), mibOr(s.gopls), mibOr(s.peer))
+		m.add(when, fmt.Sprint(s.replaced), renewed, recycled, mibOr(s.daemon), mibOr(s.gopls), mibOr(s.peer), cpuOr(s.goplsCPU), cpuOr(s.peerCPU))
 	}
 	early, late, peerLate := soakVerdict(mem, d)
 	if early == 0 || late == 0 {
@@ -631,6 +644,14 @@ func soakTime(t, d time.Duration) string {
 		return fmt.Sprintf("%.1f s", t.Seconds())
 	}
 	return fmt.Sprintf("%.0f min", t.Minutes())
+}
+
+// cpuOr formats CPU ticks as seconds ("—": not measured).
+func cpuOr(ticks int64) string {
+	if ticks == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.0f s", float64(ticks)/userHZ)
 }
 
 func mibOr(kib int64) string {

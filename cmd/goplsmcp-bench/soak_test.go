@@ -156,6 +156,50 @@ func TestSoakShort(t *testing.T) {
 	if !replaced.MatchString(report) {
 		t.Errorf("no session replaced by the end:\n%s", report)
 	}
+	// Both goplses loaded the fixture by the last sample: each has CPU.
+	cpu := regexp.MustCompile(`(?m)^\| 6\.0 s \|.*\| \d+ s \| \d+ s \|$`)
+	if !cpu.MatchString(report) {
+		t.Errorf("no CPU of either gopls in the last sample:\n%s", report)
+	}
+}
+
+// TestLifeTicks checks that a process's CPU counts that of the children
+// it has waited for, as the daemon's does for the goplses it replaced.
+func TestLifeTicks(t *testing.T) {
+	_, before, err := lifeTicks(os.Getpid())
+	if err != nil {
+		t.Skipf("no /proc here: %v", err)
+	}
+	// A child that spins until it has used a few ticks of CPU.
+	cmd := exec.Command(os.Args[0], "-test.run=^TestLifeTicksChild$")
+	cmd.Env = append(os.Environ(), "BENCH_SPIN=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	_, after, err := lifeTicks(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after-before < 5 {
+		t.Errorf("reaped children's CPU went from %d to %d ticks, want 5 more at least", before, after)
+	}
+}
+
+// TestLifeTicksChild is TestLifeTicks's child: it spins until its own
+// CPU time reaches 8 ticks (80 ms).
+func TestLifeTicksChild(t *testing.T) {
+	if os.Getenv("BENCH_SPIN") == "" {
+		t.Skip("TestLifeTicks's child")
+	}
+	for {
+		self, _, err := lifeTicks(os.Getpid())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if self >= 8 {
+			return
+		}
+	}
 }
 
 // TestCountRenewals checks that the soak counts the renewals and the
