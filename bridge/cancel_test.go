@@ -143,11 +143,17 @@ func TestCancelReachesGopls(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The call's answer is never read: the id is cancelled.
+	// The call's answer is never read: the id is cancelled. The file's
+	// unsaved text is pulled from gopls (textDocument/diagnostic) at
+	// once, while the workspace's diagnosis waits for the load.
+	text, err := os.ReadFile(filepath.Join(root, "main.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	callDone := make(chan error, 1)
 	go func() {
 		_, err := c.CallRaw(ctx, "tools/call", map[string]any{
-			"name": "go_diagnostics", "arguments": map[string]any{"files": []string{"main.go"}},
+			"name": "go_diagnostics", "arguments": map[string]any{"file": "main.go", "text": string(text) + "\n// unsaved\n"},
 			"_meta": map[string]any{"progressToken": "t"},
 		})
 		callDone <- err

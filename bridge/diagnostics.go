@@ -393,26 +393,54 @@ func (b *Bridge) openFiles(ctx context.Context, files []string, d *diagnosed) er
 // edit breaks other packages, as gopls finds with the text it holds now,
 // the named files' unsaved text included. The named files' own
 // diagnostics win over the workspace's.
+//
+// A file named as on disk that gopls holds open, in a build the
+// workspace's diagnosis names, is covered by that full diagnosis, which
+// the call waits for anyway, analyzers included: its diagnostics are
+// taken from what gopls published then. Pulled beside it
+// (textDocument/diagnostic), they cost gopls its package's type-checking
+// and analysis a second time, at the same moment, on the same cores;
+// right after a change on disk that was a third of gopls's CPU for the
+// call (BENCHMARKS.md). Other sources (unsaved text, a snippet, a file of
+// another system or of a build the diagnosis does not name) are pulled.
 func (b *Bridge) diagnoseWith(ctx context.Context, d *diagnosed) (map[string][]protocol.Diagnostic, error) {
 	// gopls runs its analyzers, and keeps their fixes, for open files.
+	var onDisk, covered []string
 	for _, s := range d.srcs {
-		s.OpenInGopls()
+		if s.OpenInGopls() && d.workspace && s.Kind == buffer.FromDisk {
+			onDisk = append(onDisk, s.URI)
+		}
 	}
-	var others map[string][]protocol.Diagnostic
+	if len(onDisk) > 0 {
+		var err error
+		if covered, err = b.coveredByWorkspace(ctx, onDisk); err != nil {
+			return nil, err
+		}
+	}
+	var pull []*buffer.Source
+	for _, s := range d.srcs {
+		if !slices.Contains(covered, s.URI) {
+			pull = append(pull, s)
+		}
+	}
+	var others, named map[string][]protocol.Diagnostic
 	var othersErr error
 	var wg sync.WaitGroup
 	if d.workspace {
 		otherBuild := b.namesOtherBuild(d.srcs)
-		wg.Go(func() { others, othersErr = b.workspaceErrors(ctx, otherBuild) })
+		wg.Go(func() { others, named, othersErr = b.workspaceErrors(ctx, otherBuild, covered) })
 	}
 	byURI := map[string][]protocol.Diagnostic{}
-	err := b.diagnoseSources(ctx, d.srcs, byURI)
+	err := b.diagnoseSources(ctx, pull, byURI)
 	wg.Wait()
 	if err == nil {
 		err = othersErr
 	}
 	if err != nil {
 		return nil, err
+	}
+	for _, uri := range covered {
+		byURI[uri] = named[uri]
 	}
 	for uri, diags := range others {
 		if _, named := byURI[uri]; !named {
@@ -425,20 +453,29 @@ func (b *Bridge) diagnoseWith(ctx context.Context, d *diagnosed) (map[string][]p
 // workspaceErrors returns the parse and type errors gopls finds in every
 // build of the workspace (see modules.Modules.WorkspaceFiles), by URI: analyzers' findings
 // are for the files a call names. It returns when gopls has published
-// them.
+// them. The builds of the files covered (URIs, open in gopls) are
+// diagnosed too, and named holds every diagnostic gopls published for
+// them in their own build, analyzers' included: each is in a build that
+// the diagnosis names (see coveredByWorkspace).
 //
 // Unless otherBuild is set, the errors gopls publishes from a build it
 // makes for a file of another system, while a call holds one or a session
 // has unsaved text for one, are left out: they are not errors of the
 // build the user builds (see gocmd.Build.OtherBuildOf).
-func (b *Bridge) workspaceErrors(ctx context.Context, otherBuild bool) (map[string][]protocol.Diagnostic, error) {
+func (b *Bridge) workspaceErrors(ctx context.Context, otherBuild bool, covered []string) (map[string][]protocol.Diagnostic, map[string][]protocol.Diagnostic, error) {
 	files, err := b.mods.WorkspaceFiles(ctx, b.caller(ctx))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	published, err := b.client.WorkspaceDiagnostics(ctx, files...)
 	if err != nil {
-		return nil, ask.Error(err)
+		return nil, nil, ask.Error(err)
+	}
+	// gopls publishes a file's diagnostics from every build that holds
+	// it; a pull of them is the file's own build's.
+	named := map[string][]protocol.Diagnostic{}
+	for _, uri := range covered {
+		named[uri] = slices.DeleteFunc(slices.Clone(published[uri]), func(d protocol.Diagnostic) bool { return b.build.OtherBuildOf(d.Message) })
 	}
 	byURI := map[string][]protocol.Diagnostic{}
 	scratch := filepath.Join(b.root, filepath.FromSlash(buffer.ScratchDir))
@@ -457,7 +494,7 @@ func (b *Bridge) workspaceErrors(ctx context.Context, otherBuild bool) (map[stri
 			byURI[uri] = errs
 		}
 	}
-	return byURI, nil
+	return byURI, named, nil
 }
 
 // namesOtherBuild reports whether a call names a file for another system
@@ -644,17 +681,8 @@ func (b *Bridge) diagnosisFiles(ctx context.Context, srcs []*buffer.Source) ([]s
 	}
 	mods := b.mods.OnDisk()
 	for _, s := range srcs {
-		if !b.rootBuild.Excludes(s.Path) {
-			// The innermost module holding the source names its build.
-			var in *gocmd.Module
-			for i := range mods {
-				if iplace.Within(mods[i].Dir, s.Path) && (in == nil || len(mods[i].Dir) > len(in.Dir)) {
-					in = &mods[i]
-				}
-			}
-			if in != nil && in.GoFile != "" && listed[lspclient.FileURI(in.GoFile)] {
-				continue
-			}
+		if b.buildListed(s.Path, mods, listed) {
+			continue
 		}
 		if !listed[s.URI] {
 			listed[s.URI] = true
@@ -662,6 +690,44 @@ func (b *Bridge) diagnosisFiles(ctx context.Context, srcs []*buffer.Source) ([]s
 		}
 	}
 	return files, nil
+}
+
+// coveredByWorkspace returns those of the files (URIs) whose build the
+// workspace's diagnosis names (see diagnosisFiles): gopls's diagnosis of
+// the workspace diagnoses them.
+func (b *Bridge) coveredByWorkspace(ctx context.Context, uris []string) ([]string, error) {
+	files, err := b.mods.WorkspaceFiles(ctx, b.caller(ctx))
+	if err != nil {
+		return nil, err
+	}
+	listed := map[string]bool{}
+	for _, f := range files {
+		listed[f] = true
+	}
+	mods := b.mods.OnDisk()
+	var covered []string
+	for _, uri := range uris {
+		if p, err := lspclient.URIPath(uri); err == nil && (listed[uri] || b.buildListed(p, mods, listed)) {
+			covered = append(covered, uri)
+		}
+	}
+	return covered, nil
+}
+
+// buildListed reports whether the build of the file at path, the root's
+// build of the innermost module of mods holding it, is named in listed
+// (URIs) by that module's Go file.
+func (b *Bridge) buildListed(path string, mods []gocmd.Module, listed map[string]bool) bool {
+	if b.rootBuild.Excludes(path) {
+		return false
+	}
+	var in *gocmd.Module
+	for i := range mods {
+		if iplace.Within(mods[i].Dir, path) && (in == nil || len(mods[i].Dir) > len(in.Dir)) {
+			in = &mods[i]
+		}
+	}
+	return in != nil && in.GoFile != "" && listed[lspclient.FileURI(in.GoFile)]
 }
 
 func findSource(srcs []*buffer.Source, uri string) *buffer.Source {

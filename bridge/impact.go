@@ -171,7 +171,7 @@ func (b *Bridge) diagnoseBaseline(ctx context.Context, edits []Doc) (map[string]
 	if err := b.diagnoseSources(ctx, srcs, byURI); err != nil {
 		return nil, err
 	}
-	others, err := b.workspaceErrors(ctx, b.namesOtherBuild(srcs))
+	others, _, err := b.workspaceErrors(ctx, b.namesOtherBuild(srcs), nil)
 	if err != nil {
 		return nil, err
 	}

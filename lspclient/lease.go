@@ -133,14 +133,23 @@ func (c *Client) hold(ctx context.Context, uri, text string, m holdMode) (*Lease
 
 // Open makes gopls hold the lease's text as an open document now, if it
 // does not already (see [Client.HoldDisk]), so that gopls runs its
-// analyzers on the file's package before the call asks for them.
-func (l *Lease) Open() {
+// analyzers on the file's package before the call asks for them. It
+// reports whether gopls now holds that text open in the workspace's
+// build (not briefly, see [Client.HoldBriefly]): then gopls's full
+// diagnosis of the workspace ([Client.DiagnoseFiles]) covers the file as
+// a pull of its diagnostics does, its analyzers' findings included.
+func (l *Lease) Open() bool {
 	c := l.c
 	c.docs.mu.Lock()
 	defer c.docs.mu.Unlock()
-	if doc, ok := c.docs.open[l.URI]; ok && !doc.sent && doc.text == l.Text {
+	doc, ok := c.docs.open[l.URI]
+	if !ok || doc.text != l.Text {
+		return false
+	}
+	if !doc.sent {
 		c.openLocked(l.URI, doc)
 	}
+	return !doc.brief
 }
 
 // HoldOpen holds uri with whatever text gopls has for it, if it is open or

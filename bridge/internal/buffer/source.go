@@ -49,11 +49,10 @@ func (s *Source) Release() {
 
 // OpenInGopls opens the source's file in gopls now if gopls reads it from
 // disk until the call ends: gopls keeps its analyzers' diagnostics, and
-// their fixes, only for open files.
-func (s *Source) OpenInGopls() {
-	if s != nil && s.lease != nil {
-		s.lease.Open()
-	}
+// their fixes, only for open files. It reports whether gopls holds the
+// source's text open in the workspace's build (see lspclient.Lease.Open).
+func (s *Source) OpenInGopls() bool {
+	return s != nil && s.lease != nil && s.lease.Open()
 }
 
 // Line returns line i, or "" when out of range.
