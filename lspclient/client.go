@@ -72,8 +72,9 @@ type Options struct {
 	Env []string
 	// AllowNetwork lets the go command that gopls runs download modules
 	// and toolchains. Without it gopls runs with GOPROXY=off and
-	// GOTOOLCHAIN=local, and -mod=mod dropped from GOFLAGS (the go
-	// command's own module mode, read-only or vendor, is kept).
+	// GOTOOLCHAIN=local (or the toolchain the user's GOTOOLCHAIN names,
+	// run only if it is already here), and -mod=mod dropped from GOFLAGS
+	// (the go command's own module mode, read-only or vendor, is kept).
 	AllowNetwork bool
 	// Settings are gopls settings, sent as initializationOptions and in
 	// answer to workspace/configuration. Keys here override the defaults.
@@ -126,16 +127,16 @@ type Client struct {
 	watch *watcher
 
 	// mu guards the supervisor's state that requests read.
-	mu            sync.Mutex
-	cur           *process      // the running gopls; nil while none is ready
-	changed       chan struct{} // closed and replaced when the state changes
-	closed        bool
-	failing       bool      // in a crash loop: requests fail at once
-	retryAt       time.Time // when a failing client starts gopls again
-	deaths        []time.Time
-	restarts      int
-	lastExit      string
-	serverVersion string
+	mu       sync.Mutex
+	cur      *process      // the running gopls; nil while none is ready
+	changed  chan struct{} // closed and replaced when the state changes
+	closed   bool
+	failing  bool      // in a crash loop: requests fail at once
+	retryAt  time.Time // when a failing client starts gopls again
+	deaths   []time.Time
+	restarts int
+	lastExit string
+	gopls    GoplsBuild // what gopls said of its build at initialize
 	// capabilities are gopls's server capabilities, from its initialize
 	// result (see capabilities.go).
 	capabilities json.RawMessage
@@ -209,11 +210,15 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 // PID returns the process id of the gopls last started.
 func (c *Client) PID() int { return int(c.pid.Load()) }
 
-// Version returns gopls's version as it reported it, e.g. "v0.23.0".
-func (c *Client) Version() string {
+// Version returns gopls's version as it reported it, e.g. "v0.24.0".
+func (c *Client) Version() string { return c.GoplsBuild().Version }
+
+// GoplsBuild returns what the gopls last started said of its build (see
+// [GoplsBuild]).
+func (c *Client) GoplsBuild() GoplsBuild {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.serverVersion
+	return c.gopls
 }
 
 // Remote returns the address of the gopls daemon the client's gopls
@@ -582,8 +587,12 @@ func (c *Client) initialize(ctx context.Context, p *process) error {
 	if err != nil {
 		return fmt.Errorf("initializing gopls: %w", err)
 	}
+	build := parseGoplsBuild(res.ServerInfo.Version)
+	if err := checkGopls(build.Version); err != nil {
+		return err
+	}
 	c.mu.Lock()
-	c.serverVersion = parseGoplsVersion(res.ServerInfo.Version)
+	c.gopls = build
 	c.capabilities = res.Capabilities
 	c.mu.Unlock()
 	if err := p.notify("initialized", struct{}{}); err != nil {
@@ -614,24 +623,4 @@ func (c *Client) markLoadedWhenIdle(p *process) {
 			c.prog.markLoaded(err)
 		}
 	})
-}
-
-// parseGoplsVersion extracts the module version from gopls's serverInfo
-// version, which is a JSON rendering of its build information.
-func parseGoplsVersion(v string) string {
-	var info struct {
-		Main struct {
-			Version string
-		}
-		Version string
-	}
-	if json.Unmarshal([]byte(v), &info) == nil {
-		if info.Main.Version != "" {
-			return info.Main.Version
-		}
-		if info.Version != "" {
-			return info.Version
-		}
-	}
-	return v
 }

@@ -406,6 +406,11 @@ func startStack(ctx context.Context, cfg *config, stderr io.Writer, oneShot bool
 		OnMessage:    onMessage,
 	})
 	if err != nil {
+		// A gopls too old is refused as a missing one is: exit 2.
+		var old *lspclient.UnsupportedGoplsError
+		if errors.As(err, &old) {
+			return nil, &exitError{code: 2, msg: err.Error()}
+		}
 		if cfg.remote != "" {
 			err = fmt.Errorf("%w (is the gopls daemon at --remote %s running?)", err, cfg.remote)
 		}
