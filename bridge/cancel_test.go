@@ -97,7 +97,7 @@ func TestCancelReachesGopls(t *testing.T) {
 			}
 		}
 	}()
-	gopls := pinnedGopls(t)
+	gopls := testGopls(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	client, err := lspclient.Start(ctx, lspclient.Options{

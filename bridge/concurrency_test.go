@@ -79,12 +79,9 @@ func sharedServer(t *testing.T) *concurrency {
 }
 
 func startConcurrency() (*concurrency, error) {
-	gopls, err := filepath.Abs("../bin/gopls")
+	gopls, err := goplsForTests()
 	if err != nil {
 		return nil, err
-	}
-	if _, err := os.Stat(gopls); err != nil {
-		return nil, fmt.Errorf("%s is missing: run make build (or make test) first", gopls)
 	}
 	dir, err := os.MkdirTemp("", "goplsmcp-concurrency-")
 	if err != nil {

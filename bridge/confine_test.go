@@ -243,7 +243,7 @@ func TestConfinementEveryTool(t *testing.T) {
 // copies everything sent to gopls into a file, whose path it returns.
 func startTeeStack(t *testing.T, root string) (*stack, string) {
 	t.Helper()
-	gopls := pinnedGopls(t)
+	gopls := testGopls(t)
 	dir := t.TempDir()
 	logPath := filepath.Join(dir, "sent-to-gopls")
 	wrapper := filepath.Join(dir, "gopls")

@@ -27,7 +27,7 @@ func TestModernHandleIsTheTokens(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	srv := mcp.NewServer("goplsmcp", "test", nil)
-	client, err := lspclient.Start(ctx, lspclient.Options{Gopls: pinnedGopls(t), Root: root})
+	client, err := lspclient.Start(ctx, lspclient.Options{Gopls: testGopls(t), Root: root})
 	if err != nil {
 		t.Fatal(err)
 	}

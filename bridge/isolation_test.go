@@ -40,7 +40,7 @@ type httpStack struct {
 
 func startHTTPStack(t *testing.T, root string) *httpStack {
 	t.Helper()
-	gopls := pinnedGopls(t)
+	gopls := testGopls(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	srv := mcp.NewServer("goplsmcp", "test", nil)

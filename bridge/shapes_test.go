@@ -83,7 +83,7 @@ func emptyCacheEnv(t *testing.T) []string {
 // the test's environment, and returns an initialized client.
 func startGoplsMCP(t *testing.T, root string, env []string) *mcp.Client {
 	t.Helper()
-	cmd := exec.Command(pinnedGopls(t), "mcp")
+	cmd := exec.Command(testGopls(t), "mcp")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = os.Stderr

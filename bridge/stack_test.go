@@ -1,8 +1,10 @@
 package bridge_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -25,7 +27,7 @@ type stack struct {
 
 // stackConfig configures startStackOf; its zero value is the usual stack.
 type stackConfig struct {
-	// lsp starts gopls; Gopls defaults to the pinned ../bin/gopls, Root is
+	// lsp starts gopls; Gopls defaults to testGopls's, Root is
 	// the stack's.
 	lsp lspclient.Options
 	// bridge configures the tools; Root and Client are the stack's.
@@ -36,17 +38,31 @@ type stackConfig struct {
 	notify func(method string, params json.RawMessage)
 }
 
-// pinnedGopls is the absolute path of the gopls that make builds.
-func pinnedGopls(t testing.TB) string {
+// testGopls is the absolute path of the gopls the tests run (see
+// goplsForTests).
+func testGopls(t testing.TB) string {
 	t.Helper()
-	gopls, err := filepath.Abs("../bin/gopls")
+	gopls, err := goplsForTests()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(gopls); err != nil {
-		t.Fatalf("%s is missing: run make build (or make test) first", gopls)
-	}
 	return gopls
+}
+
+// goplsForTests returns the absolute path of the gopls the tests run: the
+// pinned one make builds (bin/gopls), or the one $GOPLSMCP_TEST_GOPLS
+// names, as make test-gopls-compat does to run the core tests against an
+// older gopls.
+func goplsForTests() (string, error) {
+	gopls := cmp.Or(os.Getenv("GOPLSMCP_TEST_GOPLS"), "../bin/gopls")
+	gopls, err := filepath.Abs(gopls)
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(gopls); err != nil {
+		return "", fmt.Errorf("%s is missing: run make build (or make test) first", gopls)
+	}
+	return gopls, nil
 }
 
 // startStackOf runs the whole server in-process on root — real gopls, real
@@ -55,7 +71,7 @@ func pinnedGopls(t testing.TB) string {
 func startStackOf(t testing.TB, root string, sc stackConfig) *stack {
 	t.Helper()
 	if sc.lsp.Gopls == "" {
-		sc.lsp.Gopls = pinnedGopls(t)
+		sc.lsp.Gopls = testGopls(t)
 	}
 	if sc.version == "" {
 		sc.version = "2025-11-25"

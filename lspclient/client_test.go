@@ -1,6 +1,7 @@
 package lspclient
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"os"
@@ -13,10 +14,12 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// goplsPath returns the pinned gopls that make builds into bin/.
+// goplsPath returns the gopls the tests run: the pinned one that make
+// builds into bin/, or the one $GOPLSMCP_TEST_GOPLS names (make
+// test-gopls-compat names another gopls).
 func goplsPath(t *testing.T) string {
 	t.Helper()
-	p, err := filepath.Abs("../bin/gopls")
+	p, err := filepath.Abs(cmp.Or(os.Getenv("GOPLSMCP_TEST_GOPLS"), "../bin/gopls"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,9 +65,16 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// goplsPath returns the gopls the tests run: the pinned one that make
+// builds into bin/, or the one $GOPLSMCP_TEST_GOPLS names (make
+// test-gopls-compat names another gopls).
 func goplsPath(t *testing.T) string {
 	t.Helper()
-	p, err := filepath.Abs("../../bin/gopls")
+	p := os.Getenv("GOPLSMCP_TEST_GOPLS")
+	if p == "" {
+		p = "../../bin/gopls"
+	}
+	p, err := filepath.Abs(p)
 	if err != nil {
 		t.Fatal(err)
 	}
