@@ -145,7 +145,7 @@ func New(cfg Config) (*Bridge, error) {
 	}
 	b := &Bridge{root: cfg.Root, client: cfg.Client, log: log, limits: cfg.Limits,
 		allowWrite: cfg.AllowWrite, journal: cfg.JournalDir, buildCtx: cfg.BuildContext, sessions: map[string]*buffer.Session{}, tools: cfg.Tools}
-	b.env.Extra, b.env.Log = cfg.Client.GoEnv(), log
+	b.env.Extra, b.env.Log = cfg.Client.OfflineGoEnv(), log
 	b.build.From = func() ([]string, string, []string) {
 		return cfg.Client.GoEnv(), lspclient.LookupEnv(cfg.Client.OfflineGoEnv(), "GOFLAGS"), cfg.Client.BuildFlags()
 	}

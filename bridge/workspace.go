@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
-	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/modules"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
@@ -23,7 +22,7 @@ type WorkspaceInput struct{}
 type WorkspaceOutput struct {
 	Root         string                          `json:"root" jsonschema:"the workspace root, absolute; file arguments are relative to it"`
 	Gopls        string                          `json:"gopls" jsonschema:"the version of gopls answering"`
-	Go           string                          `json:"go,omitempty" jsonschema:"the local Go toolchain, e.g. go1.26.1"`
+	Go           string                          `json:"go,omitempty" jsonschema:"the Go toolchain gopls's go command runs, e.g. go1.27.3"`
 	Build        string                          `json:"build" jsonschema:"how packages are found: module, go.work, GOPATH, GOPACKAGESDRIVER, ad hoc, or mixed when the views differ"`
 	GoWork       string                          `json:"goWork,omitempty" jsonschema:"the go.work file, when there is one"`
 	Views        mcp.OrderedMap[string]          `json:"views,omitzero" jsonschema:"each build gopls keeps, by directory, listed when there is more than one"`
@@ -164,6 +163,11 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 		return nil, err
 	}
 	b.workspaceModules(out, seen)
+	if out.Build == "none" && out.LoadError == "" {
+		// gopls made no build at all: what keeps the go command from
+		// loading the modules (a toolchain that is not here) is why.
+		out.LoadError = b.mods.LoadFix()
+	}
 	out.Packages = len(seen.pkgs)
 	out.ActiveWork = b.client.ActiveWork()
 	slices.Sort(out.ActiveWork)
@@ -267,7 +271,7 @@ func buildOf(kinds map[string]bool) string {
 func (b *Bridge) workspaceModules(out *WorkspaceOutput, seen viewsSeen) {
 	for _, m := range b.mods.OnDisk() {
 		wm := WorkspaceModule{GoMod: b.displayPath(m.GoMod), Go: m.GoVersion}
-		if !seen.known[m.GoMod] && seen.views[m.Dir] == "" {
+		if !seen.known[m.GoMod] && seen.views[m.Dir] == "" && m.LoadFix == "" {
 			wm.Notes = Notes{"not loaded yet: gopls loads it once a call names one of its files"}
 		}
 		if len(m.Missing) > 0 {
@@ -297,9 +301,9 @@ func buildKind(viewType string) string {
 	return viewType
 }
 
-// goVersion returns the version of the local Go toolchain (see
-// gocmd.Version).
-func (b *Bridge) goVersion() string { return gocmd.Version(b.log) }
+// goVersion returns the version of the Go toolchain gopls's go command
+// runs (see gocmd.Env.GoVersion).
+func (b *Bridge) goVersion() string { return b.env.GoVersion() }
 
 // shortMessage is the text of err, on one line and bounded, for a field
 // that reports it.

@@ -3,6 +3,7 @@ package lspclient
 import (
 	"bufio"
 	"bytes"
+	"go/version"
 	"maps"
 	"os"
 	"path/filepath"
@@ -11,8 +12,28 @@ import (
 )
 
 // offlineEnv keeps the go command that gopls runs from reaching the
-// network: no module proxy or VCS download, no toolchain download.
-var offlineEnv = []string{"GOPROXY=off", "GOTOOLCHAIN=local"}
+// network: no module proxy or VCS download, and so no toolchain download
+// (toolchains come through the module proxy), for a user whose
+// GOTOOLCHAIN is toolchain (see offlineToolchain).
+func offlineEnv(toolchain string) []string {
+	return []string{"GOPROXY=off", "GOTOOLCHAIN=" + offlineToolchain(toolchain)}
+}
+
+// offlineToolchain is the GOTOOLCHAIN the go command gopls runs has
+// offline, given the user's. A toolchain the user names (go1.27.3,
+// go1.27.3+auto) is kept: with GOPROXY=off the go command runs it from
+// PATH or the module cache, where an earlier download left it, and fails
+// naming it when it is in neither — it never downloads it. Anything else
+// (auto, path, local, unset) is local: the Go on PATH, whatever go.mod
+// asks for, which refuses a module that needs a newer Go in words an
+// agent can act on.
+func offlineToolchain(user string) string {
+	name, _, _ := strings.Cut(user, "+")
+	if strings.HasPrefix(name, "go") && version.IsValid(name) {
+		return user
+	}
+	return "local"
+}
 
 // childEnv is gopls's environment: base (goplsmcp's own), then extra (the
 // --env pairs), then, unless the network is allowed, the offline settings,
@@ -27,7 +48,7 @@ func childEnv(base, extra []string, allowNetwork bool) []string {
 	if allowNetwork {
 		return env
 	}
-	env = append(env, offlineEnv...)
+	env = append(env, offlineEnv(goVar(env, "GOTOOLCHAIN"))...)
 	if goflags, ok := offlineGoflags(userGoflags(env)); ok {
 		env = append(env, "GOFLAGS="+goflags)
 	}
@@ -119,11 +140,13 @@ func offlineGoflags(goflags string) (string, bool) {
 // say more than the environment: gopls's env setting overrides the
 // environment for the go commands it runs (and is what a shared daemon
 // runs them with), and its buildFlags are passed to them. So the env
-// setting always holds GOPROXY=off, GOTOOLCHAIN=local and, when there is
-// one, a GOFLAGS without -mod=mod (from the setting's GOFLAGS, else
-// goflags, the environment's; no -mod flag is added, see childEnv), and
-// -mod=mod is dropped from buildFlags. It returns a
-// copy; s is not changed.
+// setting always holds GOPROXY=off and, when there is one, a GOFLAGS
+// without -mod=mod (from the setting's GOFLAGS, else goflags, the
+// environment's; no -mod flag is added, see childEnv), and -mod=mod is
+// dropped from buildFlags. A GOTOOLCHAIN it names becomes the offline
+// one (see offlineToolchain); without one, the environment's rules, as
+// childEnv made it (and as a forwarder passes it to a shared daemon with
+// its go env). It returns a copy; s is not changed.
 func offlineSettings(given map[string]any, goflags string) map[string]any {
 	s := make(map[string]any, len(given)+1)
 	maps.Copy(s, given)
@@ -136,9 +159,9 @@ func offlineSettings(given map[string]any, goflags string) map[string]any {
 			env[k] = v
 		}
 	}
-	for _, kv := range offlineEnv {
-		k, v, _ := strings.Cut(kv, "=")
-		env[k] = v
+	env["GOPROXY"] = "off"
+	if given, ok := env["GOTOOLCHAIN"].(string); ok {
+		env["GOTOOLCHAIN"] = offlineToolchain(given)
 	}
 	if given, ok := env["GOFLAGS"].(string); ok {
 		goflags = given
@@ -225,7 +248,7 @@ func (c *Client) BuildFlags() []string {
 // beside gopls, which looks but never downloads, in the module mode
 // gopls's go command has (vendor/ where it is consistent).
 func (c *Client) OfflineGoEnv() []string {
-	env := append(c.GoEnv(), offlineEnv...)
+	env := append(c.GoEnv(), offlineEnv(c.GoVar("GOTOOLCHAIN"))...)
 	if goflags, ok := offlineGoflags(userGoflags(c.givenEnv())); ok {
 		env = append(env, "GOFLAGS="+goflags)
 	}

@@ -457,6 +457,16 @@ func TestChildEnv(t *testing.T) {
 			append([]string{"GOENV=off", "GOPROXY=https://proxy.example"}, offline...)},
 		{"network allowed", []string{"HOME=/h"}, []string{"GOPROXY=https://proxy.example"}, true,
 			[]string{"HOME=/h", "GOPROXY=https://proxy.example"}},
+		{"a toolchain named is kept", []string{"GOENV=off", "GOTOOLCHAIN=go1.27.3"}, nil, false,
+			[]string{"GOENV=off", "GOTOOLCHAIN=go1.27.3", "GOPROXY=off", "GOTOOLCHAIN=go1.27.3"}},
+		{"a toolchain named, as the least, is kept", []string{"GOENV=off"}, []string{"GOTOOLCHAIN=go1.27.3+auto"}, false,
+			[]string{"GOENV=off", "GOTOOLCHAIN=go1.27.3+auto", "GOPROXY=off", "GOTOOLCHAIN=go1.27.3+auto"}},
+		{"auto is local", []string{"GOENV=off", "GOTOOLCHAIN=auto"}, nil, false,
+			append([]string{"GOENV=off", "GOTOOLCHAIN=auto"}, offline...)},
+		{"path is local", []string{"GOENV=off", "GOTOOLCHAIN=path"}, nil, false,
+			append([]string{"GOENV=off", "GOTOOLCHAIN=path"}, offline...)},
+		{"no toolchain name is local", []string{"GOENV=off", "GOTOOLCHAIN=gofast"}, nil, false,
+			append([]string{"GOENV=off", "GOTOOLCHAIN=gofast"}, offline...)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -486,6 +496,13 @@ func TestChildEnvGoEnvFile(t *testing.T) {
 	got = lookupEnv(childEnv([]string{"GOENV=" + file, "GOFLAGS=-race"}, nil, false), "GOFLAGS")
 	if got != "-race" {
 		t.Errorf("GOFLAGS with the environment's = %q; want %q", got, "-race")
+	}
+	// A toolchain named there (go env -w GOTOOLCHAIN=...) is kept too.
+	if err := os.WriteFile(file, []byte("GOTOOLCHAIN=go1.27.3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := lookupEnv(childEnv([]string{"GOENV=" + file}, nil, false), "GOTOOLCHAIN"); got != "go1.27.3" {
+		t.Errorf("GOTOOLCHAIN from the go env file = %q; want go1.27.3", got)
 	}
 }
 
@@ -611,7 +628,7 @@ func TestOffline(t *testing.T) {
 
 func TestOfflineSettings(t *testing.T) {
 	offline := func(goflags string, more ...string) map[string]any {
-		env := map[string]any{"GOPROXY": "off", "GOTOOLCHAIN": "local"}
+		env := map[string]any{"GOPROXY": "off"}
 		if goflags != "" {
 			env["GOFLAGS"] = goflags
 		}
@@ -631,7 +648,9 @@ func TestOfflineSettings(t *testing.T) {
 		{"the environment's -mod=vendor", nil, "-mod=vendor", offline("-mod=vendor")},
 		{"env cannot lift it", map[string]any{"env": map[string]any{
 			"GOPROXY": "https://proxy.example", "GOTOOLCHAIN": "auto", "GOFLAGS": "-mod=mod -tags=x", "GOPRIVATE": "example.com",
-		}}, "-buildvcs=false", offline("-tags=x", "GOPRIVATE", "example.com")},
+		}}, "-buildvcs=false", offline("-tags=x", "GOPRIVATE", "example.com", "GOTOOLCHAIN", "local")},
+		{"a toolchain named is kept", map[string]any{"env": map[string]any{"GOTOOLCHAIN": "go1.27.3"}}, "",
+			offline("", "GOTOOLCHAIN", "go1.27.3")},
 		{"env of strings", map[string]any{"env": map[string]string{"GOPROXY": "direct", "CGO_ENABLED": "0"}}, "",
 			offline("", "CGO_ENABLED", "0")},
 		{"-mod=mod dropped from buildFlags", map[string]any{"buildFlags": []any{"-tags=integration", "-mod=mod", "-mod", "mod", "--mod=mod", "-race"}}, "",

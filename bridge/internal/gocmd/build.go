@@ -34,21 +34,13 @@ func (b *Build) context() *build.Context {
 		if b.From != nil {
 			env, goflags, buildFlags = b.From()
 		}
-		lookup := func(key string) string {
-			for i := len(env) - 1; i >= 0; i-- {
-				if v, ok := strings.CutPrefix(env[i], key+"="); ok {
-					return v
-				}
-			}
-			return ""
-		}
-		if v := lookup("GOOS"); v != "" {
+		if v := lookup(env, "GOOS"); v != "" {
 			ctx.GOOS = v
 		}
-		if v := lookup("GOARCH"); v != "" {
+		if v := lookup(env, "GOARCH"); v != "" {
 			ctx.GOARCH = v
 		}
-		if v := lookup("CGO_ENABLED"); v != "" {
+		if v := lookup(env, "CGO_ENABLED"); v != "" {
 			ctx.CgoEnabled = v == "1"
 		}
 		flags := append(strings.Fields(goflags), buildFlags...)

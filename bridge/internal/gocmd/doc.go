@@ -1,7 +1,7 @@
 // Package gocmd owns what goplsmcp knows of the go command and its rules:
-// running it bounded by a deadline (Run), the installed Go's version
-// (Version), the Go installation's directories (Env: GOROOT and
-// GOMODCACHE, learnt once), the build context gopls type-checks with as
+// running it bounded by a deadline (Run), what the go command that gopls
+// runs says of itself (Env, learnt once: GOROOT, GOMODCACHE, its Go
+// version, and whether the toolchain GOTOOLCHAIN names is here), the build context gopls type-checks with as
 // far as choosing a package's files goes (Build), the modules under the
 // root as their go.mod and vendor/modules.txt say (Finder), the import
 // path of the package in a directory (ImportPath, ImportPaths), an import

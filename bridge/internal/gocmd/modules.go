@@ -50,10 +50,10 @@ type Module struct {
 type Finder struct {
 	Gate *place.Gate
 	Env  *Env
-	// GoVersion returns the installed Go's version ("go1.N"), "" if
-	// unknown; Network says whether the go command may download (a
-	// newer toolchain among others); GoFlags are the GOFLAGS its go
-	// command runs with.
+	// GoVersion returns the version of the Go the go command runs
+	// ("go1.N"), "" if unknown; Network says whether the go command may
+	// download (a newer toolchain among others); GoFlags are the GOFLAGS
+	// its go command runs with.
 	GoVersion func() string
 	Network   bool
 	GoFlags   string
@@ -80,9 +80,17 @@ func (fd *Finder) Find() []Module {
 	for _, m := range mods {
 		tree[m.Path] = true
 	}
-	// Offline the go command runs only the installed toolchain
-	// (GOTOOLCHAIN=local) and refuses a module that needs a newer one.
-	if installed := fd.GoVersion(); installed != "" && !fd.Network {
+	// Offline the go command runs only a toolchain that is here: the
+	// installed one (GOTOOLCHAIN=local), which refuses a module that
+	// needs a newer one, or the one GOTOOLCHAIN names, which fails every
+	// load when it is not here.
+	switch installed := fd.GoVersion(); {
+	case fd.Network:
+	case fd.Env.MissingToolchain() != "":
+		for i := range mods {
+			mods[i].LoadFix = MissingToolchainFix(fd.Env.MissingToolchain())
+		}
+	case installed != "":
 		for i, m := range mods {
 			if m.GoVersion != "" && version.Compare("go"+m.GoVersion, installed) > 0 {
 				mods[i].LoadFix = fmt.Sprintf("%s requires go %s but the installed Go is %s, and goplsmcp does not download toolchains: install Go %s or newer (or restart goplsmcp with --allow-network)",
@@ -105,6 +113,15 @@ func (fd *Finder) Find() []Module {
 		})
 	}
 	return mods
+}
+
+// MissingToolchainFix is the sentence for a GOTOOLCHAIN that names a
+// toolchain the go command cannot run offline: every load fails until it
+// is here.
+func MissingToolchainFix(toolchain string) string {
+	name, _, _ := strings.Cut(toolchain, "+")
+	return fmt.Sprintf("GOTOOLCHAIN=%s names a Go toolchain that is neither on PATH nor in the module cache, and goplsmcp does not download toolchains: fetch it once with `GOTOOLCHAIN=%s go version` (or restart goplsmcp with --allow-network)",
+		toolchain, name)
 }
 
 // vendored reports whether the go command builds m from a vendor

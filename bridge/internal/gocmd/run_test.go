@@ -31,7 +31,7 @@ func TestGoCommandTimeout(t *testing.T) {
 	if goroot, modcache := e.Dirs(); goroot != "" || modcache != "" {
 		t.Errorf("GOROOT %q, GOMODCACHE %q from a go command that never answered", goroot, modcache)
 	}
-	if got := log.String(); !strings.Contains(got, "cannot learn GOROOT") || !strings.Contains(got, "go env GOROOT GOMODCACHE did not finish within") {
+	if got := log.String(); !strings.Contains(got, "cannot learn GOROOT") || !strings.Contains(got, "go env GOROOT GOMODCACHE GOVERSION did not finish within") {
 		t.Errorf("log = %q; want it to say go env did not finish in time", got)
 	}
 

@@ -376,8 +376,8 @@ func namesModule(msg, path string) bool {
 }
 
 // loadFailure matches gopls's words for a package it could not load or
-// import.
-var loadFailure = regexp.MustCompile(`no package (data|metadata) for|could not import|failed to resolve import|no required module provides`)
+// import, or a workspace it could make no build of.
+var loadFailure = regexp.MustCompile(`no package (data|metadata) for|could not import|failed to resolve import|no required module provides|no views`)
 
 // HintForFailure returns the hint for a message about a module missing
 // from the module cache: one it names, or, for a failure to load that
