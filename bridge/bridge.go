@@ -128,6 +128,7 @@ type Bridge struct {
 	// whose overlays gopls holds (see sessions.go).
 	sessionsMu sync.Mutex
 	sessions   map[string]*buffer.Session
+	skewTold   map[string]bool // the sessions told of a skew (noteSkew)
 	gate       gate
 }
 
@@ -144,7 +145,7 @@ func New(cfg Config) (*Bridge, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	b := &Bridge{root: cfg.Root, client: cfg.Client, log: log, limits: cfg.Limits,
-		allowWrite: cfg.AllowWrite, journal: cfg.JournalDir, buildCtx: cfg.BuildContext, sessions: map[string]*buffer.Session{}, tools: cfg.Tools}
+		allowWrite: cfg.AllowWrite, journal: cfg.JournalDir, buildCtx: cfg.BuildContext, sessions: map[string]*buffer.Session{}, skewTold: map[string]bool{}, tools: cfg.Tools}
 	b.env.Extra, b.env.Log = cfg.Client.OfflineGoEnv(), log
 	b.build.From = func() ([]string, string, []string) {
 		return cfg.Client.GoEnv(), lspclient.LookupEnv(cfg.Client.OfflineGoEnv(), "GOFLAGS"), cfg.Client.BuildFlags()

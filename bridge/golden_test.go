@@ -54,7 +54,10 @@ var update = flag.Bool("update", false, "rewrite the golden sections of testdata
 //
 // The workspace root appears as $ROOT in answers, and $ROOT in a call's
 // arguments stands for it; the Go toolchain's version (runtime.Version, the
-// go command running the test) appears as $GOVERSION. With -update the
+// go command running the test) appears as $GOVERSION, and so does the Go
+// that built gopls (make builds it with the Go in use); gopls's version,
+// where an answer names it, appears as $GOPLSVERSION, so that the goldens
+// hold for every gopls the tests run (GOPLSMCP_TEST_GOPLS). With -update the
 // .text and .json sections are rewritten from the answers; review the diff. After the script, every
 // workspace file must be on disk exactly as the archive and its writes
 // left it: no tool may write, but for what .disk sections say.
@@ -158,12 +161,16 @@ func runGolden(t *testing.T, path string) {
 	if setup := goldenSetups[strings.TrimSuffix(filepath.Base(path), ".txtar")]; setup != nil {
 		sc, extra = setup(t, root)
 	}
-	c := startStackOf(t, root, sc).client
+	st := startStackOf(t, root, sc)
+	c := st.client
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	schemas := outputSchemas(t, ctx, c)
 	var rewritten []txtar.File
-	normalize := strings.NewReplacer(append([]string{root, "$ROOT", runtime.Version(), "$GOVERSION"}, extra...)...).Replace
+	gopls := st.lsp.GoplsBuild()
+	normalize := strings.NewReplacer(append([]string{root, "$ROOT", runtime.Version(), "$GOVERSION",
+		"gopls " + gopls.Version, "gopls $GOPLSVERSION", `"gopls": "` + gopls.Version + `"`, `"gopls": "$GOPLSVERSION"`,
+		"built with " + gopls.GoVersion, "built with $GOVERSION", `"goplsGo": "` + gopls.GoVersion + `"`, `"goplsGo": "$GOVERSION"`}, extra...)...).Replace
 	for _, s := range steps {
 		if s.disk {
 			got, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(s.path)))

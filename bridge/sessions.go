@@ -88,8 +88,40 @@ func (b *Bridge) isolate(ctx context.Context, tool string, next func(context.Con
 	}
 	if err == nil {
 		b.noteEditorBuffers(ctx, st)
+		b.noteSkew(ctx, mcp.SessionID(ctx), tool)
 	}
 	return out, err
+}
+
+// noteSkew adds to the first answer of each session the sentence that
+// says gopls was built by a Go older than the workspace's (see
+// modules.Skew), once: the false errors of such a gopls would otherwise
+// send an agent to fix correct code. go_workspace says it in its own
+// answer, each time. A request of the stateless revision is a session of
+// its own, so each of its answers says it, unless a handle names a
+// session that was told. A failed call tells nothing: a tool error is
+// its one sentence.
+func (b *Bridge) noteSkew(ctx context.Context, id, tool string) {
+	b.sessionsMu.Lock()
+	told := b.skewTold[id]
+	b.sessionsMu.Unlock()
+	if told {
+		return
+	}
+	skew := b.mods.Skew()
+	if skew == "" {
+		return
+	}
+	b.sessionsMu.Lock()
+	told = b.skewTold[id]
+	if b.skewTold == nil { // bridges made for tests of paths alone
+		b.skewTold = map[string]bool{}
+	}
+	b.skewTold[id] = true
+	b.sessionsMu.Unlock()
+	if !told && tool != workspaceTool.Name {
+		mcp.AddNote(ctx, skew)
+	}
 }
 
 // asSession runs fn, a request that is not a tool call (a resource that
@@ -126,6 +158,7 @@ func (b *Bridge) endSession(id string) {
 	b.sessionsMu.Lock()
 	st := b.sessions[id]
 	delete(b.sessions, id)
+	delete(b.skewTold, id)
 	b.sessionsMu.Unlock()
 	if st == nil {
 		return

@@ -22,7 +22,9 @@ type WorkspaceInput struct{}
 type WorkspaceOutput struct {
 	Root         string                          `json:"root" jsonschema:"the workspace root, absolute; file arguments are relative to it"`
 	Gopls        string                          `json:"gopls" jsonschema:"the version of gopls answering"`
+	GoplsGo      string                          `json:"goplsGo,omitempty" jsonschema:"the Go that built gopls, e.g. go1.27.3: gopls knows the Go language and standard library up to that one"`
 	Go           string                          `json:"go,omitempty" jsonschema:"the Go toolchain gopls's go command runs, e.g. go1.27.3"`
+	Skew         string                          `json:"skew,omitempty" jsonschema:"that gopls was built by a Go older than the workspace's go line or the go command's, so that it reports newer code as errors, and how to rebuild it"`
 	Build        string                          `json:"build" jsonschema:"how packages are found: module, go.work, GOPATH, GOPACKAGESDRIVER, ad hoc, or mixed when the views differ"`
 	GoWork       string                          `json:"goWork,omitempty" jsonschema:"the go.work file, when there is one"`
 	Views        mcp.OrderedMap[string]          `json:"views,omitzero" jsonschema:"each build gopls keeps, by directory, listed when there is more than one"`
@@ -53,8 +55,14 @@ func (o *WorkspaceOutput) Render() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "root: %s\n", o.Root)
 	fmt.Fprintf(&b, "gopls %s", o.Gopls)
+	if o.GoplsGo != "" {
+		fmt.Fprintf(&b, " (built with %s)", o.GoplsGo)
+	}
 	if o.Go != "" {
 		fmt.Fprintf(&b, " with %s", o.Go)
+	}
+	if o.Skew != "" {
+		fmt.Fprintf(&b, "\n%s", o.Skew)
 	}
 	fmt.Fprintf(&b, "\nbuild: %s\n", o.Build)
 	if o.GoWork != "" {
@@ -117,9 +125,9 @@ var workspaceTool = ToolSpec{
 	Narrow:      "the summary has no parts to leave out, so ask the person running goplsmcp to raise --max-result-bytes",
 	Instruction: "modules, Go and gopls versions, load state; a good first call.",
 	Skill:       "What is this workspace: modules, Go version, is it loaded? (a good first call)",
-	Doc:         "modules (with their `go.mod` and `go` directive, and the `go.work` file), Go and gopls versions, build kind (module, go.work, GOPATH), package count, load state, the shared daemon (`--remote`) and how many build flags, variables and settings were fixed at launch; waits for gopls to finish loading, so it is a good first call",
+	Doc:         "modules (with their `go.mod` and `go` directive, and the `go.work` file), Go and gopls versions (and the Go that built gopls, with a sentence saying how to rebuild it when that Go is older than the workspace's `go` line or the `go` command's, which makes gopls report newer code as errors), build kind (module, go.work, GOPATH), package count, load state, the shared daemon (`--remote`) and how many build flags, variables and settings were fixed at launch; waits for gopls to finish loading, so it is a good first call",
 	Summary:     "modules, Go and gopls versions, build kind, package count, load state; a good first call",
-	Framing:     []string{`^gopls \S+ with `, `^workspace file: `, `^modules:$`, `^open buffers: `},
+	Framing:     []string{`^gopls \S+ (\(built with \S+\) )?with `, `^workspace file: `, `^modules:$`, `^open buffers: `},
 	Good:        Sample{Args: `{}`, Want: "example.com/shapes: go.mod"},
 	Bad:         Sample{Args: `{"root": "/etc"}`, Want: `^invalid arguments: unknown arguments \["root"\]; the tool takes no arguments$`},
 	Questions: []string{
@@ -140,10 +148,12 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 	if !b.client.Loaded() {
 		mcp.ReportProgress(ctx, "waiting for gopls to load the workspace")
 	}
+	gopls := b.client.GoplsBuild()
 	out := &WorkspaceOutput{
-		Root:  b.root,
-		Gopls: b.client.Version(),
-		Go:    b.goVersion(),
+		Root:    b.root,
+		Gopls:   gopls.Version,
+		GoplsGo: gopls.GoVersion,
+		Go:      b.goVersion(),
 	}
 	if err := b.client.WaitLoaded(ctx); err != nil {
 		if ctx.Err() != nil {
@@ -169,6 +179,7 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 		out.LoadError = b.mods.LoadFix()
 	}
 	out.Packages = len(seen.pkgs)
+	out.Skew = b.mods.Skew()
 	out.ActiveWork = b.client.ActiveWork()
 	slices.Sort(out.ActiveWork)
 	for _, uri := range b.client.OpenDocuments() {

@@ -28,6 +28,9 @@ type Module struct {
 	Dir, GoMod string // absolute
 	Path       string // the module path
 	GoVersion  string // its go directive
+	// WorkGoVersion is the go directive of the go.work that holds it,
+	// if any.
+	WorkGoVersion string
 	// GoFile is one of its Go files, outside nested modules; "" if none.
 	GoFile string
 	// Local are the directories inside the root that its replace
@@ -96,6 +99,15 @@ func (fd *Finder) Find() []Module {
 				mods[i].LoadFix = fmt.Sprintf("%s requires go %s but the installed Go is %s, and goplsmcp does not download toolchains: install Go %s or newer (or restart goplsmcp with --allow-network)",
 					fd.Gate.Display(m.GoMod), m.GoVersion, installed, m.GoVersion)
 			}
+		}
+	}
+	works := map[string]string{}
+	for i, m := range mods {
+		if work := fd.workFileOf(m.Dir); work != "" {
+			if _, ok := works[work]; !ok {
+				works[work] = fd.workGoVersion(work)
+			}
+			mods[i].WorkGoVersion = works[work]
 		}
 	}
 	readonly := strings.Contains(fd.GoFlags, "-mod=readonly")
@@ -207,6 +219,20 @@ func (fd *Finder) workFileOf(dir string) string {
 		}
 	}
 	return ""
+}
+
+// workGoVersion returns the go directive of the go.work file work; "" if
+// it has none or cannot be read.
+func (fd *Finder) workGoVersion(work string) string {
+	data, err := fd.Gate.ReadFile(work)
+	if err != nil {
+		return ""
+	}
+	f, err := modfile.ParseWork(work, data, nil)
+	if err != nil || f.Go == nil {
+		return ""
+	}
+	return f.Go.Version
 }
 
 // IsFile reports whether p is a regular file now.

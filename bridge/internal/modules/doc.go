@@ -6,9 +6,13 @@
 // cover it (WorkspaceFiles), and the one-line hints that say a module is
 // missing from the module cache, or that the go command loads none of a
 // module's packages, and how to fix it (Hint, HintFor, HintForFailure,
-// HintAt), where gopls's own words would send an agent to fix correct code.
+// HintAt), where gopls's own words would send an agent to fix correct code,
+// and the sentence that says the gopls answering was built by a Go older
+// than the workspace's or the go command's (Skew), whose false errors
+// would do the same.
 //
 // Imports: ask (gopls's failures as tool errors), memo, place, buffer,
 // gocmd, symbol and lspclient (gopls's views and packages, the disk
-// epoch); besides, the standard library.
+// epoch, the Go that built gopls); besides, the standard library and
+// golang.org/x/mod.
 package modules
