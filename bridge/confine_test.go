@@ -111,6 +111,25 @@ func TestConfinementEveryTool(t *testing.T) {
 		{value: "file:main.go", want: "is not an absolute file:// URI"},
 		{value: r + "/main.go\n", want: "control characters"},
 	}
+	dirCases := []pathCase{
+		{value: "../outside", want: "is outside the workspace root"},
+		{value: "shapes/../..", want: "is outside the workspace root"},
+		{value: outside, want: "is outside the workspace root"},
+		{value: "/etc", want: "is outside the workspace root"},
+		{value: "file://" + outside, want: "is outside the workspace root"},
+		{value: "file:///etc", want: "is outside the workspace root"},
+		{value: r + "/..", want: "is outside the workspace root"},
+		{value: "outdir", want: "leads outside the workspace root through a symbolic link"},
+		{value: r + "/outdir", want: "leads outside the workspace root through a symbolic link"},
+		{value: "dangling", want: "does not exist"},
+		{value: "main.go", want: "is not a directory"},
+		{value: goroot + "/src/fmt", want: "read-only context"},
+		{value: "shapes\x00", want: "control characters"},
+		{value: "C:/x", want: "is a Windows path"},
+		{value: "%2e%2e/x", want: "percent-encoding"},
+		{value: r + "/%2e%2e", want: "percent-encodes"},
+		{value: "http://example.com/x", want: "is not a file:// URI"},
+	}
 	overlayCases := []pathCase{
 		{value: "outdir/new.go", want: "leads outside the workspace root through a symbolic link"},
 		{value: "dangling/new.go", want: "lies under a symbolic link that leads nowhere"},
@@ -172,6 +191,12 @@ func TestConfinementEveryTool(t *testing.T) {
 				expect(tool.Name, with(props, map[string]any{"file": c.value, "text": "package main\n\nfunc Injected() {}\n"}), c.want)
 			}
 		}
+		if _, ok := props["dir"]; ok {
+			covered["dir"] = append(covered["dir"], tool.Name)
+			for _, c := range dirCases {
+				expect(tool.Name, map[string]any{"dir": c.value}, c.want)
+			}
+		}
 		if _, ok := props["files"]; ok {
 			covered["files"] = append(covered["files"], tool.Name)
 			for _, c := range fileCases {
@@ -189,13 +214,13 @@ func TestConfinementEveryTool(t *testing.T) {
 			expect(tool.Name, map[string]any{"packagePaths": []string{"outdir"}}, "no such package")
 		}
 	}
-	for _, kind := range []string{"file", "uri", "file+text", "files", "packagePaths"} {
+	for _, kind := range []string{"file", "uri", "file+text", "files", "packagePaths", "dir"} {
 		if len(covered[kind]) == 0 {
 			t.Errorf("no tool takes %s; the test covers nothing of it", kind)
 		}
 	}
-	t.Logf("%d refused calls; tools taking file: %d, uri: %d, file+text: %d, files: %v, packagePaths: %v",
-		calls, len(covered["file"]), len(covered["uri"]), len(covered["file+text"]), covered["files"], covered["packagePaths"])
+	t.Logf("%d refused calls; tools taking file: %d, uri: %d, file+text: %d, files: %v, packagePaths: %v, dir: %v",
+		calls, len(covered["file"]), len(covered["uri"]), len(covered["file+text"]), covered["files"], covered["packagePaths"], covered["dir"])
 
 	// The prompts' file argument.
 	for _, prompt := range []string{"explain-go", "review-go"} {

@@ -86,7 +86,7 @@ func (b *Bridge) addResources(s *mcp.Server) error {
 // workspaceJSON is the content of goplsmcp://workspace: what go_workspace
 // answers the session.
 func (b *Bridge) workspaceJSON(ctx context.Context) (string, error) {
-	out, err := b.workspace(ctx)
+	out, err := b.workspace(ctx, "")
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()

@@ -113,16 +113,18 @@ var vulncheckTool = ToolSpec{
 func (b *Bridge) vulncheck(ctx context.Context, in *VulncheckInput) (*VulncheckOutput, error) {
 	// The workspace's modules, new ones included.
 	ctx = lspclient.WorkspaceWide(ctx)
-	if err := b.vulnDBReady(); err != nil {
-		return nil, err
-	}
+	// The arguments first: a dir outside the root is refused whatever
+	// the database.
 	dir := b.root
 	if in.Dir != "" {
-		d, err := b.resolveDir(in.Dir)
+		d, err := b.addr.Dir(in.Dir)
 		if err != nil {
 			return nil, err
 		}
 		dir = d
+	}
+	if err := b.vulnDBReady(); err != nil {
+		return nil, err
 	}
 	pattern := strings.TrimSpace(in.Pattern)
 	if pattern == "" {
@@ -458,25 +460,6 @@ func (b *Bridge) vulnDBReady() error {
 		return fmt.Errorf("GOVULNDB is %s, which is on the network, and goplsmcp is offline: start it with --allow-network, or with --env GOVULNDB=file:///path/to/vulndb", render.Quote(db))
 	}
 	return nil
-}
-
-// resolveDir turns a dir argument into the absolute path of a directory
-// inside the root, through its symbolic links.
-func (b *Bridge) resolveDir(dir string) (string, error) {
-	p, err := b.addr.Lexical(dir)
-	if err != nil {
-		return "", errors.New(strings.Replace(err.Error(), "file ", "dir ", 1))
-	}
-	real, err := b.reads.RealDir(p)
-	switch {
-	case errors.Is(err, iplace.ErrOutside):
-		return "", fmt.Errorf("dir %s leads outside the workspace root through a symbolic link; pass a directory inside the root", render.Quote(dir))
-	case errors.Is(err, iplace.ErrNotDir):
-		return "", fmt.Errorf("dir %s is not a directory; pass the directory of a module", render.Quote(dir))
-	case err != nil:
-		return "", fmt.Errorf("dir %s does not exist; paths are relative to the workspace root %s", render.Quote(dir), b.root)
-	}
-	return real, nil
 }
 
 // checkPattern accepts a package pattern as the go command reads one:

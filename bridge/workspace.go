@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/gocmd"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/modules"
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
@@ -15,12 +16,20 @@ import (
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
 
-// WorkspaceInput is the input of go_workspace, which takes no arguments.
-type WorkspaceInput struct{}
+// WorkspaceInput is the input of go_workspace.
+type WorkspaceInput struct {
+	// Dir, a directory of the workspace (a path relative to the root or
+	// absolute inside it, or its file:// URI, as gopls mcp takes it),
+	// narrows the answer to the module that holds it (see scopeOf). Its
+	// schema has no description: the default tools' definitions had no
+	// room left for one, and the name says it with the tool's docs.
+	Dir string `json:"dir,omitempty"`
+}
 
 // WorkspaceOutput is the result of go_workspace.
 type WorkspaceOutput struct {
 	Root         string                          `json:"root" jsonschema:"the workspace root, absolute; file arguments are relative to it"`
+	Dir          string                          `json:"dir,omitempty" jsonschema:"the directory asked about, relative to the root: the builds, modules and packages are those that hold it"`
 	Gopls        string                          `json:"gopls" jsonschema:"the version of gopls answering"`
 	GoplsGo      string                          `json:"goplsGo,omitempty" jsonschema:"the Go that built gopls, e.g. go1.27.3: gopls knows the Go language and standard library up to that one"`
 	Go           string                          `json:"go,omitempty" jsonschema:"the Go toolchain gopls's go command runs, e.g. go1.27.3"`
@@ -54,6 +63,9 @@ type WorkspaceModule struct {
 func (o *WorkspaceOutput) Render() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "root: %s\n", o.Root)
+	if o.Dir != "" {
+		fmt.Fprintf(&b, "directory: %s\n", o.Dir)
+	}
 	fmt.Fprintf(&b, "gopls %s", o.Gopls)
 	if o.GoplsGo != "" {
 		fmt.Fprintf(&b, " (built with %s)", o.GoplsGo)
@@ -125,11 +137,11 @@ var workspaceTool = ToolSpec{
 	Narrow:      "the summary has no parts to leave out, so ask the person running goplsmcp to raise --max-result-bytes",
 	Instruction: "modules, Go and gopls versions, load state; a good first call.",
 	Skill:       "What is this workspace: modules, Go version, is it loaded? (a good first call)",
-	Doc:         "modules (with their `go.mod` and `go` directive, and the `go.work` file), Go and gopls versions (and the Go that built gopls, with a sentence saying how to rebuild it when that Go is older than the workspace's `go` line or the `go` command's, which makes gopls report newer code as errors), build kind (module, go.work, GOPATH), package count, load state, the shared daemon (`--remote`) and how many build flags, variables and settings were fixed at launch; waits for gopls to finish loading, so it is a good first call",
+	Doc:         "modules (with their `go.mod` and `go` directive, and the `go.work` file), Go and gopls versions (and the Go that built gopls, with a sentence saying how to rebuild it when that Go is older than the workspace's `go` line or the `go` command's, which makes gopls report newer code as errors), build kind (module, go.work, GOPATH), package count, load state, the shared daemon (`--remote`) and how many build flags, variables and settings were fixed at launch; `dir` (a directory, or its `file://` URI, as `gopls mcp` takes it) narrows the answer to the builds and modules that hold it; waits for gopls to finish loading, so it is a good first call",
 	Summary:     "modules, Go and gopls versions, build kind, package count, load state; a good first call",
-	Framing:     []string{`^gopls \S+ (\(built with \S+\) )?with `, `^workspace file: `, `^modules:$`, `^open buffers: `},
+	Framing:     []string{`^gopls \S+ (\(built with \S+\) )?with `, `^directory: `, `^workspace file: `, `^modules:$`, `^open buffers: `},
 	Good:        Sample{Args: `{}`, Want: "example.com/shapes: go.mod"},
-	Bad:         Sample{Args: `{"root": "/etc"}`, Want: `^invalid arguments: unknown arguments \["root"\]; the tool takes no arguments$`},
+	Bad:         Sample{Args: `{"dir": "/etc"}`, Want: `^dir "/etc" is outside the workspace root; pass a path inside `},
 	Questions: []string{
 		"what go version and modules does this workspace use",
 		"project overview: modules, go.mod and packages",
@@ -137,12 +149,21 @@ var workspaceTool = ToolSpec{
 	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.workspaceCall) },
 }
 
-// workspaceCall is go_workspace's handler: the tool takes no arguments.
-func (b *Bridge) workspaceCall(ctx context.Context, _ *WorkspaceInput) (*WorkspaceOutput, error) {
-	return b.workspace(ctx)
+// workspaceCall is go_workspace's handler.
+func (b *Bridge) workspaceCall(ctx context.Context, in *WorkspaceInput) (*WorkspaceOutput, error) {
+	var dir string
+	if in.Dir != "" {
+		var err error
+		if dir, err = b.addr.Dir(in.Dir); err != nil {
+			return nil, err
+		}
+	}
+	return b.workspace(ctx, dir)
 }
 
-func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
+// workspace answers go_workspace for the whole workspace, or, when dir is
+// set, for the part of it that holds dir (see scopeOf).
+func (b *Bridge) workspace(ctx context.Context, dir string) (*WorkspaceOutput, error) {
 	// Packages that just appeared on disk are counted too.
 	ctx = lspclient.WorkspaceWide(ctx)
 	if !b.client.Loaded() {
@@ -154,6 +175,9 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 		Gopls:   gopls.Version,
 		GoplsGo: gopls.GoVersion,
 		Go:      b.goVersion(),
+	}
+	if dir != "" {
+		out.Dir = b.displayPath(dir)
 	}
 	if err := b.client.WaitLoaded(ctx); err != nil {
 		if ctx.Err() != nil {
@@ -168,12 +192,13 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 		return nil, err
 	}
 
-	seen, err := b.workspaceViews(ctx, out)
+	sc := b.scopeOf(dir)
+	seen, err := b.workspaceViews(ctx, out, sc)
 	if err != nil {
 		return nil, err
 	}
-	b.workspaceModules(out, seen)
-	if out.Build == "none" && out.LoadError == "" {
+	b.workspaceModules(out, seen, sc)
+	if seen.all == 0 && out.LoadError == "" {
 		// gopls made no build at all: what keeps the go command from
 		// loading the modules (a toolchain that is not here) is why.
 		out.LoadError = b.mods.LoadFix()
@@ -195,40 +220,94 @@ func (b *Bridge) workspace(ctx context.Context) (*WorkspaceOutput, error) {
 	return out, nil
 }
 
+// A scope is the part of the workspace that holds a directory dir: the
+// module on disk that holds it (the innermost) with the modules of its
+// go.work, and the modules inside dir; the builds (views) of those
+// modules (a view's directory is its module's, or its go.work's) and
+// those inside dir; the packages of those modules. Outside every module
+// (GOPATH, ad hoc packages) it is the builds whose directory holds dir.
+// gopls mcp answers for every view whose directory holds dir, which for
+// a nested module's dir is the root module's view too, built or not.
+type scope struct {
+	dir    string
+	gomods map[string]bool // the modules', by go.mod
+	roots  map[string]bool // the directories of their views
+	loose  bool            // no module holds dir
+}
+
+// scopeOf returns the scope of dir; nil, for the whole workspace, when
+// dir is "".
+func (b *Bridge) scopeOf(dir string) *scope {
+	if dir == "" {
+		return nil
+	}
+	sc := &scope{dir: dir, gomods: map[string]bool{}, roots: map[string]bool{}}
+	mods := b.mods.OnDisk()
+	var holder *gocmd.Module
+	for i, m := range mods {
+		if iplace.Within(m.Dir, dir) && (holder == nil || len(m.Dir) > len(holder.Dir)) {
+			holder = &mods[i]
+		}
+	}
+	sc.loose = holder == nil
+	for _, m := range mods {
+		if iplace.Within(dir, m.Dir) || holder != nil && (m.GoMod == holder.GoMod || holder.Work != "" && m.Work == holder.Work) {
+			sc.gomods[m.GoMod] = true
+			sc.roots[m.Dir] = true
+			if m.Work != "" {
+				sc.roots[filepath.Dir(m.Work)] = true
+			}
+		}
+	}
+	return sc
+}
+
+// hasView reports whether the view of directory root is in the scope.
+func (sc *scope) hasView(root string) bool {
+	return sc == nil || sc.roots[root] || iplace.Within(sc.dir, root) || sc.loose && iplace.Within(root, sc.dir)
+}
+
+// hasModule reports whether the module of go.mod gomod ("" for a package
+// of no module) is in the scope.
+func (sc *scope) hasModule(gomod string) bool {
+	return sc == nil || sc.gomods[gomod] || gomod == "" && sc.loose
+}
+
 // viewsSeen is what gopls's views say of the workspace.
 type viewsSeen struct {
 	pkgs  map[string]bool   // the packages, tests apart
 	known map[string]bool   // the go.mod files gopls builds
 	views map[string]string // the build kind of each view's directory
+	all   int               // how many views gopls keeps, in the scope or not
 }
 
-// workspaceViews lists gopls's views, with their build kinds and the
-// go.work file, and the packages and modules each builds.
-func (b *Bridge) workspaceViews(ctx context.Context, out *WorkspaceOutput) (viewsSeen, error) {
+// workspaceViews lists gopls's views in sc, with their build kinds and the
+// go.work file, and the packages of sc they build and their modules.
+func (b *Bridge) workspaceViews(ctx context.Context, out *WorkspaceOutput, sc *scope) (viewsSeen, error) {
 	var found []modules.View
 	if err := b.client.ExecuteCommand(ctx, "gopls.views", nil, &found); err != nil {
 		return viewsSeen{}, fmt.Errorf("listing gopls's views: %w", ask.Error(err))
 	}
-	seen := viewsSeen{pkgs: map[string]bool{}, known: map[string]bool{}, views: map[string]string{}}
+	seen := viewsSeen{pkgs: map[string]bool{}, known: map[string]bool{}, views: map[string]string{}, all: len(found)}
 	kinds := map[string]bool{}
 	var viewDirs []string
 	for _, v := range found {
-		dir, err := lspclient.URIPath(v.Root)
-		if err != nil {
+		root, err := lspclient.URIPath(v.Root)
+		if err != nil || !sc.hasView(root) {
 			continue
 		}
 		build := buildKind(v.Type)
 		kinds[build] = true
-		if _, dup := seen.views[dir]; !dup {
-			viewDirs = append(viewDirs, dir)
+		if _, dup := seen.views[root]; !dup {
+			viewDirs = append(viewDirs, root)
 		}
-		seen.views[dir] = build
+		seen.views[root] = build
 		if v.Type == "GoWork" && out.GoWork == "" {
-			if work := filepath.Join(dir, "go.work"); iplace.Within(b.root, work) {
+			if work := filepath.Join(root, "go.work"); iplace.Within(b.root, work) {
 				out.GoWork = b.displayPath(work)
 			}
 		}
-		if err := b.viewPackages(ctx, v, seen); err != nil {
+		if err := b.viewPackages(ctx, v, sc, seen); err != nil {
 			return viewsSeen{}, err
 		}
 	}
@@ -242,8 +321,9 @@ func (b *Bridge) workspaceViews(ctx context.Context, out *WorkspaceOutput) (view
 	return seen, nil
 }
 
-// viewPackages adds the packages and go.mod files view v builds to seen.
-func (b *Bridge) viewPackages(ctx context.Context, v modules.View, seen viewsSeen) error {
+// viewPackages adds the packages of sc that view v builds, and their
+// go.mod files, to seen.
+func (b *Bridge) viewPackages(ctx context.Context, v modules.View, sc *scope, seen viewsSeen) error {
 	var res modules.Packages
 	err := b.client.ExecuteCommand(ctx, "gopls.packages", map[string]any{
 		"Files": []string{v.Root}, "Recursive": true,
@@ -251,13 +331,21 @@ func (b *Bridge) viewPackages(ctx context.Context, v modules.View, seen viewsSee
 	if err != nil {
 		return fmt.Errorf("listing packages: %w", ask.Error(err))
 	}
+	gomods := map[string]string{} // by module path
+	for path, m := range res.Module {
+		if gomod, err := lspclient.URIPath(m.GoMod); err == nil {
+			gomods[path] = gomod
+		}
+	}
 	for _, p := range res.Packages {
+		gomod := gomods[p.ModulePath]
+		if !sc.hasModule(gomod) {
+			continue
+		}
 		if p.ForTest == "" && !b.buffers.ForeignPackage(b.caller(ctx), p.Path) {
 			seen.pkgs[p.Path] = true
 		}
-	}
-	for _, m := range res.Module {
-		if gomod, err := lspclient.URIPath(m.GoMod); err == nil {
+		if gomod != "" {
 			seen.known[gomod] = true
 		}
 	}
@@ -277,10 +365,13 @@ func buildOf(kinds map[string]bool) string {
 	return "mixed"
 }
 
-// workspaceModules lists every go.mod under the root, whether gopls
-// builds it yet or not.
-func (b *Bridge) workspaceModules(out *WorkspaceOutput, seen viewsSeen) {
+// workspaceModules lists every go.mod under the root in sc, whether
+// gopls builds it yet or not.
+func (b *Bridge) workspaceModules(out *WorkspaceOutput, seen viewsSeen, sc *scope) {
 	for _, m := range b.mods.OnDisk() {
+		if !sc.hasModule(m.GoMod) {
+			continue
+		}
 		wm := WorkspaceModule{GoMod: b.displayPath(m.GoMod), Go: m.GoVersion}
 		if !seen.known[m.GoMod] && seen.views[m.Dir] == "" && m.LoadFix == "" {
 			wm.Notes = Notes{"not loaded yet: gopls loads it once a call names one of its files"}

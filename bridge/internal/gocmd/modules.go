@@ -28,9 +28,10 @@ type Module struct {
 	Dir, GoMod string // absolute
 	Path       string // the module path
 	GoVersion  string // its go directive
-	// WorkGoVersion is the go directive of the go.work that holds it,
-	// if any.
-	WorkGoVersion string
+	// Work is the go.work file that holds it (the one the go command
+	// finds from its directory), and WorkGoVersion its go directive;
+	// both "" when there is none.
+	Work, WorkGoVersion string
 	// GoFile is one of its Go files, outside nested modules; "" if none.
 	GoFile string
 	// Local are the directories inside the root that its replace
@@ -107,7 +108,7 @@ func (fd *Finder) Find() []Module {
 			if _, ok := works[work]; !ok {
 				works[work] = fd.workGoVersion(work)
 			}
-			mods[i].WorkGoVersion = works[work]
+			mods[i].Work, mods[i].WorkGoVersion = work, works[work]
 		}
 	}
 	readonly := strings.Contains(fd.GoFlags, "-mod=readonly")

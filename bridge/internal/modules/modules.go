@@ -143,8 +143,9 @@ type View struct {
 // Packages is the part of a gopls.packages answer goplsmcp uses.
 type Packages struct {
 	Packages []struct {
-		Path    string `json:"Path"`
-		ForTest string `json:"ForTest"`
+		Path       string `json:"Path"`
+		ModulePath string `json:"ModulePath"`
+		ForTest    string `json:"ForTest"`
 	} `json:"Packages"`
 	Module map[string]struct {
 		Path  string `json:"Path"`

@@ -118,6 +118,39 @@ func (r *Resolver) Buffer(file string) (string, error) {
 	return r.gate.RealBuffer(render.Quote(file), p)
 }
 
+// Dir turns a dir argument — a directory's path (absolute, or relative to
+// the root) or its file:// URI, as gopls mcp takes one — into the absolute
+// path of a directory inside the root, following symbolic links.
+func (r *Resolver) Dir(dir string) (string, error) {
+	var p string
+	var err error
+	if hasScheme(dir) {
+		p, err = r.URI(dir)
+	} else {
+		p, err = r.Lexical(dir)
+	}
+	if err != nil {
+		// The words of a file or uri argument's checks, for a dir.
+		msg := err.Error()
+		if rest, ok := strings.CutPrefix(msg, "uri "); ok {
+			msg = "dir " + rest
+		} else {
+			msg = strings.Replace(msg, "file ", "dir ", 1)
+		}
+		return "", errors.New(msg)
+	}
+	real, err := r.gate.RealDir(p)
+	switch {
+	case errors.Is(err, ErrOutside):
+		return "", fmt.Errorf("dir %s leads outside the workspace root through a symbolic link; pass a directory inside the root", render.Quote(dir))
+	case errors.Is(err, ErrNotDir):
+		return "", fmt.Errorf("dir %s is not a directory; pass a directory inside the workspace root", render.Quote(dir))
+	case err != nil:
+		return "", fmt.Errorf("dir %s does not exist; paths are relative to the workspace root %s", render.Quote(dir), r.gate.root)
+	}
+	return real, nil
+}
+
 // Lexical checks a file argument as text and returns it as a clean
 // absolute path inside the root, not yet resolved through links.
 func (r *Resolver) Lexical(file string) (string, error) {

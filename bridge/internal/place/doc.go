@@ -7,7 +7,7 @@
 // gave it, but its text is never read. It also says how a path is shown
 // (relative to the root, or under $GOROOT or $GOMODCACHE).
 //
-// Resolver is the front of addressing: it turns a client's file or uri
+// Resolver is the front of addressing: it turns a client's file, uri or dir
 // argument into a clean absolute path confined to the root, checking it
 // first as text (CheckPathText: no URI, Windows path on other systems,
 // percent-encoding or unexpanded variable), then lexically, then through
