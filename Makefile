@@ -10,6 +10,8 @@ GO ?= go
 # is used as it is. The tests, and the gopls they start, then find that Go
 # first on PATH, as they would on a machine with Go 1.27 installed.
 export GOTOOLCHAIN ?= auto
+# The PATH make was given, with the installed Go (see OLDER_GOROOT).
+INSTALLED_PATH := $(PATH)
 # (make 4.3 does not pass exported variables to $(shell).)
 GOROOT_IN_USE := $(shell GOTOOLCHAIN=$(GOTOOLCHAIN) $(GO) env GOROOT)
 ifneq ($(GOROOT_IN_USE),)
@@ -18,7 +20,7 @@ endif
 GO_IN_USE := $(shell GOTOOLCHAIN=$(GOTOOLCHAIN) $(GO) env GOVERSION)
 GOPLS_VERSION := $(shell GOTOOLCHAIN=$(GOTOOLCHAIN) $(GO) list -m -f '{{.Version}}' golang.org/x/tools/gopls)
 
-.PHONY: all build gopls goplsmcp test hygiene test-concurrency soak fuzz demo vet cross dist interop editor clean bench bench-quick bench-soak
+.PHONY: all build gopls goplsmcp test hygiene test-concurrency soak fuzz demo vet cross dist interop editor clean bench bench-quick bench-soak compat-gopls test-gopls-compat outdated
 
 all: build
 
@@ -32,14 +34,63 @@ goplsmcp:
 # newer one: a gopls understands only the Go versions up to the one that
 # built it (go version reads which Go that was from the binary).
 gopls:
-	@built="$$($(GO) version bin/gopls 2>/dev/null | awk '{print $$2}')"; \
-	if bin/gopls version 2>/dev/null | grep -q ' $(GOPLS_VERSION)$$' && \
-		[ "$$(printf '%s\n%s\n' "$$built" "$(GO_IN_USE)" | sort -V | head -1)" = "$(GO_IN_USE)" ]; then \
-		echo "bin/gopls is $(GOPLS_VERSION), built by $$built"; \
+	$(call build-gopls,bin/gopls,$(GOPLS_VERSION),$(GO_IN_USE),$(GO) build -o bin/gopls.tmp golang.org/x/tools/gopls)
+
+# $(call build-gopls,FILE,VERSION,GO,COMMAND) runs COMMAND, which builds
+# gopls VERSION with GO into FILE.tmp, unless FILE already is gopls
+# VERSION built by GO or a newer Go; then moves FILE.tmp to FILE.
+define build-gopls
+	@built="$$($(GO) version $(1) 2>/dev/null | awk '{print $$2}')"; \
+	if $(1) version 2>/dev/null | grep -q ' $(2)$$' && \
+		[ "$$(printf '%s\n%s\n' "$$built" "$(3)" | sort -V | head -1)" = "$(3)" ]; then \
+		echo "$(1) is $(2), built by $$built"; \
 	else \
-		echo "building gopls $(GOPLS_VERSION) with $(GO_IN_USE) into bin/ (a minute or two)"; \
-		$(GO) build -o bin/gopls.tmp golang.org/x/tools/gopls && mv bin/gopls.tmp bin/gopls; \
+		echo "building gopls $(2) with $(3) into $(1) (a minute or two)"; \
+		mkdir -p bin && $(4) && mv $(1).tmp $(1); \
 	fi
+endef
+
+# Other gopls releases the tests run beside the pinned one, built once
+# (a minute or two each; they need the module proxy) by make test, not by
+# make build: COMPAT_GOPLS, the release before the pin, which
+# test-gopls-compat runs the core of the suite against; OLD_GOPLS, older
+# than goplsmcp supports, which it must refuse (TestOldGopls); and
+# COMPAT_GOPLS built by a Go 1.26 (OLDER_GOROOT), older than the code
+# the skew tests read (TestGoplsSkew).
+COMPAT_GOPLS = v0.23.0
+OLD_GOPLS = v0.21.1
+# A Go 1.26, older than the one in use, for the tests of what a user with
+# an older Go sees (the skew, a GOTOOLCHAIN naming a newer one): the
+# installed Go when it is a 1.26, else go1.26.8, fetched once through the
+# module proxy. A shell expression, for recipes; the tests find it in
+# GOPLSMCP_TEST_OLDGO.
+OLDER_GO = go1.26.8
+# (Asked outside this module, whose go line the older Go would refuse.)
+OLDER_GOROOT = $$(cd / && if PATH="$(INSTALLED_PATH)" GOTOOLCHAIN=local go env GOVERSION 2>/dev/null | grep -q '^go1\.26'; \
+	then PATH="$(INSTALLED_PATH)" GOTOOLCHAIN=local go env GOROOT; else GOTOOLCHAIN=$(OLDER_GO) $(GO) env GOROOT; fi)
+# $(call GOPLS_INSTALL,GO,VERSION,FILE) installs gopls VERSION with the
+# go command GO into FILE.tmp, from outside this module.
+GOPLS_INSTALL = tmp="$$(mktemp -d)" && (cd "$$tmp" && GOBIN="$$tmp" $(1) install golang.org/x/tools/gopls@$(2)) && mv "$$tmp/gopls" $(3).tmp && rm -rf "$$tmp"
+compat-gopls:
+	$(call build-gopls,bin/gopls-$(COMPAT_GOPLS),$(COMPAT_GOPLS),$(GO_IN_USE),$(call GOPLS_INSTALL,$(GO),$(COMPAT_GOPLS),bin/gopls-$(COMPAT_GOPLS)))
+	$(call build-gopls,bin/gopls-$(OLD_GOPLS),$(OLD_GOPLS),$(GO_IN_USE),$(call GOPLS_INSTALL,$(GO),$(OLD_GOPLS),bin/gopls-$(OLD_GOPLS)))
+	@older="$(OLDER_GOROOT)"; v="$$(cd / && GOTOOLCHAIN=local "$$older/bin/go" env GOVERSION)"; \
+	if bin/gopls-$(COMPAT_GOPLS)-go1.26 version 2>/dev/null | grep -q ' $(COMPAT_GOPLS)$$' && \
+		[ "$$($(GO) version bin/gopls-$(COMPAT_GOPLS)-go1.26 2>/dev/null | awk '{print $$2}')" = "$$v" ]; then \
+		echo "bin/gopls-$(COMPAT_GOPLS)-go1.26 is $(COMPAT_GOPLS), built by $$v"; \
+	else \
+		echo "building gopls $(COMPAT_GOPLS) with $$v into bin/gopls-$(COMPAT_GOPLS)-go1.26 (a minute or two)"; \
+		$(call GOPLS_INSTALL,GOTOOLCHAIN=local "$$older/bin/go",$(COMPAT_GOPLS),bin/gopls-$(COMPAT_GOPLS)-go1.26) && \
+		mv bin/gopls-$(COMPAT_GOPLS)-go1.26.tmp bin/gopls-$(COMPAT_GOPLS)-go1.26; \
+	fi
+
+# The core of the suite against COMPAT_GOPLS: every tool's good and bad
+# sample calls (TestOutputSchemas) and the Go 1.27 fixture's goldens
+# (TestGolden's go127 archives). Where that gopls answers otherwise than
+# the pinned one, the test says so for that version.
+CORE_TESTS = ^(TestOutputSchemas|TestGolden)$$/^(go_.*|archives)$$/^go127
+test-gopls-compat: compat-gopls
+	GOPLSMCP_TEST_GOPLS=$(CURDIR)/bin/gopls-$(COMPAT_GOPLS) $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -run '$(CORE_TESTS)' ./bridge
 
 vet:
 	$(GO) vet ./...
@@ -84,12 +135,14 @@ FIXTURES = { git status --porcelain --untracked-files=all --ignored=matching -- 
 # quiet machine needs (the slowest package takes a few minutes), so that a
 # busy machine makes the suite slower, not red.
 TEST_TIMEOUT ?= 30m
-test: build vet hygiene cross editor
+test: build compat-gopls vet hygiene cross editor
 	@rt="$$(mktemp -d /tmp/goplsmcp-test.XXXXXX)"; export GOPLSMCP_RUNTIME_DIR="$$rt"; \
+	export GOPLSMCP_TEST_OLDGO="$(OLDER_GOROOT)"; \
 	before_daemons="$$($(call DAEMONS,$$rt) | awk '{print $$1}' | tr '\n' ' ')"; export before_daemons; \
 	before="$$($(FIXTURES))"; status=0; \
 	$(GO) test -race -timeout $(TEST_TIMEOUT) ./... || status=1; \
 	[ $$status = 1 ] || $(MAKE) --no-print-directory test-concurrency || status=1; \
+	[ $$status = 1 ] || $(MAKE) --no-print-directory test-gopls-compat || status=1; \
 	if [ $$status = 0 ] && [ "$$before" != "$$($(FIXTURES))" ]; then \
 		echo "FAIL: the tests changed testdata/; tests must copy fixtures before use, and no tool may write:"; \
 		git status --short --untracked-files=all -- testdata; status=1; \
@@ -211,6 +264,25 @@ bench-quick: build
 SOAK ?= 1h
 bench-soak: build
 	$(GO) run ./cmd/goplsmcp-bench -mode full -sections soak -soak-duration $(SOAK) -o bin/bench-soak.md
+
+# Staying current (docs/development.md): the gopls and Go releases newer
+# than the pins — go.mod's gopls requirement and toolchain line — as the
+# module proxy lists them (Go's as golang.org/toolchain versions for this
+# GOOS and GOARCH), releases only. Not part of test: it asks the network.
+outdated:
+	@newer() { pinned="$$1"; shift; for v in "$$@"; do \
+		[ "$$v" != "$$pinned" ] && [ "$$(printf '%s\n%s\n' "$$pinned" "$$v" | sort -V | tail -1)" = "$$v" ] && printf ' %s' "$$v"; \
+	done; }; \
+	gopls="$$($(GO) list -m -versions golang.org/x/tools/gopls)" || exit 1; \
+	versions="$$(printf '%s\n' $$gopls | grep -E '^v[0-9]+\.[0-9]+\.[0-9]+$$')"; \
+	list="$$(newer $(GOPLS_VERSION) $$versions)"; \
+	echo "gopls $(GOPLS_VERSION) pinned (go.mod); newer:$${list:- none}"; \
+	pinned="$$(sed -n 's/^toolchain //p' go.mod)"; \
+	toolchains="$$($(GO) list -m -versions golang.org/toolchain)" || exit 1; \
+	platform="$$($(GO) env GOOS)-$$($(GO) env GOARCH)"; \
+	versions="$$(printf '%s\n' $$toolchains | sed -n "s/^v0\.0\.1-\(go[0-9]*\.[0-9]*\.[0-9]*\)\.$$platform\$$/\1/p" | sort -uV)"; \
+	list="$$(newer "$$pinned" $$versions)"; \
+	echo "Go $$pinned pinned (go.mod toolchain); newer:$${list:- none}"
 
 clean:
 	rm -rf bin .interop/node_modules

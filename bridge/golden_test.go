@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -69,15 +70,21 @@ func TestGolden(t *testing.T) {
 	if len(archives) == 0 {
 		t.Fatal("no archives in testdata/golden")
 	}
+	var ran atomic.Int64
 	t.Run("archives", func(t *testing.T) {
 		for _, path := range archives {
 			name := strings.TrimSuffix(filepath.Base(path), ".txtar")
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
+				ran.Add(1)
 				runGolden(t, path)
 			})
 		}
 	})
+	if ran.Load() == 0 {
+		// -run chose none (make test-gopls-compat chooses some by name).
+		t.Skip("no archive matches -run")
+	}
 	// The archives' answers, all together, by tool (see lean_test.go).
 	checkLeanTools(t)
 }
