@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -13,7 +15,8 @@ import (
 // sentence that names its version and the remedy, exit status 2 as for a
 // missing gopls, whether the session serves alone or through a shared
 // daemon (whose refusal makes the session try a gopls of its own, which
-// it refuses too). The gopls is a real v0.21.1, which make builds.
+// it refuses too). The gopls is a real v0.21.1, which make builds. Linux
+// only, as the shared daemon's other tests (share_test.go).
 func TestOldGopls(t *testing.T) {
 	old, err := filepath.Abs("../../bin/gopls-v0.21.1")
 	if err != nil {
