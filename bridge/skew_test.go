@@ -55,7 +55,7 @@ func TestGoplsSkew(t *testing.T) {
 	}
 	onPath := strings.TrimSpace(string(out))
 	sentence := "gopls v0.23.0 was built with go1.26.8, older than this workspace's go 1.27 and than " + onPath +
-		" on PATH: it reports newer syntax and APIs as errors; rebuild it with the newer Go (go install golang.org/x/tools/gopls@v0.24.0)"
+		" on PATH: it reports newer syntax and APIs as errors; rebuild it with the newer Go (go install golang.org/x/tools/gopls@" + lspclient.PinnedGopls + ")"
 
 	for _, tt := range []struct {
 		name  string

@@ -99,7 +99,7 @@ func TestOldGoplsRefused(t *testing.T) {
 		c.Close()
 		t.Fatal("gopls v0.21.1 was started; want it refused")
 	}
-	const want = "gopls v0.21.1 is older than v0.22, the oldest goplsmcp supports: install gopls v0.24.0 (go install golang.org/x/tools/gopls@v0.24.0) or pass --gopls"
+	want := "gopls v0.21.1 is older than v0.22, the oldest goplsmcp supports: install gopls " + PinnedGopls + " (go install golang.org/x/tools/gopls@" + PinnedGopls + ") or pass --gopls"
 	var unsupported *UnsupportedGoplsError
 	if !errors.As(err, &unsupported) || err.Error() != want {
 		t.Errorf("Start = %v; want %q", err, want)

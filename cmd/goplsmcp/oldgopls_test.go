@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/goplsmcp/goplsmcp/lspclient"
 )
 
 // TestOldGopls: a gopls older than v0.22 is refused at start with the
@@ -25,7 +27,8 @@ func TestOldGopls(t *testing.T) {
 	if _, err := os.Stat(old); err != nil {
 		t.Skipf("%s is missing: make bin/gopls-v0.21.1 builds it", old)
 	}
-	const want = "goplsmcp: gopls v0.21.1 is older than v0.22, the oldest goplsmcp supports: install gopls v0.24.0 (go install golang.org/x/tools/gopls@v0.24.0) or pass --gopls\n"
+	pin := lspclient.PinnedGopls
+	want := "goplsmcp: gopls v0.21.1 is older than v0.22, the oldest goplsmcp supports: install gopls " + pin + " (go install golang.org/x/tools/gopls@" + pin + ") or pass --gopls\n"
 	for _, share := range []string{"off", "auto"} {
 		t.Run("share="+share, func(t *testing.T) {
 			sh := newShared(t)
