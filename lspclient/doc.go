@@ -1,5 +1,7 @@
 // Package lspclient owns the gopls child process: it finds the binary,
-// spawns it, speaks LSP to it over stdio, answers the requests gopls makes
+// spawns it, refuses one older than it supports (version.go: what gopls
+// says of its build at initialize, which is also which Go built it),
+// speaks LSP to it over stdio, answers the requests gopls makes
 // of its client, keeps open documents (with leases that keep one version
 // of a document while a call uses it) and published diagnostics, tells
 // gopls about files changed on disk before each request (inotify on Linux,
