@@ -586,6 +586,12 @@ func TestOffline(t *testing.T) {
 							daemon.Process.Kill()
 							daemon.Wait()
 						})
+						// On a busy machine the forwarder may dial before
+						// the daemon listens.
+						waitFor(t, time.Minute, "the gopls daemon listens", func() bool {
+							_, err := os.Stat(sock)
+							return err == nil
+						})
 						opts.Remote = "unix;" + sock
 					}
 					c := startWith(t, opts)
