@@ -96,9 +96,10 @@ func TestOfflineToolchain(t *testing.T) {
 		if err != nil || res.IsError {
 			t.Fatalf("go_workspace: %v %s", err, res.Text())
 		}
-		want := "root: $ROOT\ngopls $GOPLSVERSION with " + local + "\nbuild: none\nmodules:\n  example.com/m: go.mod, go 1.27\n    " + sentence +
+		want := "root: $ROOT\ngopls $GOPLS with " + local + "\nbuild: none\nmodules:\n  example.com/m: go.mod, go 1.27\n    " + sentence +
 			"\npackages: 0\nload failed: " + sentence + "\nopen buffers: 0"
-		got := strings.NewReplacer(root, "$ROOT", "gopls "+st.lsp.Version(), "gopls $GOPLSVERSION").Replace(res.Text())
+		gopls := st.lsp.GoplsBuild()
+		got := strings.NewReplacer(root, "$ROOT", "gopls "+gopls.Version+" (built with "+gopls.GoVersion+")", "gopls $GOPLS").Replace(res.Text())
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("go_workspace (-want +got):\n%s", diff)
 		}
