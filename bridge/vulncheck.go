@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/url"
 	"os"
 	"os/exec"
 	"path"
@@ -445,11 +444,13 @@ func (b *Bridge) vulnDBReady() error {
 	case db == "":
 		return nil
 	case strings.HasPrefix(db, "file:"):
-		u, err := url.Parse(db)
-		if err != nil || u.Path == "" {
+		// As a file:// URI of this system: file:///C:/vulndb on Windows,
+		// whose URL path /C:/vulndb is no Windows path.
+		dir, err := lspclient.URIPath(db)
+		if err != nil || dir == "" {
 			return fmt.Errorf("GOVULNDB %s is not a valid file:// URL; start goplsmcp with --env GOVULNDB=file:///absolute/path/to/vulndb", render.Quote(db))
 		}
-		if _, err := os.Stat(filepath.Join(filepath.FromSlash(u.Path), "index", "modules.json")); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, "index", "modules.json")); err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("GOVULNDB %s holds no vulnerability database (no index/modules.json); point --env GOVULNDB at a copy of the Go vulnerability database in its file layout", render.Quote(db))
 			}
