@@ -122,6 +122,11 @@ func prepare(w *wine) (*prepared, error) {
 	if err := os.MkdirAll(p.win, 0o755); err != nil {
 		return nil, err
 	}
+	// A module of its own, so that the repository's ./... never takes
+	// what Windows programs leave in the prefix for its packages.
+	if err := os.WriteFile(filepath.Join(p.win, "go.mod"), []byte("// What make test-windows keeps; not part of the goplsmcp module.\nmodule goplsmcp-windows-cache\n"), 0o644); err != nil {
+		return nil, err
+	}
 	p.wineEnv = p.environment()
 	for _, s := range []struct {
 		name string
@@ -143,17 +148,22 @@ func prepare(w *wine) (*prepared, error) {
 // toolchain makes bin/windows/go a Windows GOROOT of the Go in use: go.exe
 // and the tools go list asks for their versions (compile, asm, link:
 // gopls's go list -compiled -test computes build IDs from them, though it
-// builds nothing), cross-built, and that Go's VERSION, go.env and src
-// (linked, not copied, where the file system allows). Built rather than
-// downloaded: it is the very Go of the Linux build, and needs nothing
-// fetched but what make build already has (the golang.org/toolchain
-// module of Windows is not always served where the Linux one is). It is
-// rebuilt when the Go in use changes.
+// builds nothing), cross-built, that Go's VERSION and go.env, and its src
+// as a symbolic link, which Wine shows Windows programs as a directory
+// (and which keeps the standard library's sources out of gofmt's and the
+// go command's walks of the repository). Built rather than downloaded: it
+// is the very Go of the Linux build, and needs nothing fetched but what
+// make build already has (the golang.org/toolchain module of Windows is
+// not always served where the Linux one is). It is rebuilt when the Go in
+// use changes.
 func (p *prepared) toolchain() (string, error) {
 	dir := filepath.Join(p.win, "go")
 	stamp := filepath.Join(dir, ".built-from")
+	src := filepath.Join(p.goroot, "src")
 	want := p.goroot + "\n" + p.goversion + "\n"
-	if have, err := os.ReadFile(stamp); err == nil && string(have) == want {
+	have, err := os.ReadFile(stamp)
+	link, _ := os.Readlink(filepath.Join(dir, "src"))
+	if _, statErr := os.Stat(filepath.Join(dir, "src", "runtime")); err == nil && string(have) == want && link == src && statErr == nil {
 		return "bin/windows/go, " + p.goversion + ", current", nil
 	}
 	if err := os.RemoveAll(dir); err != nil {
@@ -178,14 +188,13 @@ func (p *prepared) toolchain() (string, error) {
 			return "", err
 		}
 	}
-	how, err := linkTree(filepath.Join(p.goroot, "src"), filepath.Join(dir, "src"))
-	if err != nil {
+	if err := os.Symlink(src, filepath.Join(dir, "src")); err != nil {
 		return "", err
 	}
 	if err := os.WriteFile(stamp, []byte(want), 0o644); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("bin/windows/go, %s, built (src %s)", p.goversion, how), nil
+	return "bin/windows/go, " + p.goversion + ", built", nil
 }
 
 // gopls builds the pinned gopls for Windows, unless bin/windows/gopls.exe
@@ -251,17 +260,25 @@ func (p *prepared) makePrefix() (string, error) {
 	default:
 		did = append(did, "Wine's own bcryptprimitives.dll")
 	}
-	// The go command's work directories (GOFLAGS=-work leaves them, see
-	// environment) and gopls's temporary files, and the fixtures of a run
-	// that was cut short.
+	if err := p.emptyTemp(); err != nil {
+		return "", err
+	}
+	return "bin/windows/prefix " + strings.Join(did, ", "), nil
+}
+
+// emptyTemp removes what Windows programs leave in the prefix: the go
+// command's work directories (GOFLAGS=-work keeps them, see environment)
+// and gopls's temporary files, which it cannot remove under Wine either,
+// and the fixtures of a run that was cut short.
+func (p *prepared) emptyTemp() error {
 	stale, _ := filepath.Glob(filepath.Join(p.prefix, "drive_c", "users", "*", "Temp", "*"))
 	runs, _ := filepath.Glob(filepath.Join(p.prefix, "drive_c", "goplsmcp-smoke-*"))
 	for _, f := range append(stale, runs...) {
 		if err := os.RemoveAll(f); err != nil {
-			return "", err
+			return err
 		}
 	}
-	return "bin/windows/prefix " + strings.Join(did, ", "), nil
+	return nil
 }
 
 // environment is the environment of every Wine process of the run. Wine
@@ -322,6 +339,9 @@ func (p *prepared) stopWine() {
 	if left := p.wineProcesses(nil); len(left) > 0 {
 		fmt.Printf("wine: still running after wineserver -k: %s\n", strings.Join(left, "; "))
 	}
+	if err := p.emptyTemp(); err != nil {
+		fmt.Printf("wine: emptying the prefix's Temp: %v\n", err)
+	}
 }
 
 // crossBuild builds Go packages for windows/amd64 into out.
@@ -343,35 +363,6 @@ func goOutput(args ...string) (string, error) {
 		return "", fmt.Errorf("go %s: %v: %s", strings.Join(args, " "), err, lastLines(stderr.Bytes(), 5))
 	}
 	return strings.TrimSpace(string(out)), nil
-}
-
-// linkTree makes dst a copy of the tree src, of hard links to its files
-// where the file system allows them, and says which it made.
-func linkTree(src, dst string) (string, error) {
-	how := "hard-linked"
-	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		to := filepath.Join(dst, rel)
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(to, 0o755)
-		case d.Type()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(path)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(target, to)
-		}
-		if os.Link(path, to) == nil {
-			return nil
-		}
-		how = "copied"
-		return copyFile(path, to)
-	})
-	return how, err
 }
 
 func copyFile(from, to string) error {
