@@ -90,6 +90,10 @@ func run(install, verbose bool) error {
 func step(name string, f func() (string, error)) error {
 	start := time.Now()
 	detail, err := f()
+	var skip skipped
+	if errors.As(err, &skip) {
+		return err
+	}
 	if err != nil {
 		fmt.Printf("wine: %s: failed (%s)\n", name, since(start))
 		return fmt.Errorf("%s: %w", name, err)

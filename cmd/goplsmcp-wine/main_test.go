@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"debug/pe"
 	"encoding/binary"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -121,5 +125,39 @@ func TestExeName(t *testing.T) {
 		if got := exeName(strings.Split(cmdline, "\x00")); got != want {
 			t.Errorf("exeName(%q) = %q, want %q", cmdline, got, want)
 		}
+	}
+}
+
+// TestWineProcesses: a process whose environment names the prefix and
+// whose command line is a Windows program's is seen until it ends.
+func TestWineProcesses(t *testing.T) {
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("no /proc")
+	}
+	p := &prepared{prefix: t.TempDir()}
+	// sh, under the name of a Windows program, waiting for its stdin.
+	cmd := &exec.Cmd{Path: "/bin/sh", Args: []string{`Z:\w\bin\windows\gopls.exe`, "-c", "read line"}, Env: []string{"WINEPREFIX=" + p.prefix}}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	want := fmt.Sprintf(`%d Z:\w\bin\windows\gopls.exe -c read line`, cmd.Process.Pid)
+	if got := p.wineProcesses(ours); !slices.Contains(got, want) {
+		t.Errorf("wineProcesses(%q) = %q, want it to list %q", ours, got, want)
+	}
+	if got := p.wineProcesses([]string{"go.exe"}); len(got) != 0 {
+		t.Errorf("wineProcesses(go.exe) = %q, want none", got)
+	}
+	if other := (&prepared{prefix: p.prefix + "x"}).wineProcesses(nil); len(other) != 0 {
+		t.Errorf("another prefix's processes: %q, want none", other)
+	}
+	stdin.Close()
+	cmd.Wait()
+	if err := p.noneLeft(); err != nil {
+		t.Error(err)
 	}
 }
