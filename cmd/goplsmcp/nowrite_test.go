@@ -96,6 +96,7 @@ var writeAllowed = map[string]string{
 var writeExempt = map[string]string{
 	"cmd/goplsmcp-dist":  "the release builder (make dist): builds the binaries and writes the archives into bin/dist",
 	"cmd/goplsmcp-bench": "the benchmark harness (make bench): it copies fixtures to temporary directories, edits them for the edit loop, starts the servers it measures and writes its report",
+	"cmd/goplsmcp-wine":  "the Windows build's smoke under Wine (make test-windows): it installs Wine, builds into bin/windows and makes a Wine prefix there, copies fixtures to temporary directories and edits them, and starts the servers it compares",
 }
 
 // readOnlyCommands are the gopls commands goplsmcp may execute: none of
