@@ -128,7 +128,7 @@ type shape struct {
 func startShape(t *testing.T, root string, env []string) *shape {
 	t.Helper()
 	ours := startStackOf(t, root, stackConfig{lsp: lspclient.Options{Env: env}}).client
-	return &shape{root: root, ours: ours, peer: startGoplsMCP(t, root, env), release: binaryRelease(t, pinnedGopls(t))}
+	return &shape{root: root, ours: ours, peer: startGoplsMCP(t, root, env), release: binaryRelease(t, testGopls(t))}
 }
 
 // binaryRelease is the release of the gopls binary at path, as its
