@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"strings"
 
 	"go.lsp.dev/jsonrpc2"
 )
@@ -28,11 +29,7 @@ func (c *Client) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 			Message string `json:"message"`
 		}
 		if json.Unmarshal(params, &m) == nil {
-			level := messageLevel(m.Type)
-			c.log.Log(ctx, level-4, "gopls message", "text", m.Message)
-			if c.opts.OnMessage != nil {
-				c.opts.OnMessage(level, m.Message)
-			}
+			c.message(ctx, m.Type, m.Message)
 		}
 		return nil
 	case "window/workDoneProgress/create":
@@ -75,6 +72,38 @@ func (c *Client) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		return reply(ctx, nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method not supported by goplsmcp: %s", req.Method()))
 	}
 	return nil
+}
+
+// message logs a window/logMessage or window/showMessage of gopls's and
+// hands it to OnMessage: at its own level there, four below in the
+// client's log (which has its own lines for what matters to it); shutdown
+// chatter at debug in both.
+func (c *Client) message(ctx context.Context, typ int, text string) {
+	level, logLevel := messageLevel(typ), messageLevel(typ)-4
+	if shutdownChatter(text) {
+		level, logLevel = slog.LevelDebug, slog.LevelDebug
+	}
+	c.log.Log(ctx, logLevel, "gopls message", "text", text)
+	if c.opts.OnMessage != nil {
+		c.opts.OnMessage(level, text)
+	}
+}
+
+// shutdownChatter reports whether a message of gopls's only says that
+// work it had under way was dropped because it is shutting down, such as
+// "warning: while diagnosing orphaned files: session is shut down", which
+// gopls (v0.23 on every such meeting) sends as an error when its exit
+// meets a diagnosis, as a one-shot call's often does: nothing a user can
+// act on, so it is kept for debug.
+// The texts are those of gopls's errors for a session, server or view
+// that is shut down.
+func shutdownChatter(text string) bool {
+	for _, s := range []string{"session is shut down", "server is shut down", "view is shutdown"} {
+		if strings.Contains(text, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // messageLevel maps an LSP MessageType to a log level.
