@@ -14,8 +14,10 @@
 // good and bad sample call from bridge's catalogue, a file added and a file
 // changed on disk (with CRLF line ends) seen by the next call, a rename
 // applied with --allow-write and the files checked after, paths outside
-// the root refused, and, once stdin closes, no goplsmcp, gopls or go
-// process of the run left. Every answer must be the Linux build's but for
+// the root refused, gopls.exe found by --gopls Z:\...\gopls.exe and
+// beside goplsmcp.exe with none on PATH (and a start refused with
+// neither), and, once stdin closes, no goplsmcp, gopls or go process of
+// the run left. Every answer must be the Linux build's but for
 // how the root and GOROOT are spelled. docs/development.md says what Wine
 // needs and what it cannot show.
 //

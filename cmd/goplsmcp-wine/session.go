@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -40,6 +41,9 @@ type server struct {
 	// system is a file of the system, outside the root: the samples'
 	// /etc/passwd, and on Windows the prefix's C:\windows\win.ini.
 	system string
+	// sysdir is a directory of the system, outside the root: the
+	// samples' /etc, and on Windows the prefix's C:\windows.
+	sysdir string
 	spell  func(path string) string // a path on this machine as the server spells it
 	uri    func(path string) string // a path on this machine as a file:// URI of the server's
 	cmd    *exec.Cmd
@@ -90,12 +94,13 @@ func (p *prepared) smoke(verbose bool) error {
 	}
 	defer os.RemoveAll(winDir)
 
-	linux := &server{name: "linux", dir: linuxDir, system: "/etc/passwd",
+	linux := &server{name: "linux", dir: linuxDir, system: "/etc/passwd", sysdir: "/etc",
 		spell: func(path string) string { return path },
 		uri:   func(path string) string { return "file://" + path },
 	}
 	win := &server{name: "windows", dir: winDir, spell: p.winPath,
 		system: filepath.Join(p.prefix, "drive_c", "windows", "win.ini"),
+		sysdir: filepath.Join(p.prefix, "drive_c", "windows"),
 		uri:    p.winURI,
 	}
 	servers := []*server{linux, win}
@@ -114,6 +119,7 @@ func (p *prepared) smoke(verbose bool) error {
 			s.place(s.root, "$ROOT"),
 			s.place(s.dir, "$TMP"),
 			s.place(s.system, "$SYSTEM"),
+			s.place(s.sysdir, "$SYSDIR"),
 		}
 	}
 	linux.names = append(linux.names, linux.place(p.goroot, "$GOROOT"))
@@ -189,6 +195,7 @@ func (p *prepared) smoke(verbose bool) error {
 			})
 			t.call(servers, spec.Name+" bad", spec.Name, func(s *server) string { return s.sample(spec.Bad.Args) }, func(a answer) error {
 				want := strings.ReplaceAll(spec.Bad.Want, "file:///etc/passwd", regexp.QuoteMeta(a.server.uri(a.server.system)))
+				want = strings.ReplaceAll(want, `"/etc"`, regexp.QuoteMeta(strconv.Quote(a.server.spell(a.server.sysdir))))
 				if !a.isError || !regexp.MustCompile(want).MatchString(a.text) || strings.Contains(a.text, "\n") {
 					return fmt.Errorf("want a one-line tool error matching %s", spec.Bad.Want)
 				}
@@ -309,6 +316,11 @@ func (p *prepared) smoke(verbose bool) error {
 		return err
 	}
 
+	err = step("finding gopls.exe", func() (string, error) { return p.findGopls(win.root) })
+	if err != nil {
+		return err
+	}
+
 	err = step("stdin closed: nothing left running", func() (string, error) {
 		detail := make([]string, len(servers))
 		err := both(servers, func(s *server) error {
@@ -364,6 +376,67 @@ func (p *prepared) smoke(verbose bool) error {
 	})
 }
 
+// findGopls starts goplsmcp.exe where it can find gopls.exe only by
+// --gopls Z:\...\gopls.exe, and only beside itself (the release
+// archive's layout), with none on PATH (WINEPATH names go.exe's directory
+// alone): each must answer a call on root. Then, with neither, it must
+// refuse to start and say where it looked: the check can fail.
+func (p *prepared) findGopls(root string) (string, error) {
+	alone := filepath.Join(p.win, "alone")
+	if err := os.MkdirAll(alone, 0o755); err != nil {
+		return "", err
+	}
+	lone := filepath.Join(alone, "goplsmcp.exe")
+	os.Remove(lone)
+	if err := copyFile(filepath.Join(p.win, "goplsmcp.exe"), lone); err != nil {
+		return "", err
+	}
+	env := slices.Clone(p.wineEnv)
+	for i, kv := range env {
+		if strings.HasPrefix(kv, "WINEPATH=") {
+			env[i] = "WINEPATH=" + p.winPath(filepath.Join(p.win, "go", "bin"))
+		}
+	}
+	command := func(exe string, args ...string) *exec.Cmd {
+		cmd := exec.Command(p.wine.path, append([]string{exe, "--root", p.winPath(root)}, args...)...)
+		cmd.Env = env
+		return cmd
+	}
+	ways := []*server{
+		{name: "--gopls " + p.winPath(filepath.Join(p.win, "gopls.exe")), root: root,
+			cmd: command(lone, "--gopls", p.winPath(filepath.Join(p.win, "gopls.exe")))},
+		{name: "gopls.exe beside goplsmcp.exe", root: root, cmd: command(filepath.Join(p.win, "goplsmcp.exe"))},
+	}
+	err := both(ways, func(s *server) error {
+		if err := s.start(); err != nil {
+			return err
+		}
+		a, err := s.call("go_symbols", `{"file": "main.go"}`)
+		if err == nil && (a.isError || !strings.Contains(a.text, "func main()")) {
+			err = fmt.Errorf("%s: go_symbols main.go answered %q, want its symbols", s.name, a.text)
+		}
+		if stopErr := s.stop(); err == nil {
+			err = stopErr
+		}
+		if err == nil {
+			fmt.Printf("wine:   %-44s found, answered (%s)\n", s.name, a.took.Round(10*time.Millisecond))
+		}
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	// Neither: goplsmcp.exe exits at once with the places it looked.
+	cmd := command(lone)
+	cmd.Stdin = strings.NewReader("")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "gopls not found") || !strings.Contains(strings.ToLower(string(out)), strings.ToLower(p.winPath(filepath.Join(alone, "gopls.exe")))) {
+		return "", fmt.Errorf("goplsmcp.exe with no gopls.exe beside it, on PATH or named: exit %v, want a failure naming %s; it printed:\n%s", err, p.winPath(filepath.Join(alone, "gopls.exe")), indent(string(out)))
+	}
+	fmt.Printf("wine:   %-44s refused: %s\n", "neither", clip(strings.TrimSpace(lastLines(out, 1))))
+	return "by --gopls and beside goplsmcp.exe, none on PATH; refused without either", nil
+}
+
 // winCommand is goplsmcp.exe under Wine with args: gopls.exe and go.exe
 // are found on PATH (WINEPATH), and there is no shared daemon (--share
 // auto is off on Windows).
@@ -406,13 +479,14 @@ func (s *server) normalize(text string) string {
 	})
 }
 
-var underPlace = regexp.MustCompile(`\$(ROOT|TMP|GOROOT|SYSTEM)[^\s"'():,\[\]]*`)
+var underPlace = regexp.MustCompile(`\$(ROOT|TMP|GOROOT|SYSTEM|SYSDIR)[^\s"'():,\[\]]*`)
 
 // sample is a catalogue sample's arguments for this server: $ROOT is the
-// root as it spells it, in a file:// URI as a URI, and file:///etc/passwd
-// its system file's URI.
+// root as it spells it, in a file:// URI as a URI, file:///etc/passwd
+// its system file's URI and "/etc" its system directory.
 func (s *server) sample(args string) string {
 	args = strings.ReplaceAll(args, "file:///etc/passwd", s.uri(s.system))
+	args = strings.ReplaceAll(args, `"/etc"`, jsonString(s.spell(s.sysdir)))
 	args = strings.ReplaceAll(args, "file://$ROOT", s.uri(s.root))
 	root, _ := json.Marshal(s.spell(s.root))
 	return strings.ReplaceAll(args, "$ROOT", strings.Trim(string(root), `"`))
@@ -591,6 +665,11 @@ func both(servers []*server, f func(*server) error) error {
 		}
 	}
 	return nil
+}
+
+func jsonString(s string) string {
+	data, _ := json.Marshal(s)
+	return string(data)
 }
 
 func jsonArgs(key, value string) string {
