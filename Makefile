@@ -20,7 +20,7 @@ endif
 GO_IN_USE := $(shell GOTOOLCHAIN=$(GOTOOLCHAIN) $(GO) env GOVERSION)
 GOPLS_VERSION := $(shell GOTOOLCHAIN=$(GOTOOLCHAIN) $(GO) list -m -f '{{.Version}}' golang.org/x/tools/gopls)
 
-.PHONY: all build gopls goplsmcp test hygiene test-concurrency test-windows soak fuzz demo vet cross dist interop editor clean bench bench-quick bench-soak compat-gopls test-gopls-compat outdated
+.PHONY: all build gopls goplsmcp test hygiene test-concurrency test-windows test-windows-prepare interop-install soak fuzz demo vet cross dist interop editor clean bench bench-quick bench-soak compat-gopls test-gopls-compat outdated
 
 all: build
 
@@ -135,23 +135,55 @@ FIXTURES = { git status --porcelain --untracked-files=all --ignored=matching -- 
 # quiet machine needs (the slowest package takes a few minutes), so that a
 # busy machine makes the suite slower, not red.
 TEST_TIMEOUT ?= 30m
-test: build compat-gopls vet hygiene cross editor
-	@rt="$$(mktemp -d /tmp/goplsmcp-test.XXXXXX)"; export GOPLSMCP_RUNTIME_DIR="$$rt"; \
+# make test prints each step's time as it ends ("== step: N s"), and the
+# whole run's at the end. What only fetches or builds for a later step
+# starts at once in the background, niced, its output kept in
+# bin/test-logs/STEP.log and printed when the step that needs it waits for
+# it: the other gopls releases (compat-gopls), the real clients' npm ci
+# (interop-install) and, once Neovim is installed (apt-get runs one at a
+# time), Wine and the Windows build's toolchain (test-windows-prepare).
+# The tests that need the other goplses (COMPAT_TESTS) run after the rest
+# of the suite, once those are built.
+COMPAT_TESTS = ^(TestOldGopls|TestOldGoplsRefused|TestGoplsSkew)$$
+# $(STEP) defines the shell functions of make test: step NAME CMD... runs
+# CMD and prints NAME's time; start NAME CMD... runs step in the
+# background into bin/test-logs/NAME.log; join NAME waits for it and
+# prints its log; its status is the step's.
+STEP = logs=bin/test-logs; rm -rf $$logs; mkdir -p $$logs; \
+	step() { name=$$1; shift; t0=$$(date +%s); "$$@"; st=$$?; \
+		echo "== $$name: $$(($$(date +%s) - t0)) s$$([ $$st = 0 ] || echo ", failed")"; return $$st; }; \
+	start() { name=$$1; shift; ( step "$$name" nice -n 10 "$$@" ) >"$$logs/$$name.log" 2>&1 & eval "pid_$$(echo $$name | tr -- - _)=$$!"; }; \
+	join() { eval "wait \$$pid_$$(echo $$1 | tr -- - _)"; st=$$?; cat "$$logs/$$1.log"; return $$st; }
+test:
+	@$(STEP); t_all=$$(date +%s); status=0; \
+	start compat-gopls $(MAKE) --no-print-directory compat-gopls; \
+	start interop-install $(MAKE) --no-print-directory interop-install; \
+	step build $(MAKE) --no-print-directory build || status=1; \
+	step editor $(MAKE) --no-print-directory editor; \
+	start test-windows-prepare $(GO) run ./cmd/goplsmcp-wine -install -prepare; \
+	[ $$status = 1 ] || step vet $(MAKE) --no-print-directory vet || status=1; \
+	[ $$status = 1 ] || step hygiene $(MAKE) --no-print-directory hygiene || status=1; \
+	[ $$status = 1 ] || step cross $(MAKE) --no-print-directory cross || status=1; \
+	rt="$$(mktemp -d /tmp/goplsmcp-test.XXXXXX)"; export GOPLSMCP_RUNTIME_DIR="$$rt"; \
 	export GOPLSMCP_TEST_OLDGO="$(OLDER_GOROOT)"; \
 	before_daemons="$$($(call DAEMONS,$$rt) | awk '{print $$1}' | tr '\n' ' ')"; export before_daemons; \
-	before="$$($(FIXTURES))"; status=0; \
-	$(GO) test -race -timeout $(TEST_TIMEOUT) ./... || status=1; \
-	[ $$status = 1 ] || $(MAKE) --no-print-directory test-concurrency || status=1; \
-	[ $$status = 1 ] || $(MAKE) --no-print-directory test-gopls-compat || status=1; \
+	before="$$($(FIXTURES))"; \
+	[ $$status = 1 ] || step "go test" $(GO) test -race -timeout $(TEST_TIMEOUT) -skip '$(COMPAT_TESTS)' ./... || status=1; \
+	[ $$status = 1 ] || step test-concurrency $(MAKE) --no-print-directory test-concurrency || status=1; \
+	join compat-gopls || status=1; \
+	[ $$status = 1 ] || step "go test (other goplses)" $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -run '$(COMPAT_TESTS)' ./cmd/goplsmcp ./bridge ./lspclient || status=1; \
+	[ $$status = 1 ] || step test-gopls-compat $(MAKE) --no-print-directory test-gopls-compat || status=1; \
 	if [ $$status = 0 ] && [ "$$before" != "$$($(FIXTURES))" ]; then \
 		echo "FAIL: the tests changed testdata/; tests must copy fixtures before use, and no tool may write:"; \
 		git status --short --untracked-files=all -- testdata; status=1; \
 	fi; \
-	[ $$status = 1 ] || $(MAKE) --no-print-directory interop || status=1; \
-	[ $$status = 1 ] || $(MAKE) --no-print-directory test-windows || status=1; \
-	bin/goplsmcp daemon stop >/dev/null; \
+	join interop-install || status=1; \
+	[ $$status = 1 ] || step interop $(MAKE) --no-print-directory interop || status=1; \
+	join test-windows-prepare || status=1; \
+	[ $$status = 1 ] || step test-windows $(MAKE) --no-print-directory test-windows || status=1; \
+	wait; bin/goplsmcp daemon stop >/dev/null; \
 	$(call NO_DAEMONS,$$rt) || status=1; \
-	rm -rf "$$rt"; exit $$status
+	rm -rf "$$rt"; echo "== make test: $$(($$(date +%s) - t_all)) s$$([ $$status = 0 ] || echo ", failed")"; exit $$status
 
 # DAEMONS lists the running goplsmcp daemons of this tree's bin/goplsmcp,
 # or started under the runtime directory $(1), one "PID ARGS" a line.
@@ -182,6 +214,11 @@ test-concurrency:
 # minutes once bin/windows is there. See docs/development.md.
 test-windows: build
 	$(GO) run ./cmd/goplsmcp-wine -install
+
+# What test-windows prepares, without the session: make test runs it in
+# the background while the suite runs.
+test-windows-prepare:
+	$(GO) run ./cmd/goplsmcp-wine -install -prepare
 
 # Real third-party clients in CI, pinned in .interop/package-lock.json and
 # installed there with the machine's npm (npm ci, only when the lock file
@@ -242,9 +279,13 @@ interop: build .interop/node_modules/.package-lock.json
 	if [ -n "$$own" ]; then { $(call NO_DAEMONS,$$own); } || status=1; rm -rf "$$own"; fi; \
 	exit $$status
 
+# npm keeps its cache of downloaded packages in .interop/.npm-cache, beside
+# what it installs, not in the user's home: a checkout's next npm ci (a
+# new lock file) fetches only what changed.
+interop-install: .interop/node_modules/.package-lock.json
 .interop/node_modules/.package-lock.json: .interop/package.json .interop/package-lock.json
 	@command -v $(NPM) >/dev/null || { echo "make interop needs npm (and Node.js; 22.19 or later off linux-x64)"; exit 1; }
-	cd .interop && $(NPM) ci --no-audit --no-fund --loglevel=error
+	cd .interop && $(NPM) ci --no-audit --no-fund --loglevel=error --cache "$(CURDIR)/.interop/.npm-cache"
 
 # About a minute of mixed calls against the in-process server, with gopls
 # killed a few times; prints the call counts and the goroutines, open files
@@ -299,4 +340,4 @@ outdated:
 	echo "Go $$pinned pinned (go.mod toolchain); newer:$${list:- none}"
 
 clean:
-	rm -rf bin .interop/node_modules
+	rm -rf bin .interop/node_modules .interop/.npm-cache

@@ -23,7 +23,10 @@
 //
 // Usage, from the repository's root after make build:
 //
-//	go run ./cmd/goplsmcp-wine [-install] [-v]
+//	go run ./cmd/goplsmcp-wine [-install] [-prepare] [-v]
+//
+// -prepare prepares and stops there, so that make test can have the
+// toolchain built and Wine installed while other steps run.
 package main
 
 import (
@@ -40,9 +43,10 @@ import (
 func main() {
 	install := flag.Bool("install", false, "install Debian's wine with apt-get when it is missing (as root on Debian)")
 	verbose := flag.Bool("v", false, "print every answer, and the servers' stderr")
+	only := flag.Bool("prepare", false, "prepare bin/windows (and with -install, Wine), then stop: no session")
 	flag.Parse()
 	start := time.Now()
-	err := run(*install, *verbose)
+	err := run(*install, *only, *verbose)
 	var skip skipped
 	switch {
 	case errors.As(err, &skip):
@@ -61,7 +65,7 @@ type skipped struct{ why string }
 
 func (s skipped) Error() string { return "skipped: " + s.why }
 
-func run(install, verbose bool) error {
+func run(install, prepareOnly, verbose bool) error {
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
 		return skipped{fmt.Sprintf("Wine runs the windows/amd64 build on linux/amd64, and this is %s/%s", runtime.GOOS, runtime.GOARCH)}
 	}
@@ -72,6 +76,10 @@ func run(install, verbose bool) error {
 	p, err := prepare(w)
 	if err != nil {
 		return err
+	}
+	if prepareOnly {
+		p.stopWine()
+		return nil
 	}
 	// Whatever happens, no Wine process of the run outlives it: not when
 	// it ends, nor when it is interrupted.
