@@ -116,7 +116,9 @@ type plan struct {
 	settleGorootMax       time.Duration
 	gorootByDefault       bool
 	// settleSections waits for gopls to be idle before each section.
-	settleSections    bool
+	settleSections bool
+	// shareSmall sweeps table 10 to two sessions, not eight.
+	shareSmall        bool
 	callTimeout       time.Duration
 	gorootCallTimeout time.Duration
 	coldGorootTimeout time.Duration
@@ -152,7 +154,7 @@ var plans = map[string]plan{
 		coldFixtureN: 1, coldGorootN: 1,
 		editN: 4, crossN: 4, crossGorootN: 2, crossContextN: 0,
 		memCalls: 100, idleWindow: time.Second,
-		concRounds: 2, loadRounds: 1, restCalls: 3,
+		concRounds: 2, loadRounds: 1, restCalls: 3, shareSmall: true,
 		settleMax: 20 * time.Second, settleGorootMax: time.Minute,
 		callTimeout: 30 * time.Second, gorootCallTimeout: 5 * time.Minute, coldGorootTimeout: 10 * time.Minute,
 	},

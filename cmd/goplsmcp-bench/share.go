@@ -15,6 +15,17 @@ import (
 // reports memory; the sweep starts the last of them.
 var shareCounts = []int{1, 2, 4, 8}
 
+// shareCounts returns the numbers of sessions the plan sweeps: in smoke
+// mode, which proves the harness (go test runs it), the first two of
+// shareCounts only, since the --share off sweep of eight starts eight
+// gopls processes, each loading the fixture, on a machine of two cores.
+func (b *bench) shareCounts() []int {
+	if b.plan.shareSmall {
+		return shareCounts[:2]
+	}
+	return shareCounts
+}
+
 // share measures the shared daemon (goplsmcp --share auto, the default):
 // N stdio sessions on one workspace, started one after another and left
 // open, as agent clients start them, each session's time from starting
@@ -25,7 +36,7 @@ var shareCounts = []int{1, 2, 4, 8}
 // shared session and a session of its own, both warm.
 func (b *bench) share(ctx context.Context, fx, gr *workspace) error {
 	t := b.table(10, "Shared daemon: N stdio sessions",
-		fmt.Sprintf("Sessions started one after another and left open, as clients start them (one sweep of %d; the row for N is its first N sessions). First answer: from starting the session's process to the first correct answer (every reference of the workspace's symbol); gopls's file cache warm (an unmeasured session first). Memory: of every process then running (the stdio processes, the daemon, every gopls), after they settle: the sum of their proportional set sizes (PSS: a page several processes map, such as the goplsmcp binary's code, counted once across them; what the machine spends), and for reference the sum of their resident set sizes (RSS: such pages counted in each process). Shared is the default (`--share auto`, a fresh runtime directory, so session 1 starts the daemon); own is `--share off`. Targets: sessions after the first ≤ 0.05 s p50 on GOROOT/src; 8 shared sessions' memory ≤ 1.25× one session's.", shareCounts[len(shareCounts)-1]),
+		fmt.Sprintf("Sessions started one after another and left open, as clients start them (one sweep of %d; the row for N is its first N sessions). First answer: from starting the session's process to the first correct answer (every reference of the workspace's symbol); gopls's file cache warm (an unmeasured session first). Memory: of every process then running (the stdio processes, the daemon, every gopls), after they settle: the sum of their proportional set sizes (PSS: a page several processes map, such as the goplsmcp binary's code, counted once across them; what the machine spends), and for reference the sum of their resident set sizes (RSS: such pages counted in each process). Shared is the default (`--share auto`, a fresh runtime directory, so session 1 starts the daemon); own is `--share off`. Targets: sessions after the first ≤ 0.05 s p50 on GOROOT/src; 8 shared sessions' memory ≤ 1.25× one session's.", b.shareCounts()[len(b.shareCounts())-1]),
 		"workspace", "mode", "N", "first answer of each session", "sessions 2–N p50", "memory (PSS), all processes", "vs N = 1", "RSS sum")
 	jobs := []*workspace{fx}
 	if gr != nil {
@@ -48,7 +59,7 @@ func (b *bench) share(ctx context.Context, fx, gr *workspace) error {
 			return err
 		}
 		expect = warm.count
-		n := shareCounts[len(shareCounts)-1]
+		n := b.shareCounts()[len(b.shareCounts())-1]
 		for _, shared := range []bool{true, false} {
 			mode := "own gopls (--share off)"
 			if shared {
@@ -59,7 +70,7 @@ func (b *bench) share(ctx context.Context, fx, gr *workspace) error {
 			if err != nil {
 				return err
 			}
-			for _, k := range shareCounts {
+			for _, k := range b.shareCounts() {
 				var firsts []string
 				for _, d := range sw.firsts[:k] {
 					firsts = append(firsts, fmt.Sprintf("%.2f", d.Seconds()))
@@ -156,7 +167,7 @@ func (b *bench) shareSweep(ctx context.Context, ws *workspace, shared bool, n, e
 		if sw.count == 0 {
 			sw.count = got
 		}
-		if slices.Contains(shareCounts, i+1) || i+1 == n {
+		if slices.Contains(b.shareCounts(), i+1) || i+1 == n {
 			var pids []int
 			for _, s := range open {
 				pids = append(pids, s.pid())
