@@ -104,7 +104,7 @@ func TestSmoke(t *testing.T) {
 		"### 4. Edit loop", "### 4. Edit loop: an edit that breaks other packages", "### 5. Memory and idle",
 		"### 6. Tokens", "### 6. Tokens: every tool's answer, both channels", "### 7. Concurrency",
 		"### 8. Declaration source and package graph", "### 11. First answer on a busy machine",
-		"### 13. One gopls for the editor and the agents (issue 31)",
+		"### 13. One gopls for the editor and the agents",
 	} {
 		if !strings.Contains(report, heading+"\n") {
 			t.Errorf("the report has no %q section:\n%s", heading, report)

@@ -148,7 +148,7 @@ func (b *bench) hopFloor(ctx context.Context, ws *workspace) error {
 			}
 		}
 	}
-	t := b.table(13, "One gopls for the editor and the agents (issue 31): the least one more process costs",
+	t := b.table(13, "One gopls for the editor and the agents: the least one more process costs",
 		fmt.Sprintf("Two plain goplses on %s with the settings of table 13, one the editor starts itself and one behind a process that only copies bytes both ways (goplsmcp-bench's hop: no parsing, no framing, no routing), and beside them `goplsmcp lsp` with a daemon of its own, and a second editor connected to that daemon's socket directly (the daemon reached as goplsmcp lsp reaches it when it relays): all loaded and quiet, asked each request in turn, %d samples each, no agents. Sharing one gopls v0.23.0 between an editor and agents needs at least one such process, whatever it does (gopls serves one LSP stream per session: something must merge the editor's stream with the agents'); `goplsmcp lsp` hands the editor's stdio (its pipes) to the daemon, which is then the one such process on the path, goplsmcp lsp standing by. Load average at the start: %s.", ws.name, n, loadStart),
 		"request", "gopls p50", "gopls behind a hop p50", "hop's cost", "the daemon alone p50", "its cost", "goplsmcp lsp p50", "its cost", "goplsmcp lsp / gopls")
 	for _, q := range queries {

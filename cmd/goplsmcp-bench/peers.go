@@ -140,7 +140,7 @@ func (b *bench) peerQuestions(ctx context.Context, ws *workspace, s *servers) ([
 			peer: map[string]any{"packagePaths": []string{ws.pkg}},
 		},
 	}
-	// The three answers issue 33 found trailing gopls mcp: a large file's
+	// The three answers once found trailing gopls mcp: a large file's
 	// context, a search gopls has not answered yet, diagnostics right
 	// after a file changed on disk.
 	qs = append(qs, peerQuestion{
@@ -421,7 +421,7 @@ func writeViaRename(file, text string) error {
 
 // changeFile is the file the harness may change on disk in ws, or "": the
 // fixture's copy, or, in a copy of GOROOT (copy), encoding/csv/reader.go,
-// the change issue 33 measured.
+// the change table 2 measures.
 func (ws *workspace) changeFile(copy bool) string {
 	switch {
 	case ws.fixture:

@@ -54,7 +54,7 @@ func (b *bench) toolsList(s *servers) error {
 	return nil
 }
 
-// Targets of the answers in table 6 (issue 11): the structured content,
+// Targets of the answers in table 6: the structured content,
 // compact, within 1.3× the text it restates; and both channels within
 // 0.6× gopls mcp's text for the same facts.
 const (
