@@ -309,9 +309,9 @@ demo: build
 
 # Benchmarks (not part of test): goplsmcp against a direct LSP client and
 # against gopls mcp, same machine and gopls binary; see BENCHMARKS.md.
-# bench includes $(go env GOROOT)/src and takes half an hour on two
-# cores (18 minutes for the fixture's part at load 30); bench-quick takes
-# a few minutes, on the fixture module only. The markdown report
+# bench includes $(go env GOROOT)/src and takes more than 20 minutes on
+# two busy cores (18 for the fixture's part alone at load 30);
+# bench-quick takes under a minute, on the fixture module only. The markdown report
 # goes to stdout and to bin/bench-results.md.
 bench: build
 	$(GO) run ./cmd/goplsmcp-bench -mode full -o bin/bench-results.md
