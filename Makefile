@@ -211,7 +211,8 @@ test-concurrency:
 # pinned gopls.exe and a Windows Go toolchain cross-built into bin/windows,
 # with a Wine prefix there, each kept while current; then one session of
 # every tool's good and bad sample call, changes on disk, an applied
-# rename, paths outside the root and nothing left running after stdin
+# rename, paths outside the root, gopls.exe found by --gopls and beside
+# goplsmcp.exe with none on PATH, and nothing left running after stdin
 # closes or goplsmcp.exe is killed, whose answers must be the Linux
 # build's but for how paths are spelled. On a Debian machine where make
 # runs as root (CI's), Debian's wine is installed when missing (about
