@@ -156,7 +156,10 @@ var plans = map[string]plan{
 		memCalls: 100, idleWindow: time.Second,
 		concRounds: 2, loadRounds: 1, restCalls: 3, shareSmall: true,
 		settleMax: 20 * time.Second, settleGorootMax: time.Minute,
-		callTimeout: 30 * time.Second, gorootCallTimeout: 5 * time.Minute, coldGorootTimeout: 10 * time.Minute,
+		// A bound for a call that hangs, not a timing: at load 45 on two
+		// cores, a go_search waiting for 32 new packages and a gopls mcp
+		// go_diagnostics took over 30 s.
+		callTimeout: 2 * time.Minute, gorootCallTimeout: 5 * time.Minute, coldGorootTimeout: 10 * time.Minute,
 	},
 }
 

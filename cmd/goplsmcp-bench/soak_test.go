@@ -110,7 +110,9 @@ func TestSoakShort(t *testing.T) {
 		t.Fatalf("building goplsmcp: %v\n%s", err, out)
 	}
 	t.Setenv("GOPLSMCP_RUNTIME_DIR", t.TempDir())
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	// A bound for a soak that hangs, above the smoke plan's bound on one
+	// call (two minutes).
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
 	prof := t.TempDir()
