@@ -60,6 +60,12 @@ func alive(pid int) bool {
 	return signalPID(pid, 0) == nil
 }
 
+// closeBound is how long the tests let Close take. Its waits (shutdown,
+// exit, SIGTERM, SIGKILL) add up to under 1.5 s; a Close that blocks on
+// a stuck write or an unreaped child never ends, so the bound tells those
+// apart with room for a busy machine (2.11 s was seen at a load of 48).
+const closeBound = 10 * time.Second
+
 func TestStartLoadClose(t *testing.T) {
 	c := startClient(t, exampleRoot(t))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -78,8 +84,8 @@ func TestStartLoadClose(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("Close took %s, want under 2s", d)
+	if d := time.Since(start); d > closeBound {
+		t.Errorf("Close took %s, want under %s", d, closeBound)
 	}
 	if alive(pid) {
 		t.Errorf("gopls %d still exists after Close", pid)
