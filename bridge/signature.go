@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"go/scanner"
+	"go/token"
 	"strings"
 	"unicode/utf16"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
@@ -27,6 +30,10 @@ type SignatureOutput struct {
 	Withheld  string `json:"withheld,omitempty" jsonschema:"why the signature is not shown: the function is declared outside the workspace root"`
 	Notes     Notes  `json:"notes,omitempty" jsonschema:"why there is no signature, when the position is in no call, as the text says it"`
 }
+
+// sigInvoked is LSP's SignatureHelpTriggerKind for help asked for
+// explicitly, rather than while typing.
+const sigInvoked = 1
 
 // notInCall says why a signature answer has no signature.
 const notInCall = "not inside the arguments of a call"
@@ -91,10 +98,27 @@ func (b *Bridge) signature(ctx context.Context, in *SignatureInput) (*SignatureO
 		ActiveSignature int  `json:"activeSignature"`
 		ActiveParameter *int `json:"activeParameter"`
 	}
-	if err := b.client.Call(ctx, "textDocument/signatureHelp", t.Position(), &help); err != nil {
+	// The call is an explicit request (triggerKind Invoked): gopls
+	// answers none inside a string argument unless help was invoked, as
+	// it would otherwise pop up while someone types a string.
+	params := t.Position()
+	params["context"] = map[string]any{"triggerKind": sigInvoked, "isRetrigger": false}
+	if err := b.client.Call(ctx, "textDocument/signatureHelp", params, &help); err != nil {
 		return nil, ask.Error(err)
 	}
 	out := &SignatureOutput{Note: t.Note}
+	if help == nil || len(help.Signatures) == 0 {
+		// gopls gives no help inside a function or composite literal
+		// (it may be the argument, or the literal's own business): the
+		// call around it is asked again just before the argument the
+		// literal is in, where its parameter is the same.
+		if line, char, ok := argumentStart(t.Src.Lines, t.Line, t.Character); ok {
+			params["position"] = map[string]any{"line": line, "character": char}
+			if err := b.client.Call(ctx, "textDocument/signatureHelp", params, &help); err != nil {
+				return nil, ask.Error(err)
+			}
+		}
+	}
 	if help == nil || len(help.Signatures) == 0 {
 		out.Notes = Notes{notInCall}
 		return out, nil
@@ -142,4 +166,65 @@ func parameterLabel(sig string, raw json.RawMessage) string {
 		}
 	}
 	return ""
+}
+
+// argumentStart finds, for a position inside a function or composite
+// literal that is an argument of a call, the position just after the '('
+// or ',' that starts that argument, where gopls answers for the call. ok
+// is false when the position is in no literal inside a call's
+// parentheses, or the call's '(' is more than calleeLines back.
+func argumentStart(lines []string, line, char int) (l, c int, ok bool) {
+	if line < 0 || line >= len(lines) {
+		return 0, 0, false
+	}
+	first := max(0, line-calleeLines)
+	var src strings.Builder
+	for i := first; i < line; i++ {
+		src.WriteString(lines[i] + "\n")
+	}
+	src.WriteString(lines[line][:iplace.ByteOffset(lines[line], char)])
+	prefix := src.String()
+	// The brackets open at the position, and for each '(' where its
+	// current argument starts.
+	type open struct {
+		tok      token.Token
+		argStart int // byte offset in prefix just after '(' or the last ','
+	}
+	var stack []open
+	fset := token.NewFileSet()
+	var sc scanner.Scanner
+	sc.Init(fset.AddFile("", -1, len(prefix)), []byte(prefix), nil, 0)
+	for {
+		pos, tok, _ := sc.Scan()
+		if tok == token.EOF {
+			break
+		}
+		off := fset.Position(pos).Offset
+		switch tok {
+		case token.LPAREN, token.LBRACE, token.LBRACK:
+			stack = append(stack, open{tok, off + 1})
+		case token.RPAREN, token.RBRACE, token.RBRACK:
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		case token.COMMA:
+			if len(stack) > 0 {
+				stack[len(stack)-1].argStart = off + 1
+			}
+		}
+	}
+	// Inside a literal: a '{' opened after the innermost '('.
+	for i := len(stack) - 1; i >= 0; i-- {
+		if stack[i].tok != token.LPAREN {
+			continue
+		}
+		if i == len(stack)-1 {
+			return 0, 0, false // gopls was asked right inside this call
+		}
+		off := stack[i].argStart
+		l := first + strings.Count(prefix[:off], "\n")
+		col := off - (strings.LastIndexByte(prefix[:off], '\n') + 1)
+		return l, iplace.UTF16Col(lines[l], col), true
+	}
+	return 0, 0, false
 }
