@@ -55,11 +55,11 @@ func (o *DescribeOutput) Render() string {
 var describeTool = ToolSpec{
 	Name:        "go_describe",
 	Title:       "Describe a Go identifier",
-	Description: "Hover: type, signature and documentation of a symbol or the identifier at a position; a struct's fields; detailed: a type's method set. What type is this variable?",
+	Description: "Hover: type, signature and documentation of a symbol or the identifier at a position; a struct's fields; detailed: the members of a type or interface, its methods and its promoted fields and methods. What type is this variable?",
 	Narrow:      "narrow the call: leave detailed out",
 	Instruction: "type, signature and doc of an identifier (hover).",
 	Skill:       "What type is this, what is its signature and doc? (hover)",
-	Doc:         "type, signature and documentation of the identifier at a position or of a `symbol`; a struct with its fields, and with `detailed` a type's methods",
+	Doc:         "type, signature and documentation of the identifier at a position or of a `symbol`; a struct with its fields, and with `detailed` a type's members: its methods, and the fields and methods it promotes from embedded types",
 	Summary:     "type, signature and documentation at a position or of a `symbol`",
 	Good:        Sample{Args: `{"file": "shapes/shapes.go", "symbol": "Rect.Area", "detailed": true}`, Want: "func (r Rect) Area() float64"},
 	Bad:         Sample{Args: `{"file": "main.go", "line": 999, "character": 0}`, Want: `^line 999 is past the end of the file`},
@@ -71,6 +71,9 @@ var describeTool = ToolSpec{
 		"list the fields of this struct type",
 		"show the method set of a type",
 		"which methods are defined on this type",
+		"which methods does this type have",
+		"show me the members of this interface",
+		"list fields of a struct",
 	},
 	add: func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.describe) },
 }

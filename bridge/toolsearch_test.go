@@ -168,3 +168,63 @@ func (idx *bm25) rank(query []string) []int {
 	slices.SortStableFunc(order, func(x, y int) int { return cmp.Compare(scores[y], scores[x]) })
 	return order
 }
+
+// TestDescribeMembers: the tool the search ranks for how people ask about
+// a type's members (TestToolSearch, go_describe's Questions) answers them
+// in one call: with detailed, a struct's methods and the fields and
+// methods it promotes from embedded types, and an interface's methods,
+// those of embedded interfaces included.
+func TestDescribeMembers(t *testing.T) {
+	root := realTempDir(t)
+	writeWorkspaceFile(t, root, "go.mod", []byte("module example.com/m\n\ngo 1.26\n"))
+	writeWorkspaceFile(t, root, "a/a.go", []byte(`package a
+
+import "strings"
+
+type Base struct{ ID int }
+
+func (Base) Hello() string { return "" }
+
+type Outer struct {
+	Base
+	*strings.Builder
+	Name string
+}
+
+func (o *Outer) Own() {}
+
+type Greeter interface {
+	Hello() string
+	Namer
+}
+
+type Namer interface{ Name() string }
+`))
+	c := startStack(t, root)
+	for _, tc := range []struct {
+		symbol string
+		want   []string
+	}{
+		{"Outer", []string{
+			"Name string",                         // its own field
+			"ID int // through Base",              // a promoted field
+			"func (o *Outer) Own()",               // its own method
+			"func (Base) Hello() string",          // promoted from a struct
+			"func (b *strings.Builder) Len() int", // promoted through a pointer
+		}},
+		{"Greeter", []string{
+			"Hello() string",             // its own method
+			"func (Namer) Name() string", // from an embedded interface
+		}},
+	} {
+		res, err := c.CallTool(testCtx(t), "go_describe", map[string]any{"file": "a/a.go", "symbol": tc.symbol, "detailed": true})
+		if err != nil || res.IsError {
+			t.Fatalf("go_describe %s: %v %s", tc.symbol, err, res.Text())
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(res.Text(), w) {
+				t.Errorf("go_describe %s, detailed, does not list %q:\n%s", tc.symbol, w, res.Text())
+			}
+		}
+	}
+}
