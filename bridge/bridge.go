@@ -271,7 +271,7 @@ func (b *Bridge) bufferSet() {
 // overBuffers makes the parts that find places and packages in the
 // buffers.
 func (b *Bridge) overBuffers() {
-	b.targets = &target.Resolver{Buffers: b.buffers, Client: b.client, Reads: b.reads, Build: &b.build, Trees: &b.parsed}
+	b.targets = &target.Resolver{Buffers: b.buffers, Client: b.client, Reads: b.reads, Build: &b.build, Trees: &b.parsed, Withheld: b.withheldNote}
 	b.graph = &graph.Graph{Root: b.root, Client: b.client, Buffers: b.buffers, Reads: b.reads, Lines: &b.lines, Env: &b.env, Build: &b.build}
 	b.hierarchies = &hierarchy.Walker{Client: b.client, Buffers: b.buffers, Reads: b.reads}
 	b.mods = modules.New(modules.Config{Client: b.client, Reads: b.reads, Env: &b.env, Buffers: b.buffers,

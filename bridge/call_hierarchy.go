@@ -25,7 +25,7 @@ type CallHierarchyOutput struct {
 	Note    string    `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
 	Root    string    `json:"root" jsonschema:"the function asked about: name path:line:character"`
 	Total   int       `json:"total,omitempty" jsonschema:"callers or callees found, over the levels followed, when fewer are listed"`
-	Notes   Notes     `json:"notes,omitempty" jsonschema:"that the list is cut at limit, as the text says it"`
+	Notes   Notes     `json:"notes,omitempty" jsonschema:"that the list is cut at limit, and whose source lines are withheld since they lie outside the workspace root, as the text says it"`
 	Callers *[]string `json:"callers,omitempty" jsonschema:"incoming calls, depth first, indented two spaces a level, one line per call site: caller path:line:character: source line"`
 	Callees *[]string `json:"callees,omitempty" jsonschema:"outgoing calls, depth first, indented two spaces a level: callee path:line:character: its declaring line"`
 
@@ -132,6 +132,25 @@ func (b *Bridge) callHierarchy(ctx context.Context, in *CallHierarchyInput) (*Ca
 	if out.truncated {
 		out.Total = tree.Total
 		out.Notes.Add(render.Truncated)
+	}
+	// The source lines of declarations and calls outside the root are
+	// left out (the line cache reads through the gate): said once.
+	var paths []string
+	for _, n := range tree.Nodes {
+		if dir == "incoming" {
+			for _, site := range n.Sites {
+				paths = append(paths, b.displayedPath(site.File))
+			}
+		} else {
+			paths = append(paths, b.displayedPath(n.File))
+		}
+	}
+	noun := "callee"
+	if dir == "incoming" {
+		noun = "call"
+	}
+	if files, n := b.notShown(paths...); n > 0 {
+		out.Notes.Add(b.withheldText(n, noun, files))
 	}
 	// Incoming: where each caller calls. Outgoing: what each callee is.
 	calls := hierarchy.Lines(tree.Nodes, dir == "incoming")

@@ -106,17 +106,21 @@ func (b *Bridge) complete(ctx context.Context, in *CompleteInput) (*CompleteOutp
 		return nil, ask.Error(err)
 	}
 	out := &CompleteOutput{Note: t.Note, found: len(list.Items), Items: []string{}}
-	withheld := 0 // candidates of packages outside the gate, not yet imported
+	withheld := 0             // candidates of packages outside the gate, not yet imported
+	var outsidePaths []string // the files outside they are declared in
 	if len(list.Items) > 0 {
-		sel, err := b.selectorAt(ctx, t.Src.URI, t.Src.Line(t.Line), t.Line, t.Character)
+		sel, path, err := b.selectorAt(ctx, t.Src.URI, t.Src.Line(t.Line), t.Line, t.Character)
 		if err != nil {
 			return nil, err
 		}
-		switch sel {
-		case selectorOutside:
-			out.found, out.Withheld = 0, "the candidates are members of a declaration outside the workspace root (reached through a directory link, a replace or a go.work use), so they are withheld"
+		switch {
+		case sel == selectorOutside && path == "":
+			out.found, out.Withheld = 0, "the candidates are members of a type gopls does not say where it is declared, so they are withheld; complete after a variable that holds the value"
 			return out, nil
-		case selectorUnresolved:
+		case sel == selectorOutside:
+			out.found, out.Withheld = 0, "the candidates are members of a declaration outside the workspace root, reached through "+b.via(path)+", so they are withheld"
+			return out, nil
+		case sel == selectorUnresolved:
 			// The members of a package the file does not import yet:
 			// each is shown if its package is.
 			shown := map[string]bool{}
@@ -124,8 +128,12 @@ func (b *Bridge) complete(ctx context.Context, in *CompleteInput) (*CompleteOutp
 			for _, it := range list.Items {
 				imp := it.imports()
 				if _, done := shown[imp]; !done && imp != "" {
-					if shown[imp], err = b.importShown(ctx, imp); err != nil {
+					var path string
+					if shown[imp], path, err = b.importShown(ctx, imp); err != nil {
 						return nil, err
+					}
+					if path != "" {
+						outsidePaths = append(outsidePaths, path)
 					}
 				}
 				if shown[imp] {
@@ -144,10 +152,11 @@ func (b *Bridge) complete(ctx context.Context, in *CompleteInput) (*CompleteOutp
 			through = append(through, first)
 		}
 	}
-	outsideNames, err := b.namesOutside(ctx, t.Src.URI, t.Src.Lines, t.Line, through)
+	outsideNames, paths, err := b.namesOutside(ctx, t.Src.URI, t.Src.Lines, t.Line, through)
 	if err != nil {
 		return nil, err
 	}
+	outsidePaths = append(outsidePaths, paths...)
 	items := list.Items[:0]
 	for _, it := range list.Items {
 		if first, _, ok := strings.Cut(it.Label, "."); !ok || !outsideNames[first] {
@@ -156,7 +165,11 @@ func (b *Bridge) complete(ctx context.Context, in *CompleteInput) (*CompleteOutp
 	}
 	if n := withheld + len(list.Items) - len(items); n > 0 {
 		out.found = len(items)
-		out.Withheld = render.Plural(n, "candidate") + " withheld: reached through a declaration outside the workspace root (a directory link, a replace or a go.work use)"
+		if len(outsidePaths) > 0 {
+			out.Withheld = render.Plural(n, "candidate") + " withheld: declared outside the workspace root, reached through " + b.via(outsidePaths...)
+		} else {
+			out.Withheld = render.Plural(n, "candidate") + " withheld: reached through names gopls does not say where they are declared"
+		}
 	}
 	for _, it := range items {
 		if len(out.Items) == limit {

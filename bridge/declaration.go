@@ -112,6 +112,9 @@ func (b *Bridge) source(ctx context.Context, in *SourceInput) (*SourceOutput, er
 			return nil, err
 		}
 		if p != path {
+			if !b.reads.Shows(p) {
+				return nil, errors.New(b.withheldNote(p))
+			}
 			var ok bool
 			if text, ok = b.buffers.CurrentText(p); !ok {
 				return nil, fmt.Errorf("cannot read %s, where the declaration is", b.displayPath(p))

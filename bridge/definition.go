@@ -22,6 +22,8 @@ type DefinitionOutput struct {
 	URI  string   `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer the call named, for later calls"`
 	Note string   `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
 	At   []string `json:"at" jsonschema:"where the target is declared, as path:line:character: source line"`
+	// Withheld says why a declaration's source line is left out.
+	Withheld string `json:"withheld,omitempty" jsonschema:"why a declaration's source line is left out: it lies outside the workspace root, and what leads there"`
 }
 
 // Render implements mcp.Renderer.
@@ -38,6 +40,9 @@ func (o *DefinitionOutput) Render() string {
 	}
 	for _, d := range o.At {
 		b.WriteString(d + "\n")
+	}
+	if o.Withheld != "" {
+		b.WriteString(o.Withheld + "\n")
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
@@ -89,10 +94,14 @@ func (b *Bridge) definition(ctx context.Context, in *DefinitionInput) (*Definiti
 	}
 	lines := b.buffers.LineCache()
 	out := &DefinitionOutput{URI: t.Buffer, Note: t.Note, At: []string{}}
+	var uris []string
 	for _, l := range locs {
 		start := l.Range.Start
 		at := Loc{File: b.displayURI(string(l.URI)), Line: int(start.Line), Character: int(start.Character), Text: lines.Line(string(l.URI), int(start.Line))}
 		out.At = append(out.At, at.String())
+		uris = append(uris, string(l.URI))
 	}
+	files, n := b.notShown(uriPaths(uris...)...)
+	out.Withheld = b.withheldText(n, "declaration", files)
 	return out, nil
 }

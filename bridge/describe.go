@@ -94,8 +94,8 @@ func (b *Bridge) describe(ctx context.Context, in *DescribeInput) (*DescribeOutp
 		if err != nil {
 			return nil, err
 		}
-		if outside {
-			out.Withheld = withheldNote
+		if outside != "" {
+			out.Withheld = b.withheldNote(outside)
 			return out, nil
 		}
 	}

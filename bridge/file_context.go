@@ -40,7 +40,7 @@ type FileContextOutput struct {
 	File    string `json:"file"`
 	Package string `json:"package" jsonschema:"import path of the file's package"`
 	Total   int    `json:"total,omitempty" jsonschema:"declarations from other files that the file uses, when fewer are listed"`
-	Notes   Notes  `json:"notes,omitempty" jsonschema:"that the list is cut at limit, as the text says it"`
+	Notes   Notes  `json:"notes,omitempty" jsonschema:"that the list is cut at limit, and whose text is withheld since it lies outside the workspace root, as the text says it"`
 	// Packages holds, by package, by file, each declaration as
 	// line:character: signature (and its doc comment, when detailed).
 	Packages mcp.OrderedMap[Places] `json:"packages" jsonschema:"the declarations used by package (the file's own first), then by file, as line:character: signature"`
@@ -108,8 +108,9 @@ type declAt struct {
 
 // A pkgDecl is a declaration the file uses and the package declaring it.
 type pkgDecl struct {
-	pkg string
-	d   contextDecl
+	pkg  string
+	d    contextDecl
+	path string // of the file declaring it
 }
 
 func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileContextOutput, error) {
@@ -162,9 +163,17 @@ func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileCo
 	})
 
 	out := &FileContextOutput{File: b.displayPath(src.Path), Package: own, found: len(decls)}
+	var declPaths []string
+	for _, x := range decls {
+		declPaths = append(declPaths, x.path)
+	}
+	files, withheld := b.notShown(declPaths...)
 	for i, x := range decls {
 		if i >= limit {
-			out.Total, out.Notes = out.found, Notes{render.Truncated}
+			if out.Total == 0 {
+				out.Total = out.found
+				out.Notes.Add(render.Truncated)
+			}
 			*out.More.Ref(x.d.file)++
 			continue
 		}
@@ -174,6 +183,9 @@ func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileCo
 		}
 		at := out.Packages.Ref(x.pkg).Ref(x.d.file)
 		*at = append(*at, render.Place(x.d.line, x.d.character, text))
+	}
+	if note := b.withheldText(withheld, "declaration", files); note != "" {
+		out.Notes.Add(note)
 	}
 	return out, nil
 }
@@ -301,7 +313,7 @@ func (b *Bridge) contextDecls(at []declAt, paths *gocmd.ImportPaths, dir string,
 		if pkg == "" {
 			pkg = filepath.ToSlash(filepath.Dir(d.file))
 		}
-		decls = append(decls, pkgDecl{pkg, d})
+		decls = append(decls, pkgDecl{pkg, d, k.path})
 	}
 	return decls
 }

@@ -195,8 +195,8 @@ func (b *Bridge) packageAPI(ctx context.Context, in *PackageAPIInput) (*PackageA
 			}
 		}
 		dir, err := b.graph.PackageDir(ctx, path, workspace)
-		if err == nil && iplace.Within(b.root, dir) && !b.reads.Confined(dir) {
-			err = errors.New("its directory leads outside the workspace root through a symbolic link")
+		if err == nil {
+			err = b.packageWithheld(dir)
 		}
 		if err == nil {
 			err = b.describePackage(ctx, files, dir, &p, in.Detailed)
@@ -419,4 +419,18 @@ func (a *apiDecls) ordered() []apiDecl {
 		decls = append(decls, ms...)
 	}
 	return decls
+}
+
+// packageWithheld says why the declarations of the package in dir are
+// withheld: its directory, or one of its Go files, is outside the
+// workspace root, and not in the Go installation or the module cache.
+func (b *Bridge) packageWithheld(dir string) error {
+	if iplace.Within(b.root, dir) && !b.reads.Confined(dir) {
+		return errors.New("its directory is outside the workspace root, reached through " + b.via(dir) + ", so its declarations are withheld")
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	if hidden, _ := b.notShown(files...); len(hidden) > 0 {
+		return errors.New("its files are outside the workspace root, reached through " + b.via(hidden...) + ", so its declarations are withheld")
+	}
+	return nil
 }

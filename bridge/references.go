@@ -33,7 +33,7 @@ type ReferencesOutput struct {
 	Note        string       `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
 	Symbol      string       `json:"symbol" jsonschema:"the identifier whose references these are"`
 	Total       int          `json:"total,omitempty" jsonschema:"number of references found, the declaration included, when fewer are listed"`
-	Notes       Notes        `json:"notes,omitempty" jsonschema:"that the list is cut at limit, as the text says it"`
+	Notes       Notes        `json:"notes,omitempty" jsonschema:"that the list is cut at limit, and whose source lines are withheld since they lie outside the workspace root, as the text says it"`
 	Declaration string       `json:"declaration,omitempty" jsonschema:"path:line:character of the reference that is the declaration"`
 	Refs        Places       `json:"refs" jsonschema:"references by file"`
 	More        Counts       `json:"more,omitzero" jsonschema:"by file, how many are beyond the limit, not listed"`
@@ -148,6 +148,13 @@ func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*Referenc
 	out.Refs, out.More = list.Files, list.More
 	if list.Truncated() {
 		out.Total, out.Notes = out.found, Notes{render.Truncated}
+	}
+	var uris []string
+	for _, l := range locs {
+		uris = append(uris, string(l.URI))
+	}
+	if files, n := b.notShown(uriPaths(uris...)...); n > 0 {
+		out.Notes.Add(b.withheldText(n, "reference", files))
 	}
 	if in.Radius > 0 {
 		if out.Radius, err = b.radius(ctx, locs, in.Radius); err != nil {

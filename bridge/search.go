@@ -43,7 +43,7 @@ type SearchOutput struct {
 // searchNotes are the notes of a search: outside is how many symbols
 // scope all would add, withheld how many are not shown because they are
 // declared outside the root.
-func searchNotes(outside int, truncated, capped bool, withheld int) Notes {
+func searchNotes(outside int, truncated, capped bool, withheld int, via string) Notes {
 	var n Notes
 	if outside > 0 {
 		n.Add(fmt.Sprintf("scope: \"all\" adds %d from dependencies and the standard library", outside))
@@ -55,7 +55,7 @@ func searchNotes(outside int, truncated, capped bool, withheld int) Notes {
 		n.Add(fmt.Sprintf("gopls stops at %d matches, so a more specific query may find more", maxWorkspaceSymbols))
 	}
 	if withheld > 0 {
-		n.Add(fmt.Sprintf("%d withheld: declared outside the workspace root, through a directory link, a replace or a go.work use", withheld))
+		n.Add(fmt.Sprintf("%d withheld: declared outside the workspace root, reached through %s", withheld, via))
 	}
 	return n
 }
@@ -144,6 +144,7 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 	// exactly from the same answer.
 	syms := make([]symbolInfo, 0, len(found))
 	outside, withheld := 0, 0
+	var withheldPaths []string
 	shown := b.reads.Batch()
 	for _, s := range found {
 		uri := string(s.Location.URI)
@@ -153,6 +154,7 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 		p, err := lspclient.URIPath(uri)
 		if err != nil || !shown.Shows(p) {
 			withheld++
+			withheldPaths = append(withheldPaths, p)
 			continue
 		}
 		if !all && !iplace.Within(b.root, p) {
@@ -182,7 +184,7 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 	if list.Truncated() {
 		out.Total = out.found
 	}
-	out.Notes = searchNotes(outside, list.Truncated(), len(found) >= maxWorkspaceSymbols, withheld)
+	out.Notes = searchNotes(outside, list.Truncated(), len(found) >= maxWorkspaceSymbols, withheld, b.via(withheldPaths...))
 	return out, nil
 }
 

@@ -128,12 +128,16 @@ func (b *Bridge) signature(ctx context.Context, in *SignatureInput) (*SignatureO
 		i = 0
 	}
 	sig := help.Signatures[i]
-	outside, err := b.calleeOutside(ctx, t.Src.URI, t.Src.Line, t.Line, t.Character, sig.Label)
+	outside, path, err := b.calleeOutside(ctx, t.Src.URI, t.Src.Line, t.Line, t.Character, sig.Label)
 	if err != nil {
 		return nil, err
 	}
-	if outside {
-		out.Withheld = withheldNote
+	switch {
+	case outside && path == "":
+		out.Withheld = "the called function's name is not found near the call, so where it is declared cannot be told and its signature is withheld"
+		return out, nil
+	case outside:
+		out.Withheld = b.withheldNote(path)
 		return out, nil
 	}
 	out.Signature = sig.Label

@@ -34,7 +34,7 @@ type TypeHierarchyOutput struct {
 // TypeRelations are the types found in one direction.
 type TypeRelations struct {
 	Total int      `json:"total,omitempty" jsonschema:"types found, over the levels followed, when fewer are listed"`
-	Notes Notes    `json:"notes,omitempty" jsonschema:"that the list is cut at limit, as the text says it"`
+	Notes Notes    `json:"notes,omitempty" jsonschema:"that the list is cut at limit, and whose source lines are withheld since they lie outside the workspace root, as the text says it"`
 	Types []string `json:"types,omitempty" jsonschema:"depth first, indented two spaces a level, as path:line:character: declaring line"`
 
 	truncated bool // fewer than total are listed
@@ -132,6 +132,14 @@ func (b *Bridge) typeHierarchy(ctx context.Context, in *TypeHierarchyInput) (*Ty
 		rel := &TypeRelations{truncated: tree.Truncated, Types: hierarchy.Lines(tree.Nodes, false)}
 		if rel.truncated {
 			rel.Total, rel.Notes = tree.Total, Notes{render.Truncated}
+		}
+		// The declaring lines of types outside the root are left out.
+		var paths []string
+		for _, n := range tree.Nodes {
+			paths = append(paths, b.displayedPath(n.File))
+		}
+		if files, n := b.notShown(paths...); n > 0 {
+			rel.Notes.Add(b.withheldText(n, "type", files))
 		}
 		if dir == "supertypes" {
 			out.Supertypes = rel

@@ -29,6 +29,7 @@ func init() {
 	// An external dependency to place in the graph, and to show.
 	goldenSetups["go_package_graph"] = vulncheckStack
 	goldenSetups["go_source_modcache"] = vulncheckStack
+	goldenSetups["go_complete_modcache"] = vulncheckStack
 	goldenSetups["go_vulncheck_offline"] = func(t *testing.T, root string) (stackConfig, []string) {
 		// Not even one from the environment the tests run in.
 		return stackConfig{lsp: lspclient.Options{Settings: map[string]any{"env": map[string]any{"GOVULNDB": ""}}}}, nil

@@ -3,6 +3,7 @@ package target
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -374,7 +375,10 @@ func (res *Resolver) ImportedPackageDir(ctx context.Context, src *buffer.Source,
 		return "", "", err
 	}
 	dir := filepath.Dir(p)
-	text, _ := res.textOf(p, nil)
+	text, ok := res.textOf(p, nil)
+	if !ok && res.Withheld != nil {
+		return "", "", errors.New(res.Withheld(p))
+	}
 	f, err := parser.ParseFile(token.NewFileSet(), p, text, parser.PackageClauseOnly)
 	if err != nil {
 		return "", "", fmt.Errorf("cannot read package %s: %v", render.Clip(imp.Path.Value), err)

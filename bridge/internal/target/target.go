@@ -94,6 +94,9 @@ type Resolver struct {
 	Build *gocmd.Build
 	// Trees keeps the syntax trees symbols were resolved in.
 	Trees *memo.Trees
+	// Withheld, if set, is the sentence that a declaration in the file
+	// at path, which the gate does not show, is withheld, and why.
+	Withheld func(path string) string
 }
 
 // Resolve turns an At into a target for caller, or says which fields to
