@@ -32,7 +32,7 @@ type SearchInput struct {
 // SearchOutput is the result of go_search.
 type SearchOutput struct {
 	Total   int    `json:"total,omitempty" jsonschema:"number of symbols found in the scope, when fewer are listed"`
-	Notes   Notes  `json:"notes,omitempty" jsonschema:"what the counts mean, as the text says them: what scope all would add, that the list is cut at limit, that gopls stopped at its 100 matches, the symbols withheld"`
+	Notes   Notes  `json:"notes,omitempty" jsonschema:"what the counts mean, as the text says them: what scope all would add, that the list is cut at limit, that gopls stopped at its 100 matches and how many of its last were left out, the symbols withheld"`
 	Symbols Places `json:"symbols" jsonschema:"by file, as line:character: kind name; the workspace's best matches first, then those of dependencies"`
 	More    Counts `json:"more,omitzero" jsonschema:"by file, how many are beyond the limit, not listed"`
 
@@ -41,9 +41,11 @@ type SearchOutput struct {
 }
 
 // searchNotes are the notes of a search: outside is how many symbols
-// scope all would add, withheld how many are not shown because they are
-// declared outside the root.
-func searchNotes(outside int, truncated, capped bool, withheld int, via string) Notes {
+// scope all would add, capped whether gopls cut its answer at its limit,
+// unsettled how many of its last matches were left out for it,
+// withheld how many are not shown because they are declared outside the
+// root.
+func searchNotes(outside int, truncated, capped bool, unsettled, withheld int, via string) Notes {
 	var n Notes
 	if outside > 0 {
 		n.Add(fmt.Sprintf("scope: \"all\" adds %d from dependencies and the standard library", outside))
@@ -51,7 +53,10 @@ func searchNotes(outside int, truncated, capped bool, withheld int, via string) 
 	if truncated {
 		n.Add(render.Truncated)
 	}
-	if capped {
+	switch {
+	case unsettled > 0:
+		n.Add(fmt.Sprintf("gopls stops at its %d best matches, keeping a different few of the equally good last ones each time, so those %d are left out; a more specific query (a longer name, or Type.Method) finds them and more", maxWorkspaceSymbols, unsettled))
+	case capped:
 		n.Add(fmt.Sprintf("gopls stops at %d matches, so a more specific query may find more", maxWorkspaceSymbols))
 	}
 	if withheld > 0 {
@@ -89,7 +94,7 @@ var searchTool = ToolSpec{
 	Narrow:      "narrow the call: pass a smaller limit or a more specific query, and leave detailed out",
 	Instruction: "where is a symbol declared? Find it by fuzzy name.",
 	Skill:       "Where is `Foo` declared? Find a symbol by (fuzzy) name",
-	Doc:         "declarations matching a fuzzy `query` in the workspace, with kind and position; the count says how many more `scope: \"all\"` adds from dependencies and the standard library (gopls stops at 100 matches, and says so)",
+	Doc:         "declarations matching a fuzzy `query` in the workspace, with kind and position; the count says how many more `scope: \"all\"` adds from dependencies and the standard library; gopls stops at its 100 best matches, and the equally good last ones it keeps differ from call to call, so those are left out and counted: the same search answers the same",
 	Summary:     "declarations matching a fuzzy `query`, with kind and position",
 	Framing:     []string{`^(no symbols|\d+ symbols?)( in the workspace| found)?`},
 	Good:        Sample{Args: `{"query": "Area"}`, Want: "method Rect.Area"},
@@ -137,16 +142,17 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 		}
 		b.searches.Put(gen, b.client.Changed(gen), query, found)
 	}
+	matches, unsettled := settledMatches(found)
 	// found is shared with later calls: filtered into a new slice. The
 	// workspace is the root, with the session's own snippets and no
 	// other's; gopls's own scope setting is fixed at launch, so the scope
 	// is applied here, and what the other scope would add is counted
 	// exactly from the same answer.
-	syms := make([]symbolInfo, 0, len(found))
+	syms := make([]symbolInfo, 0, len(matches))
 	outside, withheld := 0, 0
 	var withheldPaths []string
 	shown := b.reads.Batch()
-	for _, s := range found {
+	for _, s := range matches {
 		uri := string(s.Location.URI)
 		if b.buffers.Foreign(b.caller(ctx), uri) {
 			continue
@@ -184,8 +190,38 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 	if list.Truncated() {
 		out.Total = out.found
 	}
-	out.Notes = searchNotes(outside, list.Truncated(), len(found) >= maxWorkspaceSymbols, withheld, b.via(withheldPaths...))
+	out.Notes = searchNotes(outside, list.Truncated(), len(found) >= maxWorkspaceSymbols, unsettled, withheld, b.via(withheldPaths...))
 	return out, nil
+}
+
+// settledMatches is gopls's answer without the matches that another
+// call of the same search may not have. gopls keeps its best
+// maxWorkspaceSymbols matches, ordered by score, then by the length of
+// the name, then by name; when more match, which of those that score
+// as the last one kept survive depends on the order its parallel search
+// met them in, a different few each time (on GOROOT/src, "Serve" kept
+// TestServeRequest in one session and TestServeWithSlashRedirect... in
+// another). Those are the last run of matches in gopls's order whose
+// names do not go down in length and name: within one score they do not,
+// and a better score's last match is longer than the next score's first
+// but where names happen to line up. That run is left out, and counted,
+// when the answer is full and something comes before it.
+func settledMatches(found []symbolInfo) ([]symbolInfo, int) {
+	if len(found) < maxWorkspaceSymbols {
+		return found, 0
+	}
+	tieOrder := func(a, b symbolInfo) int {
+		return cmp.Or(cmp.Compare(len(a.Name), len(b.Name)), strings.Compare(a.Name, b.Name))
+	}
+	i := len(found) - 1
+	for i > 0 && tieOrder(found[i-1], found[i]) <= 0 {
+		i--
+	}
+	if i == 0 {
+		// One run: no score boundary shows; all of it is kept.
+		return found, 0
+	}
+	return found[:i], len(found) - i
 }
 
 // sortSymbols orders symbols best first, the same way for the same
