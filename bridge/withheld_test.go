@@ -228,3 +228,37 @@ func TestOutsideSaysWithheld(t *testing.T) {
 		}
 	}
 }
+
+// TestGoWorkUseSaysWithheld: a go.work use of a module outside the root
+// is named in the sentence, as the link and the replace are.
+func TestGoWorkUseSaysWithheld(t *testing.T) {
+	root := realTempDir(t)
+	lib := filepath.Join(realTempDir(t), "lib")
+	for path, text := range map[string]string{
+		filepath.Join(lib, "go.mod"):   "module example.com/lib\n\ngo 1.26\n",
+		filepath.Join(lib, "lib.go"):   "package lib\n\n// Func is outside. DOC_S\nfunc Func(paramS int) string { return \"\" }\n",
+		filepath.Join(root, "go.mod"):  "module example.com/w\n\ngo 1.26\n",
+		filepath.Join(root, "go.work"): "go 1.26\n\nuse (\n\t.\n\t" + lib + "\n)\n",
+		filepath.Join(root, "main.go"): "package main\n\nimport \"example.com/lib\"\n\nfunc main() { _ = lib.Func(1) }\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(strings.ReplaceAll(text, "_S", outsideSecret)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := startStack(t, root)
+	at := map[string]any{"file": "main.go", "line": 4, "character": 23} // Func
+	want := "outside the workspace root, reached through the go.work use " + lib
+	for _, tool := range []string{"go_describe", "go_definition", "go_source"} {
+		res, err := c.CallTool(testCtx(t), tool, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		answer := res.Text() + "\n" + string(res.StructuredContent)
+		if strings.Contains(answer, outsideSecret) || !strings.Contains(res.Text(), want) {
+			t.Errorf("%s of lib.Func, reached through go.work: want %q and no text from outside:\n%s", tool, want, answer)
+		}
+	}
+}
