@@ -55,7 +55,7 @@ func (o *DescribeOutput) Render() string {
 var describeTool = ToolSpec{
 	Name:        "go_describe",
 	Title:       "Describe a Go identifier",
-	Description: "Hover: type, signature and documentation of a symbol or the identifier at a position; a struct's fields; detailed: the members of a type or interface, its methods and its promoted fields and methods. What type is this variable?",
+	Description: "Hover: type, signature, documentation of a symbol or identifier at a position; struct fields; detailed: a type's method set, members, promoted too. What type is a variable?",
 	Narrow:      "narrow the call: leave detailed out",
 	Instruction: "type, signature and doc of an identifier (hover).",
 	Skill:       "What type is this, what is its signature and doc? (hover)",
