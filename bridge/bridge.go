@@ -172,13 +172,16 @@ func New(cfg Config) (*Bridge, error) {
 //   - debugTrace: debug: true reports the gopls requests the call made;
 //   - progressRelay: gopls's progress reaches a call with a token;
 //   - missingHints: an error a missing module causes says how to get it;
-//   - sessions, innermost: the call runs as its session, through the gate
-//     that decides whose overlays gopls holds.
+//   - sessions: the call runs as its session, through the gate that
+//     decides whose overlays gopls holds;
+//   - sessionRights, innermost: apply: true is refused to a session of a
+//     shared server that may not write (rights.go).
 func (b *Bridge) Register(s *mcp.Server) error {
 	for _, add := range []func(*mcp.Server) error{
 		b.addTools,
 		b.addResources,
 		b.addPrompts,
+		b.addSessionRights,
 		b.addSessions,
 		b.addMissingHints,
 		b.addProgressRelay,

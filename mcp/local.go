@@ -33,7 +33,20 @@ type LocalOptions struct {
 	// that handler, which owns it until it returns. Such a connection counts as a session for Idle and
 	// OnSessions. What the bytes mean is the handler's business.
 	Raw map[string]RawHandler
+	// Configure, if set, says what each MCP session is served with (see
+	// [SessionConfig]): a connection whose first line is RawHello("mcp",
+	// arg) is an MCP session configured by Configure(arg), and one that
+	// starts with its first message by Configure(""). A session it
+	// returns an error for is closed, the error logged.
+	Configure func(arg string) (*SessionConfig, error)
 }
+
+// MCPHello is the name of the first line that configures an MCP session
+// (see [LocalOptions.Configure]).
+const MCPHello = "mcp"
+
+// maxHello bounds a connection's first line.
+const maxHello = 16 << 10
 
 // A RawHandler serves one connection of [LocalOptions.Raw]: r reads what
 // follows the connection's first line, conn writes to it; arg is the
@@ -131,25 +144,36 @@ func (s *Server) ServeLocal(ctx context.Context, ln net.Listener, opts *LocalOpt
 				// An MCP message starts with '{' (or blank space); a
 				// raw connection says which handler it wants first.
 				br := bufio.NewReaderSize(conn, 64*1024)
-				if first, err := br.Peek(1); err == nil && first[0] == '#' && opts.Raw != nil {
-					var hello []byte
-					for len(hello) <= 64 && !strings.HasSuffix(string(hello), "\n") {
-						b, err := br.ReadByte()
-						if err != nil {
-							return
-						}
-						hello = append(hello, b)
-					}
-					name, arg, _ := strings.Cut(strings.TrimSpace(string(hello[1:])), " ")
-					h := opts.Raw[name]
-					if h == nil {
-						s.log.Warn("refused a local connection for an unknown handler", "hello", strings.TrimSpace(string(hello)))
+				var conf *SessionConfig
+				if first, err := br.Peek(1); err == nil && first[0] == '#' && (opts.Raw != nil || opts.Configure != nil) {
+					line, err := br.ReadSlice('\n')
+					if err != nil || len(line) > maxHello {
+						s.log.Warn("refused a local connection whose first line is too long or unended", "bytes", len(line))
 						return
 					}
-					if err := h(serveCtx, conn, br, arg); err != nil {
-						s.log.Debug("raw local connection ended", "error", err)
+					name, arg, _ := strings.Cut(strings.TrimSpace(string(line[1:])), " ")
+					if name == MCPHello && opts.Configure != nil {
+						if conf, err = opts.Configure(arg); err != nil {
+							s.log.Warn("refused a local MCP session", "error", err)
+							return
+						}
+					} else {
+						h := opts.Raw[name]
+						if h == nil {
+							s.log.Warn("refused a local connection for an unknown handler", "hello", shorten(strings.TrimSpace(string(line)), 80))
+							return
+						}
+						if err := h(serveCtx, conn, br, arg); err != nil {
+							s.log.Debug("raw local connection ended", "error", err)
+						}
+						return
 					}
-					return
+				} else if opts.Configure != nil {
+					var err error
+					if conf, err = opts.Configure(""); err != nil {
+						s.log.Warn("refused a local MCP session", "error", err)
+						return
+					}
 				}
 				lw := &lineWriter{w: conn}
 				sess := newSession(s, lw)
@@ -157,6 +181,7 @@ func (s *Server) ServeLocal(ctx context.Context, ln net.Listener, opts *LocalOpt
 				// above), and one client may come back on a new
 				// connection.
 				sess.client = "local:" + strconv.Itoa(uid)
+				sess.conf = conf
 				s.log.Debug("local session started", "session", sess.id)
 				if err := sess.serve(serveCtx, newLineReader(br, s.opts.MaxMessageBytes), lw); err != nil {
 					s.log.Debug("local session ended", "session", sess.id, "error", err)

@@ -94,12 +94,12 @@ func (ss *session) initialize(params json.RawMessage) (any, error) {
 		ProtocolVersion: version,
 		Capabilities:    caps,
 		ServerInfo:      info,
-		Instructions:    ss.srv.opts.Instructions,
+		Instructions:    ss.instructions(),
 	}, nil
 }
 
 func listTools(ctx context.Context, ss *session, params json.RawMessage) (any, error) {
-	tools := ss.srv.toolList()
+	tools := ss.toolList()
 	start, end, next, err := ss.page(params, "tools", len(tools))
 	if err != nil {
 		return nil, err
@@ -111,7 +111,7 @@ func listTools(ctx context.Context, ss *session, params json.RawMessage) (any, e
 	}
 	list := make([]toolJSON, 0, end-start)
 	for _, t := range tools[start:end] {
-		j := t.describe(version)
+		j := ss.describe(t, version)
 		if handles != nil {
 			j.InputSchema, j.OutputSchema = t.withHandle(handles.opts.Argument)
 		}
@@ -140,9 +140,12 @@ func callTool(ctx context.Context, ss *session, params json.RawMessage) (any, er
 	} else if !isObject(args) {
 		return nil, InvalidParams("arguments must be an object")
 	}
-	if ci := callFrom(ctx); ci != nil && ci.modern && ss.srv.tool(name) == nil {
-		// The modern revisions make an unknown tool a protocol error.
-		return nil, InvalidParams("unknown tool " + shorten(name, 80) + "; tools/list names them")
+	if !ss.hasTool(name) {
+		if ci := callFrom(ctx); ci != nil && ci.modern {
+			// The modern revisions make an unknown tool a protocol error.
+			return nil, InvalidParams("unknown tool " + shorten(name, 80) + "; tools/list names them")
+		}
+		return errorResult("unknown tool", nil), nil
 	}
 	if ci := callFrom(ctx); ci != nil && ci.modern {
 		if t := ss.srv.handleTable(); t != nil {

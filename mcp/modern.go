@@ -259,8 +259,8 @@ func discover(ctx context.Context, ss *session, params json.RawMessage) (any, er
 		"supportedVersions": allVersions,
 		"capabilities":      modernCapabilities(),
 	}
-	if ss.srv.opts.Instructions != "" {
-		res["instructions"] = ss.srv.opts.Instructions
+	if in := ss.instructions(); in != "" {
+		res["instructions"] = in
 	}
 	return res, nil
 }

@@ -63,6 +63,10 @@ type session struct {
 	// request may use (see clientID); set by the transport before the
 	// session serves.
 	client string
+	// conf, if set, is what the session is served with beyond the
+	// server's options (see LocalOptions.Configure); set by the
+	// transport before the session serves.
+	conf *SessionConfig
 
 	mu       sync.Mutex
 	state    int

@@ -208,12 +208,28 @@ func serveDaemon(ctx context.Context, args []string, stderr io.Writer) error {
 		ready.Close()
 	}
 	err = st.srv.ServeLocal(ctx, ln, &mcp.LocalOptions{Idle: cfg.idle, IdleUnused: healthCheckIdle, OnSessions: writeInfo,
-		Raw: st.rawHandlers()})
+		Raw: st.rawHandlers(), Configure: st.configureSession})
 	st.log.Info("the shared daemon stops", "error", err)
 	if cerr := st.close(); err == nil {
 		err = cerr
 	}
 	return err
+}
+
+// configureSession is what a session of the daemon is served with, as
+// its first line says (see sessionHello); a session that says nothing
+// may not write and has the default tools.
+func (st *stack) configureSession(arg string) (*mcp.SessionConfig, error) {
+	var set sessionSettings
+	if arg != "" {
+		if err := json.Unmarshal([]byte(arg), &set); err != nil {
+			return nil, fmt.Errorf("a session's first line: %w", err)
+		}
+		if err := checkTools(set.Tools); err != nil {
+			return nil, err
+		}
+	}
+	return st.br.SessionConfig(set.AllowWrite, set.Tools, instructions(set.Tools)), nil
 }
 
 // releaseKept returns what gopls can spare once the daemon's last session

@@ -571,3 +571,63 @@ func TestLSPUnsavedShared(t *testing.T) {
 		t.Errorf("after the editor closed, the agent's diagnostics of report.go:\n%s", text)
 	}
 }
+
+// TestLSPAgentWritesBesideEditor starts the editor and the agents as
+// their users start them: the editor's goplsmcp lsp with no goplsmcp
+// flags, its workspace opened through a symbolic link; the agent that
+// applies renames with --allow-write and a --tools list; another with
+// no flags. The flags of a session split no daemon: all three share one
+// gopls, so the writing agent's apply on the file the editor holds
+// unsaved is refused, and each agent may do what it was started to.
+func TestLSPAgentWritesBesideEditor(t *testing.T) {
+	sh := newShared(t)
+	root := exampleRoot(t)
+	link := filepath.Join(t.TempDir(), "workspace")
+	if err := os.Symlink(root, link); err != nil {
+		t.Fatal(err)
+	}
+	ed := startEditor(t, sh, link)
+	uri := ed.openAndBreak(link)
+	ed.waitDiags(uri, 0, "naming the unsaved error", func(d []string) bool { return containsAny(d, unsavedError) })
+	writer := sh.session("--root", root, "--gopls", goplsPath(t), "--allow-write", "--tools", "go_rename_symbol,go_diagnostics")
+	reader := sh.session("--root", root, "--gopls", goplsPath(t))
+
+	if list := sh.list(); len(list) != 1 {
+		t.Errorf("the editor and two agents started with other flags run %d daemons, want 1: %+v", len(list), list)
+	}
+	// The apply on report.go, unsaved in the editor (through the link),
+	// is refused, and nothing is written.
+	text, _, isErr := writer.call(1, "go_rename_symbol", `{"file":"report/report.go","symbol":"Largest","new_name":"Biggest","apply":true}`)
+	if !isErr || !strings.Contains(text, "unsaved changes in the editor") {
+		t.Errorf("apply on report.go, unsaved in the editor: isError %v:\n%s", isErr, text)
+	}
+	for _, f := range []string{"report/report.go", "main.go"} {
+		if data := readFile(t, filepath.Join(root, f)); strings.Contains(data, "Biggest") {
+			t.Errorf("the refused apply wrote %s:\n%s", f, data)
+		}
+	}
+	// Each agent's own flags hold on the shared daemon: the writer has
+	// its tools alone and may write a file the editor does not hold; the
+	// reader may not write.
+	writer.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	var names []string
+	for _, tool := range writer.recv()["result"].(map[string]any)["tools"].([]any) {
+		names = append(names, tool.(map[string]any)["name"].(string))
+	}
+	if diff := cmp.Diff([]string{"go_diagnostics", "go_rename_symbol"}, names); diff != "" {
+		t.Errorf("the writer's tools/list (-want +got):\n%s", diff)
+	}
+	const rename = `{"file":"shapes/shapes.go","symbol":"TotalArea","new_name":"SumArea","apply":true}`
+	if text, _, isErr := reader.call(1, "go_rename_symbol", rename); !isErr || !strings.Contains(text, "--allow-write") {
+		t.Errorf("the reader's apply: isError %v:\n%s", isErr, text)
+	}
+	if data := readFile(t, filepath.Join(root, "shapes", "shapes.go")); strings.Contains(data, "SumArea") {
+		t.Errorf("the reader's refused apply wrote shapes.go")
+	}
+	const renameMain = `{"file":"main.go","symbol":"main","new_name":"main2","apply":true}`
+	if text, _, isErr := writer.call(3, "go_rename_symbol", renameMain); isErr {
+		t.Errorf("the writer's apply on main.go, which the editor does not hold: %s", text)
+	} else if data := readFile(t, filepath.Join(root, "main.go")); !strings.Contains(data, "func main2") {
+		t.Errorf("the writer's apply did not write main.go:\n%s", data)
+	}
+}

@@ -418,9 +418,15 @@ func startStack(ctx context.Context, cfg *config, stderr io.Writer, oneShot bool
 	}
 	st.closers = append(st.closers, st.client.Close)
 
+	allowWrite, tools := cfg.allowWrite, cfg.tools
+	if cfg.daemon {
+		// What each session may do, and its tools, its first line says
+		// (see sessionHello): the daemon can do all of it.
+		allowWrite, tools = true, bridge.OptionalTools
+	}
 	br, err := bridge.New(bridge.Config{
 		Root: root, Client: st.client, Logger: st.log.With("component", "bridge"), Limits: limits,
-		AllowWrite: cfg.allowWrite, JournalDir: journal, BuildContext: cfg.buildContext(), Tools: cfg.tools,
+		AllowWrite: allowWrite, JournalDir: journal, BuildContext: cfg.buildContext(), Tools: tools,
 	})
 	if err != nil {
 		return nil, err
@@ -429,7 +435,7 @@ func startStack(ctx context.Context, cfg *config, stderr io.Writer, oneShot bool
 	if err := br.Register(st.srv); err != nil {
 		return nil, err
 	}
-	if cfg.tools != nil {
+	if cfg.tools != nil && !cfg.daemon {
 		if err := st.srv.KeepTools(cfg.tools); err != nil {
 			return nil, usageError("--tools: %v; the tools are %s, and gopls mcp's optional %s", err, strings.Join(st.srv.ToolNames(), ", "), strings.Join(bridge.OptionalTools, ", "))
 		}

@@ -217,15 +217,67 @@ func answerEnv() []string {
 	return env
 }
 
-// Every flag is either given to the daemon by daemonArgs (daemonFlags) or
-// concerns only the session's own process (sessionFlags); a test holds
-// each new flag to one of the two, so that no flag is silently dropped
-// when a session is served by a daemon.
+// Every flag is given to the daemon by daemonArgs (daemonFlags), or to
+// the daemon with each session's first line, for that session alone
+// (helloFlags, see sessionHello), or concerns only the session's own
+// process (sessionFlags); a test holds each new flag to one of the
+// three, so that no flag is silently dropped when a session is served by
+// a daemon. The flags of the first two kinds are apart so that they do
+// not split the daemon: an agent started with --allow-write shares the
+// gopls of the editor's goplsmcp lsp, and the refusal of an apply on a
+// file the editor holds unsaved (docs/editors.md) holds for it.
 var (
 	daemonFlags = []string{"root", "gopls", "timeout", "max-message-bytes", "max-result-bytes", "max-text-chars", "idle", "load-timeout", "watch",
-		"gopls-arg", "remote", "allow-network", "allow-write", "tools", "build-flags", "env", "settings"}
+		"gopls-arg", "remote", "allow-network", "build-flags", "env", "settings"}
+	helloFlags   = []string{"allow-write", "tools"}
 	sessionFlags = []string{"stdio", "log-file", "log-level", "http", "token-file", "allow-host", "json", "version", "help", "share", "cpuprofile"}
 )
+
+// sessionSettings are the helloFlags, as a session's first line gives
+// them to the daemon.
+type sessionSettings struct {
+	AllowWrite bool     `json:"allowWrite,omitempty"`
+	Tools      []string `json:"tools,omitempty"`
+}
+
+// sessionHello is the first line a stdio session sends on its connection
+// to the daemon: it makes the connection an MCP session (a client's own
+// first line, whatever it says, is then MCP, never a raw handler's) and
+// says what the session may do.
+func sessionHello(cfg *config) string {
+	data, _ := json.Marshal(sessionSettings{AllowWrite: cfg.allowWrite, Tools: cfg.tools})
+	return mcp.RawHello(mcp.MCPHello, string(data))
+}
+
+// checkTools refuses a --tools list that names a tool no daemon has,
+// before the session reaches one: the daemon would refuse the session.
+func checkTools(tools []string) error {
+	var unknown []string
+	for _, name := range tools {
+		if !slices.Contains(bridge.DefaultTools(), name) && !slices.Contains(bridge.OptionalTools, name) {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) > 0 {
+		return usageError("--tools: no such tool: %s; the tools are %s, and gopls mcp's optional %s", strings.Join(unknown, ", "),
+			strings.Join(bridge.DefaultTools(), ", "), strings.Join(bridge.OptionalTools, ", "))
+	}
+	return nil
+}
+
+// helloConn connects to the workspace's daemon (see connectDaemon) and
+// sends the session's first line.
+func helloConn(ctx context.Context, cfg *config, ws *workspace, log *slog.Logger) (net.Conn, error) {
+	conn, err := connectDaemon(ctx, ws, log)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := io.WriteString(conn, sessionHello(cfg)); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("greeting the daemon: %w", err)
+	}
+	return conn, nil
+}
 
 // daemonArgs spells cfg as the flags of goplsmcp daemon serve, with paths
 // made absolute: the daemon's whole configuration, and the key's.
@@ -249,12 +301,6 @@ func daemonArgs(cfg *config, root, goplsPath string) []string {
 	}
 	if cfg.network {
 		args = append(args, "--allow-network")
-	}
-	if cfg.allowWrite {
-		args = append(args, "--allow-write")
-	}
-	if cfg.tools != nil {
-		args = append(args, "--tools", strings.Join(cfg.tools, ","))
 	}
 	for _, f := range cfg.buildFlags {
 		args = append(args, "--build-flags", f)
@@ -329,6 +375,9 @@ func serveShared(ctx context.Context, cfg *config, stdin io.Reader, stdout, stde
 		logOut = f
 	}
 	log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: cfg.logLevel})).With("component", "share")
+	if err := checkTools(cfg.tools); err != nil {
+		return true, err
+	}
 	ws, err := newWorkspace(cfg)
 	if err != nil {
 		var ee *exitError
@@ -338,7 +387,7 @@ func serveShared(ctx context.Context, cfg *config, stdin io.Reader, stdout, stde
 		log.Warn("not sharing a daemon: serving with a gopls of its own", "error", err)
 		return false, nil
 	}
-	conn, err := connectDaemon(ctx, ws, log)
+	conn, err := helloConn(ctx, cfg, ws, log)
 	if err != nil {
 		log.Warn("not sharing a daemon: serving with a gopls of its own", "error", err)
 		return false, nil
@@ -352,7 +401,7 @@ func serveShared(ctx context.Context, cfg *config, stdin io.Reader, stdout, stde
 				first = nil
 				return c, nil
 			}
-			return connectDaemon(ctx, ws, log)
+			return helloConn(ctx, cfg, ws, log)
 		},
 		Remember:        bridge.ReplayState,
 		Unrepeatable:    bridge.Unrepeatable,
@@ -480,6 +529,9 @@ func callShared(ctx context.Context, cfg *config, tool string, args json.RawMess
 		return nil, false
 	}
 	defer conn.Close()
+	if _, err := io.WriteString(conn, sessionHello(cfg)); err != nil {
+		return nil, false
+	}
 	client := mcp.NewClient(conn, conn)
 	if _, err := client.Initialize(ctx, "2025-11-25"); err != nil {
 		return nil, false

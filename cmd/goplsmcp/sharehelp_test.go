@@ -115,8 +115,8 @@ func TestEveryFlagReachesTheDaemon(t *testing.T) {
 	fs := newFlagSet(cfg)
 	addHiddenFlags(fs, cfg)
 	fs.VisitAll(func(f *flag.Flag) {
-		if !slices.Contains(daemonFlags, f.Name) && !slices.Contains(sessionFlags, f.Name) {
-			t.Errorf("--%s is neither passed to a shared daemon (daemonFlags, daemonArgs) nor the session's own (sessionFlags)", f.Name)
+		if !slices.Contains(daemonFlags, f.Name) && !slices.Contains(helloFlags, f.Name) && !slices.Contains(sessionFlags, f.Name) {
+			t.Errorf("--%s is neither passed to a shared daemon (daemonFlags, daemonArgs), nor to it with each session (helloFlags, sessionHello), nor the session's own (sessionFlags)", f.Name)
 		}
 	})
 	// And daemonArgs spells every daemon flag that is set.
@@ -131,6 +131,17 @@ func TestEveryFlagReachesTheDaemon(t *testing.T) {
 		if !slices.Contains(got, "--"+name) {
 			t.Errorf("daemonArgs leaves out --%s: %q", name, got)
 		}
+	}
+	// A session's own flags split no daemon: they are in its first line,
+	// not in the daemon's arguments (and so not in its key).
+	hello := sessionHello(cfg)
+	for _, name := range helloFlags {
+		if slices.Contains(got, "--"+name) {
+			t.Errorf("daemonArgs has --%s, a session's own flag: %q", name, got)
+		}
+	}
+	if want := `#mcp {"allowWrite":true,"tools":["go_workspace"]}` + "\n"; hello != want {
+		t.Errorf("sessionHello = %q, want %q", hello, want)
 	}
 }
 

@@ -104,6 +104,10 @@ type Write struct {
 	Apply bool `json:"apply,omitempty" jsonschema:"write them (needs --allow-write)"`
 }
 
+// Applies reports whether the call asked to write; the inputs that embed
+// Write have it, so that what a call asks can be told from its input.
+func (w Write) Applies() bool { return w.Apply }
+
 // errWritesDisabled answers apply: true when goplsmcp may not write.
 var errWritesDisabled = errors.New("apply: true needs goplsmcp started with --allow-write, and writes are disabled here; call without apply to get the edits and the diff, and apply them yourself")
 
@@ -198,16 +202,24 @@ func (p *Proposer) List(es *Set) []Edit {
 
 // Check refuses apply: true when writes are not allowed, before the call
 // does any work.
-func (p *Proposer) Check(w Write) error {
-	if w.Apply && !p.AllowWrite {
+func (p *Proposer) Check(w Write) error { return CheckWrite(w, p.AllowWrite) }
+
+// CheckWrite refuses apply: true when writes are not allowed: the one
+// decision, for a proposer (Check) and for a session of a server whose
+// sessions are allowed apart.
+func CheckWrite(w Write, allowed bool) error {
+	if w.Apply && !allowed {
 		return errWritesDisabled
 	}
 	return nil
 }
 
 // Note ends the description of a tool that proposes edits.
-func (p *Proposer) Note() string {
-	if p.AllowWrite {
+func (p *Proposer) Note() string { return NoteFor(p.AllowWrite) }
+
+// NoteFor is the Note of a proposer that may write, or not.
+func NoteFor(allowed bool) string {
+	if allowed {
 		return " apply: true writes them, atomically, unless a file changed."
 	}
 	return " Nothing is written."
