@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"io/fs"
 	"log/slog"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
@@ -24,3 +25,13 @@ func RecoverWrites(dir, root string, log *slog.Logger) error {
 	}
 	return err
 }
+
+// PrivateFile returns an error unless fi (from Lstat, or Stat of an open
+// file) is a file of type typ (0: regular) this user could have made:
+// the one decision on what goplsmcp trusts as the user's own state (see
+// edit.PrivateFile).
+func PrivateFile(fi fs.FileInfo, typ fs.FileMode) error { return edit.PrivateFile(fi, typ) }
+
+// PrivateDir returns an error unless dir is a directory of this user's
+// that no one else may write (see edit.PrivateDir).
+func PrivateDir(dir string) error { return edit.PrivateDir(dir) }

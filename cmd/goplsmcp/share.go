@@ -332,31 +332,13 @@ func runtimeDir() (string, error) {
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return "", fmt.Errorf("making the runtime directory: %w", err)
 	}
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return "", fmt.Errorf("runtime directory: %w", err)
-	}
-	if !fi.IsDir() {
-		return "", fmt.Errorf("runtime directory %s is not a directory", dir)
-	}
-	if !ownedByMe(fi) {
-		return "", fmt.Errorf("%w: runtime directory %s belongs to another user", errUntrusted, dir)
-	}
 	// A directory others may write may hold anything they planted (a
 	// socket of theirs under a computable name, a link where a log is
-	// written): it is refused, not repaired, for tightening it would keep
-	// what is in it. Only the user can open it to others, and only the
-	// user can make it usable again, by removing it.
-	if fi.Mode().Perm()&0o022 != 0 {
-		return "", fmt.Errorf("%w: runtime directory %s is writable by others (mode %v), so its files may not be this user's; remove it (rm -r %s) to share daemons again",
-			errUntrusted, dir, fi.Mode().Perm(), dir)
-	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		// Readable or searchable by others, but never writable: nothing
-		// in it can be theirs.
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return "", fmt.Errorf("runtime directory %s may be opened by others: %w", dir, err)
-		}
+	// written): it is refused, not repaired. Only the user can open it
+	// to others, and only the user can make it usable again, by
+	// removing it.
+	if err := privateDir(dir); err != nil {
+		return "", fmt.Errorf("%w: runtime directory %v; remove it (rm -r %s) to share daemons again", errUntrusted, err, dir)
 	}
 	return dir, nil
 }

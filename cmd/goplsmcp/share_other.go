@@ -17,7 +17,7 @@ func lockFile(path string) (func(), error) { return nil, errors.ErrUnsupported }
 
 func detached() *syscall.SysProcAttr { return nil }
 
-func ownedByMe(fi fs.FileInfo) bool { return false }
+func privateDir(dir string) error { return errors.ErrUnsupported }
 
 func privateFile(fi fs.FileInfo, typ fs.FileMode) error { return errors.ErrUnsupported }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/goplsmcp/goplsmcp/bridge"
 	"golang.org/x/sys/unix"
 )
 
@@ -40,43 +41,19 @@ func detached() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setsid: true}
 }
 
-// ownedByMe reports whether this process's user owns the file.
-func ownedByMe(fi fs.FileInfo) bool {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && int(st.Uid) == os.Getuid()
-}
-
 // signalProcess sends sig to pid.
 func signalProcess(pid int, sig syscall.Signal) error {
 	return unix.Kill(pid, sig)
 }
 
 // privateFile returns an error unless fi, from Lstat or a Stat of an open
-// file, is a file of the runtime directory this user could have made:
-// owned by the user, of the type wanted (0 for a regular file; a link
-// is never one), and, if regular, with no other name, for a hard link
-// planted there would make a write to it a write to someone's file.
-func privateFile(fi fs.FileInfo, typ fs.FileMode) error {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	switch {
-	case !ok:
-		return errors.New("cannot be checked")
-	case fi.Mode().Type() != typ:
-		return fmt.Errorf("is not a %s (mode %v)", kindName(typ), fi.Mode())
-	case int(st.Uid) != os.Getuid():
-		return fmt.Errorf("belongs to uid %d", st.Uid)
-	case typ == 0 && st.Nlink != 1:
-		return fmt.Errorf("has %d names", st.Nlink)
-	}
-	return nil
-}
+// file, is a file of the runtime directory this user could have made
+// (bridge.PrivateFile: the one decision, that of the journals too).
+func privateFile(fi fs.FileInfo, typ fs.FileMode) error { return bridge.PrivateFile(fi, typ) }
 
-func kindName(typ fs.FileMode) string {
-	if typ == fs.ModeSocket {
-		return "socket"
-	}
-	return "regular file"
-}
+// privateDir returns an error unless dir is a directory of this user's
+// that no one else may write (bridge.PrivateDir).
+func privateDir(dir string) error { return bridge.PrivateDir(dir) }
 
 // openPrivate opens path, a file of the runtime directory, with flag (and
 // mode 0600 if it is made), if it is this user's own (privateFile): never

@@ -96,6 +96,41 @@ func stateDir() (string, error) {
 	return filepath.Join(home, ".local", "state"), nil
 }
 
+// checkJournalDir returns an error unless the journal directory dir, and
+// the goplsmcp and journal folders above it that JournalDir made, are
+// this user's own (PrivateDir): a journal's bytes are written back into
+// the workspace, so one planted by another user (in a shared or loose
+// $XDG_STATE_HOME, say) must never be read. A folder not made yet is
+// made 0700 when a journal is written.
+func checkJournalDir(dir string) error {
+	levels := []string{dir}
+	if parent := filepath.Dir(dir); filepath.Base(parent) == "journal" && filepath.Base(filepath.Dir(parent)) == "goplsmcp" {
+		levels = append(levels, parent, filepath.Dir(parent))
+	}
+	for _, d := range levels {
+		if err := PrivateDir(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("the journal directory is not this user's own: %w", err)
+		}
+	}
+	return nil
+}
+
+// inRoot returns path with the links of its folder resolved if that
+// lies inside root (itself resolved), or an error: a folder replaced by
+// a link since the write must not lead a recovery's write out of the
+// root, nor to another file than the one the journal names.
+func inRoot(root, path string) (string, error) {
+	dir, err := filepath.EvalSymlinks(filepath.Dir(path))
+	if err != nil {
+		return "", err
+	}
+	real := filepath.Join(dir, filepath.Base(path))
+	if !place.Within(root, real) || real != path {
+		return "", fmt.Errorf("%s is now reached through a symbolic link (to %s)", path, real)
+	}
+	return real, nil
+}
+
 // A journal is the journal of a write under way, locked by this process.
 type journal struct {
 	f    *os.File
@@ -108,6 +143,9 @@ type journal struct {
 // journal does not name.
 func openJournal(dir, root string, ps []*pending) (*journal, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	if err := checkJournalDir(dir); err != nil {
 		return nil, err
 	}
 	path := filepath.Join(dir, randomName()+".journal")
@@ -271,6 +309,11 @@ type Recovered struct {
 // tried again at the next start.
 func Recover(dir, root string, log *slog.Logger) (Recovered, error) {
 	var rec Recovered
+	if err := checkJournalDir(dir); err != nil {
+		// Refused, left in place, and said: the user removes it.
+		log.Warn("refused the journals of interrupted applies, left in place: their directory is not this user's own; remove it if you did not make it so", "dir", dir, "error", err)
+		return rec, nil
+	}
 	names, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return rec, nil
@@ -291,12 +334,20 @@ func Recover(dir, root string, log *slog.Logger) (Recovered, error) {
 }
 
 func recoverJournal(path, root string, log *slog.Logger, rec *Recovered) error {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	f, err := openNoFollow(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return err
+	}
+	if fi, err := f.Stat(); err != nil || PrivateFile(fi, 0) != nil {
+		f.Close()
+		if err == nil {
+			err = PrivateFile(fi, 0)
+		}
+		log.Warn("refused a journal that is not this user's own, left in place; remove it if you did not make it", "journal", path, "error", err)
+		return nil
 	}
 	j := &journal{f: f, path: path}
 	if locked, err := tryLockJournal(f); err != nil || !locked {
@@ -316,7 +367,25 @@ func recoverJournal(path, root string, log *slog.Logger, rec *Recovered) error {
 	h, blob, ok := parseJournal(data)
 	if !ok {
 		// Empty (the write ended) or cut short (the process died while
-		// writing it, before any temporary file existed).
+		// writing it, before any temporary file existed; or the file was
+		// cut since): nothing to roll back, but a journal cut short is
+		// said, and the temporary files it names removed.
+		if len(data) > 0 {
+			temps := 0
+			for _, e := range h.Files {
+				if e.Tmp == "" || !place.Within(root, e.Tmp) {
+					continue
+				}
+				if tmp, err := inRoot(root, e.Tmp); err == nil {
+					if fi, err := os.Lstat(tmp); err == nil && fi.Mode().IsRegular() && os.Remove(tmp) == nil {
+						temps++
+					}
+				}
+			}
+			rec.Temps += temps
+			log.Warn("removed the journal of an apply that was cut short, so nothing of it is rolled back; check its files with git diff",
+				"journal", path, "bytes", len(data), "files", len(h.Files), "temporary_files_removed", temps)
+		}
 		j.finish(false)
 		return nil
 	}
@@ -332,7 +401,19 @@ func recoverJournal(path, root string, log *slog.Logger, rec *Recovered) error {
 			errs = append(errs, fmt.Errorf("%s is outside the root", e.Target))
 			continue
 		}
+		if _, err := inRoot(root, e.Target); err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				rec.Left = append(rec.Left, e.Target)
+				log.Warn("a file of an interrupted apply is left as it is; check it with git diff", "file", e.Target, "error", err)
+				continue
+			}
+		}
 		if e.Tmp != "" {
+			if _, err := inRoot(root, e.Tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				rec.Left = append(rec.Left, e.Target)
+				log.Warn("a file of an interrupted apply is left as it is; check it with git diff", "file", e.Target, "error", err)
+				continue
+			}
 			if fi, err := os.Lstat(e.Tmp); err == nil && fi.Mode().IsRegular() {
 				if err := os.Remove(e.Tmp); err != nil {
 					errs = append(errs, err)
@@ -375,8 +456,11 @@ func parseJournal(data []byte) (h journalHeader, blob []byte, ok bool) {
 		return h, nil, false
 	}
 	line, blob, found := bytes.Cut(rest, []byte("\n"))
-	if !found || json.Unmarshal(line, &h) != nil || int64(len(blob)) != h.Blob {
-		return h, nil, false
+	if !found || json.Unmarshal(line, &h) != nil {
+		return journalHeader{}, nil, false
+	}
+	if int64(len(blob)) != h.Blob {
+		return h, nil, false // its header, for the temporary files it names
 	}
 	return h, blob, true
 }
