@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -748,19 +750,50 @@ func (s *editorSet) toEditor(ctx context.Context, reply jsonrpc2.Replier, req js
 }
 
 // EditorDirty reports whether an editor served by the client holds uri
-// with unsaved changes (text that is not the file on disk).
+// with unsaved changes (text that is not the file on disk). The file is
+// compared by its path with every link resolved, on both sides: an editor
+// that opened its workspace through a symbolic link names the file by
+// the link, an apply by the resolved root, and an unsaved buffer must
+// not be written over because the two spell it apart.
 func (c *Client) EditorDirty(uri string) bool {
+	var dirty []string
 	c.editors.mu.Lock()
-	defer c.editors.mu.Unlock()
 	for _, e := range c.editors.list {
 		e.mu.Lock()
-		d := e.docs[uri]
+		for u, d := range e.docs {
+			if d.dirty {
+				dirty = append(dirty, u)
+			}
+		}
 		e.mu.Unlock()
-		if d != nil && d.dirty {
+	}
+	c.editors.mu.Unlock()
+	if slices.Contains(dirty, uri) {
+		return true
+	}
+	want := resolvedURIPath(uri)
+	for _, u := range dirty {
+		if want != "" && resolvedURIPath(u) == want {
 			return true
 		}
 	}
 	return false
+}
+
+// resolvedURIPath is the path uri names with every link resolved (its
+// folder's, if the file itself is gone), or "" if uri names no file.
+func resolvedURIPath(uri string) string {
+	p, err := URIPath(uri)
+	if err != nil {
+		return ""
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+		return filepath.Join(dir, filepath.Base(p))
+	}
+	return filepath.Clean(p)
 }
 
 // requestCancelled is LSP's error code for a request its client
