@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -454,6 +455,11 @@ func (e *editor) forward(ctx context.Context, reply jsonrpc2.Replier, method str
 			e.mu.Unlock()
 		}()
 	}
+	if e.names(params) {
+		// About an agent's snippet: nothing the editor may see.
+		reply(ctx, json.RawMessage("null"), nil)
+		return
+	}
 	var res json.RawMessage
 	// Ahead of agents' calls, unless it is a command (priority.go).
 	err := e.c.Call(editorRequest(ctx, method), method, params, &res)
@@ -463,7 +469,7 @@ func (e *editor) forward(ctx context.Context, reply jsonrpc2.Replier, method str
 		if len(res) == 0 {
 			res = json.RawMessage("null")
 		}
-		reply(ctx, res, nil)
+		reply(ctx, e.scrub(res), nil)
 	case errors.As(err, &re):
 		reply(ctx, nil, jsonrpc2.NewError(jsonrpc2.Code(re.Code), re.Message))
 	case ctx.Err() != nil:
@@ -708,12 +714,87 @@ func (s *editorSet) fromGopls(method string, params json.RawMessage) {
 	}
 }
 
-// names reports whether params name a file of a private directory.
+// names reports whether params name a file of a private directory: by
+// its path, its URI, or, for one inside the root, its path from the root
+// as package paths spell it (".../.goplsmcp/scratch/1").
 func (e *editor) names(params json.RawMessage) bool {
 	for _, dir := range e.private {
-		if bytes.Contains(params, []byte(dir)) {
+		if bytes.Contains(params, []byte(dir)) || bytes.Contains(params, []byte(FileURI(dir))) {
 			return true
 		}
+		if rel, err := filepath.Rel(e.c.opts.Root, dir); err == nil && rel != "." && !strings.HasPrefix(rel, "..") &&
+			bytes.Contains(params, []byte("/"+filepath.ToSlash(rel)+"/")) {
+			return true
+		}
+	}
+	return false
+}
+
+// scrub takes out of gopls's answer to one of the editor's requests
+// whatever names an agent's snippet (a file of a private directory): the
+// answers of every kind (symbols, references, call hierarchies, code
+// actions and their edits, completion, hover) are lists of items, each
+// naming its file, or objects keyed by file (a workspace edit's
+// changes), so such items and keys are dropped; an answer that still
+// names one (a lone location, say) is answered null. The snippets are
+// in gopls's view, as packages of the module, whoever asks: the editor
+// must not see them, nor their text.
+func (e *editor) scrub(res json.RawMessage) json.RawMessage {
+	if !e.names(res) {
+		return res
+	}
+	dec := json.NewDecoder(bytes.NewReader(res))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return json.RawMessage("null")
+	}
+	out, err := json.Marshal(e.scrubValue(v))
+	if err != nil || e.names(out) {
+		return json.RawMessage("null")
+	}
+	return out
+}
+
+func (e *editor) scrubValue(v any) any {
+	switch x := v.(type) {
+	case []any:
+		kept := x[:0]
+		for _, el := range x {
+			if raw, err := json.Marshal(el); err == nil && e.names(raw) {
+				// A whole item about a snippet goes; one that only
+				// holds such items (a code action's edit) keeps the
+				// rest, unless nothing of it is left.
+				if el = e.scrubValue(el); e.emptied(el) {
+					continue
+				}
+				if raw, err := json.Marshal(el); err != nil || e.names(raw) {
+					continue
+				}
+			}
+			kept = append(kept, el)
+		}
+		return kept
+	case map[string]any:
+		for k, val := range x {
+			if e.names(json.RawMessage(strconv.Quote(k))) {
+				delete(x, k)
+				continue
+			}
+			x[k] = e.scrubValue(val)
+		}
+		return x
+	}
+	return v
+}
+
+// emptied reports whether scrubbing left v an empty list or object.
+func (e *editor) emptied(v any) bool {
+	switch x := v.(type) {
+	case []any:
+		return len(x) == 0
+	case map[string]any:
+		return len(x) == 0
 	}
 	return false
 }

@@ -631,3 +631,77 @@ func TestLSPAgentWritesBesideEditor(t *testing.T) {
 		t.Errorf("the writer's apply did not write main.go:\n%s", data)
 	}
 }
+
+// TestLSPEditorSeesNoSnippet: an agent's snippet, which calls the
+// editor's report.Largest, is a package in gopls's view for as long as
+// the agent's session lives; none of the answers to the editor's
+// requests names it or shows its text, request kind by request kind.
+func TestLSPEditorSeesNoSnippet(t *testing.T) {
+	sh := newShared(t)
+	root := exampleRoot(t)
+	ed := startEditor(t, sh, root)
+	uri := ed.openAndBreak(root)
+	ed.waitDiags(uri, 0, "naming the unsaved error", func(d []string) bool { return containsAny(d, unsavedError) })
+	agent := sh.session("--root", root, "--gopls", goplsPath(t))
+	const snippet = `{"text":"package scratch\n\nimport \"example.com/shapes/report\"\n\n// AgentSecretDoc is the agent's own.\nfunc AgentSecret() { _ = report.Largest(nil) }\n"}`
+	_, structured, isErr := agent.call(1, "go_diagnostics", snippet)
+	snippetURI, _ := structured["uri"].(string)
+	if isErr || !strings.Contains(snippetURI, ".goplsmcp/scratch/") {
+		t.Fatalf("the agent's snippet: isError %v, uri %q: %v", isErr, snippetURI, structured)
+	}
+
+	text := readFile(t, filepath.Join(root, "report", "report.go"))
+	line := strings.Count(text[:strings.Index(text, "func Largest")], "\n")
+	at := map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": line, "character": 6}}
+	with := func(extra map[string]any) map[string]any {
+		m := map[string]any{}
+		for k, v := range at {
+			m[k] = v
+		}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	var item any
+	if m := ed.request("textDocument/prepareCallHierarchy", at); m["error"] == nil {
+		if list, _ := m["result"].([]any); len(list) > 0 {
+			item = list[0]
+		}
+	}
+	if item == nil {
+		t.Fatal("no call hierarchy item for Largest")
+	}
+	requests := []struct {
+		method string
+		params any
+	}{
+		{"workspace/symbol", map[string]any{"query": "AgentSecret"}},
+		{"textDocument/references", with(map[string]any{"context": map[string]any{"includeDeclaration": true}})},
+		{"callHierarchy/incomingCalls", map[string]any{"item": item}},
+		{"textDocument/rename", with(map[string]any{"newName": "Biggest"})},
+		{"textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": uri},
+			"range":   map[string]any{"start": map[string]any{"line": line, "character": 5}, "end": map[string]any{"line": line, "character": 12}},
+			"context": map[string]any{"diagnostics": []any{}}}},
+		{"textDocument/completion", map[string]any{"textDocument": map[string]any{"uri": uri},
+			"position": map[string]any{"line": strings.Count(text, "\n") + 1, "character": 4}}},
+		{"textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": snippetURI}, "position": map[string]any{"line": 5, "character": 6}}},
+		{"textDocument/definition", map[string]any{"textDocument": map[string]any{"uri": snippetURI}, "position": map[string]any{"line": 5, "character": 6}}},
+	}
+	for _, r := range requests {
+		m := ed.request(r.method, r.params)
+		body, _ := json.Marshal(m)
+		for _, secret := range []string{".goplsmcp", "AgentSecret"} {
+			if strings.Contains(string(body), secret) {
+				t.Errorf("the editor's %s answer names the agent's snippet (%s): %.400s", r.method, secret, body)
+				break
+			}
+		}
+	}
+	// The editor's own answers are still whole: its references to
+	// Largest, and its rename of it.
+	m := ed.request("textDocument/references", with(map[string]any{"context": map[string]any{"includeDeclaration": true}}))
+	if list, _ := m["result"].([]any); len(list) < 2 {
+		t.Errorf("the editor's references to Largest: %v", m)
+	}
+}
