@@ -226,8 +226,8 @@ func takeEditor(conn net.Conn, r io.Reader) (in, out *os.File, prefix []byte, er
 		}
 		return nil, nil, nil, fmt.Errorf("an editor's stdio handed over as %d descriptors, want 2", len(fds))
 	}
-	line, err := br.ReadString('\n')
-	n, perr := strconv.Atoi(line[:max(len(line)-1, 0)])
+	line, err := readLengthLine(br)
+	n, perr := strconv.Atoi(line)
 	if err == nil && perr == nil && (n < 0 || n > maxHandedPrefix) {
 		perr = fmt.Errorf("%d bytes", n)
 	}
@@ -247,6 +247,28 @@ func takeEditor(conn net.Conn, r io.Reader) (in, out *os.File, prefix []byte, er
 		unix.SetNonblock(fd, true)
 	}
 	return os.NewFile(uintptr(fds[0]), "editor-stdin"), os.NewFile(uintptr(fds[1]), "editor-stdout"), prefix, nil
+}
+
+// maxLengthLine bounds the length line of the hand-over: the digits of
+// maxHandedPrefix, and its newline.
+const maxLengthLine = 16
+
+// readLengthLine reads a line of at most maxLengthLine bytes, without its
+// newline: a peer that sends no newline is refused there, not read on
+// without end.
+func readLengthLine(br *bufio.Reader) (string, error) {
+	var line []byte
+	for len(line) < maxLengthLine {
+		b, err := br.ReadByte()
+		if err != nil {
+			return "", err
+		}
+		if b == '\n' {
+			return string(line), nil
+		}
+		line = append(line, b)
+	}
+	return "", fmt.Errorf("a length line longer than %d bytes", maxLengthLine)
 }
 
 // endReader notes that its reader ended (the editor closed its end).
