@@ -705,3 +705,34 @@ func TestLSPEditorSeesNoSnippet(t *testing.T) {
 		t.Errorf("the editor's references to Largest: %v", m)
 	}
 }
+
+// TestShareClientRawLineIsMCP: a stdio client whose first line is the
+// editor's greeting (#lsp share-unsaved) is an MCP session all the same:
+// its session's first line on the daemon's socket is the session's own,
+// so the client's line never reaches the daemon's editor handler (which
+// would make it the editor whose unsaved text agents see).
+func TestShareClientRawLineIsMCP(t *testing.T) {
+	sh := newShared(t)
+	root := exampleRoot(t)
+	cmd := exec.Command(binary, "--root", root, "--gopls", goplsPath(t))
+	cmd.Env = append([]string(nil), sh.env...)
+	p := startCmd(t, cmd)
+	p.send("#lsp share-unsaved")
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
+	for {
+		m := p.recv()
+		if m["id"] == float64(1) {
+			if m["result"] == nil {
+				t.Fatalf("initialize after a raw first line: %v", m)
+			}
+			break
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(sh.dir, sh.list()[0].Key+".log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "component=editor") {
+		t.Errorf("the daemon served the MCP client as an editor:\n%s", data)
+	}
+}
