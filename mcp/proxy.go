@@ -225,8 +225,10 @@ func (p *proxy) fromClient(ctx context.Context, line []byte) error {
 		case "tools/call":
 			// A modern call keeps nothing in the session: what it
 			// keeps is named by a handle, which a new server refuses
-			// in a sentence saying so.
-			if _, modern := metaVersion(msg.Params); !modern {
+			// in a sentence saying so. A call that names a 2025
+			// version in _meta on an initialized session is the
+			// session's, as the server serves it (handleModern).
+			if v, named := metaVersion(msg.Params); !named || (p.initParams != nil && !isModernVersion(v)) {
 				p.remember(msg.Params)
 			}
 			c.unrepeatable = p.unrepeatable(msg.Params)

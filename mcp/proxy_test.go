@@ -178,6 +178,14 @@ func TestProxyReplaysOnANewServer(t *testing.T) {
 		t.Fatalf("a modern set: %v", m)
 	}
 
+	// A call of the session's version that names it in _meta is the
+	// session's: what it keeps is given to the next server.
+	meta, _ := json.Marshal(map[string]string{metaProtocolVersion: "2025-06-18"})
+	send(fmt.Sprintf(`{"jsonrpc":"2.0","id":51,"method":"tools/call","params":{"name":"set","arguments":{"key":"d","value":"7"},"_meta":%s}}`, meta))
+	if m := recv(); m["id"] != float64(51) || m["result"] == nil {
+		t.Fatalf("a set naming 2025-06-18 in _meta: %v", m)
+	}
+
 	// The server dies with its sessions; a new one listens elsewhere.
 	first.stop()
 	mu.Lock()
@@ -192,6 +200,9 @@ func TestProxyReplaysOnANewServer(t *testing.T) {
 	}
 	if got := call(8, "get", `{"key":"c"}`); got != "" {
 		t.Errorf("after the new server, get c = %q, want nothing (a modern call's, never the session's)", got)
+	}
+	if got := call(9, "get", `{"key":"d"}`); got != "7" {
+		t.Errorf("after the new server, get d = %q, want 7 (a call of the session's version naming it in _meta, given again)", got)
 	}
 	mu.Lock()
 	if dials != 2 {
