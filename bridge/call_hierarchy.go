@@ -23,11 +23,11 @@ type CallHierarchyInput struct {
 // CallHierarchyOutput is the result of go_call_hierarchy.
 type CallHierarchyOutput struct {
 	Note    string    `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
-	Root    string    `json:"root" jsonschema:"the function asked about: name path:line:character"`
+	Root    string    `json:"root" jsonschema:"the function asked about: name path:line:col; 1-based, byte columns, as go vet prints them"`
 	Total   int       `json:"total,omitempty" jsonschema:"callers or callees found, over the levels followed, when fewer are listed"`
 	Notes   Notes     `json:"notes,omitempty" jsonschema:"that the list is cut at limit, and whose source lines are withheld since they lie outside the workspace root, as the text says it"`
-	Callers *[]string `json:"callers,omitempty" jsonschema:"incoming calls, depth first, indented two spaces a level, one line per call site: caller path:line:character: source line"`
-	Callees *[]string `json:"callees,omitempty" jsonschema:"outgoing calls, depth first, indented two spaces a level: callee path:line:character: its declaring line"`
+	Callers *[]string `json:"callers,omitempty" jsonschema:"incoming calls, depth first, indented two spaces a level, one line per call site: caller path:line:col: source line; 1-based, byte columns, as go vet prints them"`
+	Callees *[]string `json:"callees,omitempty" jsonschema:"outgoing calls, depth first, indented two spaces a level: callee path:line:col: its declaring line; 1-based, byte columns, as go vet prints them"`
 
 	depth     int            // levels followed
 	root      hierarchy.Node // what Root says

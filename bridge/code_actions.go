@@ -20,11 +20,11 @@ import (
 // CodeActionsInput is the input of go_code_actions.
 type CodeActionsInput struct {
 	At
-	EndLine      *int   `json:"endLine,omitempty" jsonschema:"range end: 0-based line"`
-	EndCharacter *int   `json:"endCharacter,omitempty" jsonschema:"range end: 0-based UTF-16 column"`
-	Kind         string `json:"kind,omitempty" jsonschema:"only this kind or below, e.g. quickfix, refactor.extract, source"`
-	Index        *int   `json:"index,omitempty" jsonschema:"edits of the action at this index"`
-	Title        string `json:"title,omitempty" jsonschema:"edits of the action with this title (or part)"`
+	EndLine   *int   `json:"endLine,omitempty" jsonschema:"range end: 1-based line, as go vet prints it"`
+	EndColumn *int   `json:"endColumn,omitempty" jsonschema:"range end: 1-based column in bytes, as go vet prints it (exclusive)"`
+	Kind      string `json:"kind,omitempty" jsonschema:"only this kind or below, e.g. quickfix, refactor.extract, source"`
+	Index     *int   `json:"index,omitempty" jsonschema:"edits of the action at this index"`
+	Title     string `json:"title,omitempty" jsonschema:"edits of the action with this title (or part)"`
 	Write
 }
 
@@ -32,7 +32,7 @@ type CodeActionsInput struct {
 type CodeActionsOutput struct {
 	URI     string      `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer the call named, for later calls"`
 	Note    string      `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
-	At      string      `json:"at,omitempty" jsonschema:"the place the actions apply to, as path:line:character or path:line:character-line:character, when none was chosen"`
+	At      string      `json:"at,omitempty" jsonschema:"the place the actions apply to, as path:line:col or path:line:col-line:col (1-based, byte columns, as go vet prints them), when none was chosen"`
 	Actions []string    `json:"actions,omitempty" jsonschema:"the actions available, when none was chosen, as index: title [kind], with (preferred) and fixes: the diagnostic it fixes"`
 	Notes   Notes       `json:"notes,omitempty" jsonschema:"how to choose an action, and how many were left out because they run gopls commands (browse docs, add a test file, ...) rather than propose edits, as the text says it"`
 	Chosen  *ChosenEdit `json:"chosen,omitempty" jsonschema:"the chosen action and its edits"`
@@ -86,8 +86,8 @@ var codeActionsTool = ToolSpec{
 	Doc:         "the code actions at a position or range (quick fixes, fill struct, extract, inline, ...); with `index` or `title`, one action's edits and diff",
 	Summary:     "the code actions at a range, and one action's edits and diff",
 	Framing:     []string{`^(\d+ code actions?|no code actions) at `},
-	Good:        Sample{Args: `{"text": "package scratch\n\ntype P struct{ X, Y int }\n\nvar p = P{}\n", "line": 4, "character": 8, "title": "Fill P"}`, Want: "Fill P [refactor.rewrite.fillStruct]"},
-	Bad:         Sample{Args: `{"text": "package scratch\n\ntype P struct{ X, Y int }\n\nvar p = P{}\n", "line": 4, "character": 8, "title": "No such action"}`, Want: `^no action here has a title like "No such action"`},
+	Good:        Sample{Args: `{"text": "package scratch\n\ntype P struct{ X, Y int }\n\nvar p = P{}\n", "line": 5, "column": 9, "title": "Fill P"}`, Want: "Fill P [refactor.rewrite.fillStruct]"},
+	Bad:         Sample{Args: `{"text": "package scratch\n\ntype P struct{ X, Y int }\n\nvar p = P{}\n", "line": 5, "column": 9, "title": "No such action"}`, Want: `^no action here has a title like "No such action"`},
 	Questions: []string{
 		"extract this code into a function",
 		"fill in the struct fields",
@@ -127,9 +127,10 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 	if err != nil {
 		return nil, err
 	}
-	at := fmt.Sprintf("%s:%d:%d", b.displayPath(t.Src.Path), rng.Start.Line, rng.Start.Character)
+	span := iplace.SpanFromLSP(t.Src.Line(int(rng.Start.Line)), t.Src.Line(int(rng.End.Line)), rng)
+	at := span.Start.In(b.displayPath(t.Src.Path))
 	if rng.End != rng.Start {
-		at += fmt.Sprintf("-%d:%d", rng.End.Line, rng.End.Character)
+		at = span.In(b.displayPath(t.Src.Path))
 	}
 	out := &CodeActionsOutput{URI: t.Buffer, Note: t.Note, At: at}
 	var usable []*action.Action
@@ -156,8 +157,8 @@ func (b *Bridge) codeActionsTool(ctx context.Context, in *CodeActionsInput) (*Co
 // check refuses arguments that contradict each other.
 func (in *CodeActionsInput) check() error {
 	switch {
-	case (in.EndLine == nil) != (in.EndCharacter == nil):
-		return errors.New("endLine and endCharacter go together; pass both (0-based), or neither")
+	case (in.EndLine == nil) != (in.EndColumn == nil):
+		return errors.New("endLine and endColumn go together; pass both (1-based, as go vet prints them), or neither")
 	case in.Index != nil && in.Title != "":
 		return errors.New("choose an action by index or by title, not both")
 	case in.Index != nil && *in.Index < 0:
@@ -175,12 +176,13 @@ func actionRange(t *target.Target, in *CodeActionsInput) (protocol.Range, error)
 	end := start
 	switch {
 	case in.EndLine != nil:
-		if err := t.Src.CheckPosition(*in.EndLine, *in.EndCharacter); err != nil {
+		pos := iplace.Pos{Line: *in.EndLine, Column: *in.EndColumn}
+		if err := pos.Check(t.Src.Lines); err != nil {
 			return protocol.Range{}, fmt.Errorf("end: %w", err)
 		}
-		end = protocol.Position{Line: uint32(*in.EndLine), Character: uint32(*in.EndCharacter)}
+		end = pos.LSP(t.Src.Line(pos.Line - 1))
 		if iplace.ComparePos(end, start) < 0 {
-			return protocol.Range{}, fmt.Errorf("the range ends (%d:%d) before it starts (%d:%d)", *in.EndLine, *in.EndCharacter, t.Line, t.Character)
+			return protocol.Range{}, fmt.Errorf("the range ends (%s) before it starts (%s)", pos, t.Pos())
 		}
 	case in.Symbol != "":
 		// The symbol's name, as the range.

@@ -66,8 +66,8 @@ var completeTool = ToolSpec{
 	Doc:         "completion candidates at a position, best first, with type or signature, and the import accepting one adds",
 	Summary:     "completion candidates at a position",
 	Framing:     []string{`^(\d+ completions?|no completions here)`},
-	Good:        Sample{Args: `{"file": "report/report.go", "line": 11, "character": 12, "limit": 3}`, Want: "Sprintf func(format string, a ...any) string"},
-	Bad:         Sample{Args: `{"file": "main.go", "line": -1, "character": 0}`, Want: `must not be negative`},
+	Good:        Sample{Args: `{"file": "report/report.go", "line": 12, "column": 13, "limit": 3}`, Want: "Sprintf func(format string, a ...any) string"},
+	Bad:         Sample{Args: `{"file": "main.go", "line": 0, "column": 1}`, Want: `must be at least 1`},
 	Questions: []string{
 		"autocomplete methods after a dot",
 		"completion suggestions at the cursor",

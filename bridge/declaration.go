@@ -11,6 +11,7 @@ import (
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/ask"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/decl"
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/symbol"
 	"github.com/goplsmcp/goplsmcp/lspclient"
@@ -32,7 +33,7 @@ type SourceOutput struct {
 	URI    string `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer the call named, for later calls"`
 	Note   string `json:"note,omitempty" jsonschema:"how the target was found, when not as given"`
 	File   string `json:"file" jsonschema:"the declaring file: relative to the root, or $GOROOT/... or $GOMODCACHE/module@version/..."`
-	Range  string `json:"range" jsonschema:"the declaration's range, doc comment included, as line:character-line:character (end exclusive)"`
+	Range  string `json:"range" jsonschema:"the declaration's range, doc comment included, as line:col-line:col (end exclusive); 1-based, byte columns, as go vet prints them"`
 	Within string `json:"within,omitempty" jsonschema:"the declaration it is part of, and its range: a const, var or type group, or the type of a field or method"`
 	Source string `json:"source" jsonschema:"the exact source of the range"`
 	More   int    `json:"more,omitempty" jsonschema:"lines beyond limit, not shown"`
@@ -73,7 +74,7 @@ var sourceTool = ToolSpec{
 	Narrow:      "narrow the call: pass a smaller limit",
 	Instruction: "show me the code: one function, method or type, not the whole file.",
 	Skill:       "Show me one function, method or type's code, not the whole file",
-	Doc:         "the exact source of one declaration, its doc comment included and nothing around it: a function, a method, a type with its fields, a const or var (a group member with the group's range), a field; by `symbol`, or at a position (a use: the declaration it refers to), in the workspace, the standard library or the module cache; with its range as `line:character-line:character`, so an edit can target it; over `limit` lines (200) it is cut at a line and says how many are left",
+	Doc:         "the exact source of one declaration, its doc comment included and nothing around it: a function, a method, a type with its fields, a const or var (a group member with the group's range), a field; by `symbol`, or at a position (a use: the declaration it refers to), in the workspace, the standard library or the module cache; with its range as `line:col-line:col`, so an edit can target it; over `limit` lines (200) it is cut at a line and says how many are left",
 	Summary:     "the exact source of one declaration, doc comment included",
 	Framing:     []string{`, in `, `^… \d+ more lines?`},
 	Good:        Sample{Args: `{"file": "main.go", "symbol": "report.Summary"}`, Want: "func Summary(list []shapes.Shape) string {"},
@@ -105,7 +106,7 @@ func (b *Bridge) source(ctx context.Context, in *SourceInput) (*SourceOutput, er
 			return nil, ask.Error(err)
 		}
 		if len(locs) == 0 {
-			return nil, fmt.Errorf("no declaration for what is at %d:%d; point at an identifier, or pass symbol", t.Line, t.Character)
+			return nil, fmt.Errorf("no declaration for what is at %s; point at an identifier, or pass symbol", t.Pos())
 		}
 		p, err := lspclient.URIPath(string(locs[0].URI))
 		if err != nil {
@@ -153,11 +154,9 @@ func joinNotes(a, b string) string {
 	return a + "; " + b
 }
 
-// rangeOf renders the range from start to end as line:character-line:character.
+// rangeOf renders the range from start to end as line:col-line:col.
 func rangeOf(g *decl.File, start, end token.Pos) string {
-	sl, sc := g.Where(start)
-	el, ec := g.Where(end)
-	return fmt.Sprintf("%d:%d-%d:%d", sl, sc, el, ec)
+	return iplace.Span{Start: g.PosOf(start), End: g.PosOf(end)}.String()
 }
 
 // A span is the text of a declaration in its file.

@@ -21,7 +21,7 @@ type DefinitionInput struct {
 type DefinitionOutput struct {
 	URI  string   `json:"uri,omitempty" jsonschema:"the snippet or overlay buffer the call named, for later calls"`
 	Note string   `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
-	At   []string `json:"at" jsonschema:"where the target is declared, as path:line:character: source line"`
+	At   []string `json:"at" jsonschema:"where the target is declared, as path:line:col: source line (1-based, byte column, as go vet prints it)"`
 	// Withheld says why a declaration's source line is left out.
 	Withheld string `json:"withheld,omitempty" jsonschema:"why a declaration's source line is left out: it lies outside the workspace root, and what leads there"`
 }
@@ -87,7 +87,7 @@ func (b *Bridge) definition(ctx context.Context, in *DefinitionInput) (*Definiti
 	}
 	if hint := b.mods.HintAt(t.Src, t.Line, t.Character); hint != "" {
 		if len(locs) == 0 {
-			return nil, fmt.Errorf("no definition found at %s:%d:%d, since gopls cannot load the package: %s", b.displayPath(t.Src.Path), t.Line, t.Character, hint)
+			return nil, fmt.Errorf("no definition found at %s, since gopls cannot load the package: %s", t.Pos().In(b.displayPath(t.Src.Path)), hint)
 		}
 		// The import is found, and nothing beyond it.
 		t.Note = strings.TrimSpace(t.Note + "\ngopls cannot load the package: " + hint)
@@ -97,7 +97,7 @@ func (b *Bridge) definition(ctx context.Context, in *DefinitionInput) (*Definiti
 	var uris []string
 	for _, l := range locs {
 		start := l.Range.Start
-		at := Loc{File: b.displayURI(string(l.URI)), Line: int(start.Line), Character: int(start.Character), Text: lines.Line(string(l.URI), int(start.Line))}
+		at := Loc{File: b.displayURI(string(l.URI)), Pos: lines.Pos(string(l.URI), start), Text: lines.Line(string(l.URI), int(start.Line))}
 		out.At = append(out.At, at.String())
 		uris = append(uris, string(l.URI))
 	}

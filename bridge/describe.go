@@ -23,7 +23,7 @@ type DescribeOutput struct {
 	Note     string `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
 	Decl     string `json:"decl,omitempty" jsonschema:"the declaration: type, signature or value"`
 	Doc      string `json:"doc,omitempty" jsonschema:"documentation: its first sentence, or all of it when detailed"`
-	Nothing  string `json:"nothing,omitempty" jsonschema:"when there is nothing to describe: the position asked about, as path:line:character: source line"`
+	Nothing  string `json:"nothing,omitempty" jsonschema:"when there is nothing to describe: the position asked about, as path:line:col: source line (1-based, byte column, as go vet prints it)"`
 	Withheld string `json:"withheld,omitempty" jsonschema:"why the declaration's text is not shown: it lies outside the workspace root"`
 }
 
@@ -62,7 +62,7 @@ var describeTool = ToolSpec{
 	Doc:         "type, signature and documentation of the identifier at a position or of a `symbol`; a struct with its fields, and with `detailed` a type's members: its methods, and the fields and methods it promotes from embedded types",
 	Summary:     "type, signature and documentation at a position or of a `symbol`",
 	Good:        Sample{Args: `{"file": "shapes/shapes.go", "symbol": "Rect.Area", "detailed": true}`, Want: "func (r Rect) Area() float64"},
-	Bad:         Sample{Args: `{"file": "main.go", "line": 999, "character": 0}`, Want: `^line 999 is past the end of the file`},
+	Bad:         Sample{Args: `{"file": "main.go", "line": 999, "column": 1}`, Want: `^line 999 is past the end of the file`},
 	Questions: []string{
 		"what type is this variable",
 		"show the documentation of a function",
@@ -107,9 +107,9 @@ func (b *Bridge) describe(ctx context.Context, in *DescribeInput) (*DescribeOutp
 	}
 	if out.Decl == "" && out.Doc == "" {
 		if hint := b.mods.HintAt(t.Src, t.Line, t.Character); hint != "" {
-			return nil, fmt.Errorf("nothing to describe at %s:%d:%d, since gopls cannot load the package: %s", b.displayPath(t.Src.Path), t.Line, t.Character, hint)
+			return nil, fmt.Errorf("nothing to describe at %s, since gopls cannot load the package: %s", t.Pos().In(b.displayPath(t.Src.Path)), hint)
 		}
-		out.Nothing = Loc{File: b.displayPath(t.Src.Path), Line: t.Line, Character: t.Character,
+		out.Nothing = Loc{File: b.displayPath(t.Src.Path), Pos: t.Pos(),
 			Text: strings.TrimSpace(t.Src.Line(t.Line))}.String()
 	}
 	return out, nil

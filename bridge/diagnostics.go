@@ -51,8 +51,8 @@ type DiagnosticsOutput struct {
 
 // FileDiagnostics are the diagnostics of one file.
 type FileDiagnostics struct {
-	At    []string `json:"at,omitempty" jsonschema:"line:character: message, with the severity when it is not error, and the analyzer when it is not the compiler; + first: an unsaved edit introduces it"`
-	Fixes []string `json:"fixes,omitempty" jsonschema:"line:character: title of a quick fix for the diagnostic there"`
+	At    []string `json:"at,omitempty" jsonschema:"line:col: message, with the severity when it is not error, and the analyzer when it is not the compiler; + first: an unsaved edit introduces it; 1-based, byte columns, as go vet prints them"`
+	Fixes []string `json:"fixes,omitempty" jsonschema:"line:col: title of a quick fix for the diagnostic there; 1-based, byte columns, as go vet prints them"`
 	More  int      `json:"more,omitempty" jsonschema:"diagnostics of the file beyond the limit, not listed"`
 
 	// bySeverity counts the file's diagnostics, listed or not, in the
@@ -62,15 +62,17 @@ type FileDiagnostics struct {
 
 // diagnostic is one problem gopls reports, as the answer shows it.
 type diagnostic struct {
-	file             string
-	line, char       int
-	endLine, endChar int // detailed only
-	severity         string
-	source, message  string
-	text             string // the source line, detailed only
-	hint             string // how to get a missing module the message names
-	fixes            []Fix
-	introduced       bool // by the unsaved edit the call gives
+	file       string
+	line, char int // as gopls counts them, to match and order
+	// at is the place as answers show it (see place.Pos); its end is set
+	// only when detailed.
+	at              iplace.Span
+	severity        string
+	source, message string
+	text            string // the source line, detailed only
+	hint            string // how to get a missing module the message names
+	fixes           []Fix
+	introduced      bool // by the unsaved edit the call gives
 }
 
 // severities are the severities in the order answers count them.
@@ -108,9 +110,10 @@ func (d *diagnostic) entry(detailed bool) string {
 	if d.introduced {
 		b.WriteString("+ ")
 	}
-	render.WritePlace(&b, d.line, d.char, "")
 	if detailed {
-		fmt.Fprintf(&b, "-%d:%d", d.endLine, d.endChar)
+		b.WriteString(d.at.String())
+	} else {
+		b.WriteString(d.at.Start.String())
 	}
 	b.WriteString(": ")
 	if d.severity != "error" {
@@ -129,11 +132,11 @@ func (d *diagnostic) entry(detailed bool) string {
 	return b.String()
 }
 
-// fixEntry renders the fix f of d: line:character: title, and, when
+// fixEntry renders the fix f of d: line:col: title, and, when
 // detailed, its edits, one a line.
 func (d *diagnostic) fixEntry(f Fix, detailed bool) string {
 	var b strings.Builder
-	render.WritePlace(&b, d.line, d.char, f.Title)
+	b.WriteString(d.at.Start.Text(f.Title))
 	if detailed {
 		for _, e := range f.Edits {
 			b.WriteString("\n\t" + e.String())
@@ -162,7 +165,7 @@ func (o *DiagnosticsOutput) finish() {
 
 // Render implements mcp.Renderer. Diagnostics are grouped by file: a
 // line with the file's path and its counts by severity, most severe
-// first, then one line per diagnostic as line:character: message (the
+// first, then one line per diagnostic as line:col: message (the
 // severity is said only when it is not the file's most severe, the
 // source only when it is not the compiler), with the titles of its quick
 // fixes below it (and their edits, when detailed).
@@ -769,6 +772,7 @@ func (b *Bridge) shapeDiagnostics(byURI map[string][]protocol.Diagnostic, limit 
 				file:     file,
 				line:     int(d.Range.Start.Line),
 				char:     int(d.Range.Start.Character),
+				at:       iplace.Span{Start: lines.Pos(uri, d.Range.Start)},
 				severity: render.Severity(d.Severity),
 				source:   d.Source,
 				// One line: a diagnostic is a line of the answer.
@@ -788,7 +792,7 @@ func (b *Bridge) shapeDiagnostics(byURI map[string][]protocol.Diagnostic, limit 
 				x.hint = b.mods.LoadFix()
 			}
 			if detailed {
-				x.endLine, x.endChar = int(d.Range.End.Line), int(d.Range.End.Character)
+				x.at.End = lines.Pos(uri, d.Range.End)
 				x.text = lines.Line(uri, x.line)
 			}
 			all = append(all, x)

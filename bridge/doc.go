@@ -37,7 +37,8 @@
 //   - internal/place: the root, the one read gate, the front of
 //     addressing (a client's file or uri argument checked as text, then
 //     resolved through links into a confined path: Resolver), how paths
-//     are shown, and 0-based UTF-16 positions.
+//     are shown, and positions: written and read as go vet prints them
+//     (Pos, Span, Loc), converted to and from gopls's 0-based UTF-16 ones.
 //   - internal/buffer: the sources a call works on, opened and held
 //     in gopls (Set, Source), where snippets live, each session's open
 //     snippets and overlays, and the gate that keeps sessions apart on

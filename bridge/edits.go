@@ -9,12 +9,6 @@ import (
 // packages edit and action, under the names their schemas and clients
 // know them by.
 
-// Position is a place in a file: 0-based line and UTF-16 character.
-type Position = edit.Position
-
-// Range is the text between two positions.
-type Range = edit.Range
-
 // Edit replaces the text of a range of a file with new text.
 type Edit = edit.Edit
 

@@ -42,8 +42,8 @@ type FileContextOutput struct {
 	Total   int    `json:"total,omitempty" jsonschema:"declarations from other files that the file uses, when fewer are listed"`
 	Notes   Notes  `json:"notes,omitempty" jsonschema:"that the list is cut at limit, and whose text is withheld since it lies outside the workspace root, as the text says it"`
 	// Packages holds, by package, by file, each declaration as
-	// line:character: signature (and its doc comment, when detailed).
-	Packages mcp.OrderedMap[Places] `json:"packages" jsonschema:"the declarations used by package (the file's own first), then by file, as line:character: signature"`
+	// line:col: signature (and its doc comment, when detailed).
+	Packages mcp.OrderedMap[Places] `json:"packages" jsonschema:"the declarations used by package (the file's own first), then by file, as line:col: signature; 1-based, byte columns, as go vet prints them"`
 	More     Counts                 `json:"more,omitzero" jsonschema:"by declaring file, how many are beyond the limit, not listed"`
 
 	found int // what Total says, listed or not
@@ -67,10 +67,11 @@ func (o *FileContextOutput) Render() string {
 // contextDecl is one declaration the file uses.
 type contextDecl struct {
 	file      string
-	line      int
+	line      int // as gopls counts them, to order
 	character int
-	signature string // the declaration on one line
-	doc       string // its doc comment (detailed only)
+	at        iplace.Pos // as answers show it
+	signature string     // the declaration on one line
+	doc       string     // its doc comment (detailed only)
 }
 
 // fileContextTool is go_file_context's entry in the catalogue (see ToolSpec).
@@ -182,7 +183,7 @@ func (b *Bridge) fileContext(ctx context.Context, in *FileContextInput) (*FileCo
 			text += "\n// " + strings.ReplaceAll(x.d.doc, "\n", "\n// ")
 		}
 		at := out.Packages.Ref(x.pkg).Ref(x.d.file)
-		*at = append(*at, render.Place(x.d.line, x.d.character, text))
+		*at = append(*at, x.d.at.Text(text))
 	}
 	if note := b.withheldText(withheld, "declaration", files); note != "" {
 		out.Notes.Add(note)
@@ -287,8 +288,12 @@ func (b *Bridge) contextDecls(at []declAt, paths *gocmd.ImportPaths, dir string,
 	var decls []pkgDecl
 	for i, k := range at {
 		d := contextDecl{file: b.displayPath(k.path), line: k.line, character: k.char}
+		d.at = iplace.FromLSP("", protocol.Position{Line: uint32(k.line), Character: uint32(k.char)})
 		pkg := paths.Of(filepath.Dir(k.path))
 		if g := files.Get(k.path); g != nil {
+			if k.line < len(g.Lines) {
+				d.at = iplace.FromLSP(g.Lines[k.line], protocol.Position{Line: uint32(k.line), Character: uint32(k.char)})
+			}
 			if strings.HasSuffix(g.AST.Name.Name, "_test") {
 				pkg += "_test"
 			}

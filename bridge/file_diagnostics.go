@@ -31,7 +31,7 @@ type FileDiagnosticsOutput struct {
 // FileDiagnostic is one diagnostic of the file and its preferred quick
 // fix.
 type FileDiagnostic struct {
-	At   string `json:"at" jsonschema:"line:character-line:character: severity: message (analyzer)"`
+	At   string `json:"at" jsonschema:"line:col-line:col: severity: message (analyzer); 1-based, byte columns, as go vet prints them"`
 	Fix  string `json:"fix,omitempty" jsonschema:"the title of its quick fix"`
 	Diff string `json:"diff,omitempty" jsonschema:"the fix's edits as a unified diff"`
 }
@@ -60,9 +60,9 @@ var fileDiagnosticsTool = ToolSpec{
 	Description: "Diagnostics of one Go file (parse, type and analyzer), each with its quick fix as a diff (gopls mcp's go_file_diagnostics; go_diagnostics also finds what a change breaks elsewhere).",
 	Optional:    true,
 	Instruction: "gopls mcp's optional tools, under its names and parameters.",
-	Doc:         "the diagnostics of one `file`, each as `line:character-line:character: severity: message (analyzer)` with its quick fix as a diff",
+	Doc:         "the diagnostics of one `file`, each as `line:col-line:col: severity: message (analyzer)` (1-based, as `go vet` prints them) with its quick fix as a diff",
 	Framing:     []string{`^no diagnostics$`},
-	Good:        Sample{Args: `{"file": "broken/broken.go"}`, Want: "7:29-7:32: error: cannot use \"1\""},
+	Good:        Sample{Args: `{"file": "broken/broken.go"}`, Want: "8:30-8:33: error: cannot use \"1\""},
 	Bad:         Sample{Args: `{"file": "../outside.go"}`, Want: `^file "\.\./outside\.go" is outside the workspace root`},
 	add:         func(b *Bridge, s *mcp.Server, t mcp.Tool) error { return mcp.AddTool(s, t, b.fileDiagnostics) },
 }
@@ -101,7 +101,8 @@ func (b *Bridge) fileDiagnostics(ctx context.Context, in *FileDiagnosticsInput) 
 	}
 	for i, d := range diags {
 		var at strings.Builder
-		fmt.Fprintf(&at, "%d:%d-%d:%d: %s: %s", d.Range.Start.Line, d.Range.Start.Character, d.Range.End.Line, d.Range.End.Character, render.Severity(d.Severity), d.Message)
+		span := iplace.SpanFromLSP(src.Line(int(d.Range.Start.Line)), src.Line(int(d.Range.End.Line)), d.Range)
+		fmt.Fprintf(&at, "%s: %s: %s", span, render.Severity(d.Severity), d.Message)
 		if d.Source != "" && d.Source != "compiler" {
 			fmt.Fprintf(&at, " (%s)", d.Source)
 		}
@@ -121,22 +122,19 @@ func (b *Bridge) fileDiagnostics(ctx context.Context, in *FileDiagnosticsInput) 
 // change, as they are now.
 func (b *Bridge) fixDiff(fix Fix) (string, error) {
 	es := edit.NewSet(b.reads)
-	seen := map[string]string{} // the path of each file named
+	type named struct{ path, text string }
+	seen := map[string]named{} // each file named, and its text
 	for _, e := range fix.Edits {
-		path, ok := seen[e.File]
+		f, ok := seen[e.File]
 		if !ok {
-			path = filepath.Join(b.root, filepath.FromSlash(e.File))
-			text, ok := b.buffers.CurrentText(path)
-			if !ok {
+			f.path = filepath.Join(b.root, filepath.FromSlash(e.File))
+			if f.text, ok = b.buffers.CurrentText(f.path); !ok {
 				return "", fmt.Errorf("cannot read %s", e.File)
 			}
-			seen[e.File] = path
-			es.Add(path, text)
+			seen[e.File] = f
+			es.Add(f.path, f.text)
 		}
-		es.Add(path, "", protocol.TextEdit{NewText: e.NewText, Range: protocol.Range{
-			Start: protocol.Position{Line: uint32(e.Range.Start.Line), Character: uint32(e.Range.Start.Character)},
-			End:   protocol.Position{Line: uint32(e.Range.End.Line), Character: uint32(e.Range.End.Character)},
-		}})
+		es.Add(f.path, "", e.TextEdit(f.text))
 	}
 	ch, err := b.edits.Changes(es)
 	if err != nil {

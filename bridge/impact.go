@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
+	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 
@@ -43,8 +44,8 @@ const markedNote = "introduced ones are marked +"
 // that each is said once: only those beyond the limit are named here.
 type PackageImpact struct {
 	Introduced int      `json:"introduced,omitempty" jsonschema:"how many diagnostics the edit causes; those listed are marked + in files"`
-	Unlisted   []string `json:"unlisted,omitempty" jsonschema:"file:line:character: message the edit causes, beyond the limit so not in files"`
-	Removed    []string `json:"removed,omitempty" jsonschema:"file:line:character: message the edit mends (positions on disk; not in files)"`
+	Unlisted   []string `json:"unlisted,omitempty" jsonschema:"file:line:col: message the edit causes, beyond the limit so not in files; 1-based, byte columns, as go vet prints them"`
+	Removed    []string `json:"removed,omitempty" jsonschema:"file:line:col: message the edit mends (positions on disk; not in files); 1-based, byte columns, as go vet prints them"`
 	Unchanged  int      `json:"unchanged,omitempty" jsonschema:"the package's diagnostics found both with and without the edit"`
 }
 
@@ -192,15 +193,20 @@ type impactKey struct{ file, severity, source, message string }
 func (b *Bridge) impact(before, after map[string][]protocol.Diagnostic, out *DiagnosticsOutput) {
 	type entry struct {
 		key        impactKey
-		line, char int
+		line, char int // as gopls counts them
+		at         iplace.Pos
 	}
+	// The lines of the text gopls holds now, with the edit, turn UTF-16
+	// characters into byte columns; a removed diagnostic's line is the
+	// same text unless the edit changed that very line.
+	lines := b.buffers.LineCache()
 	collect := func(byURI map[string][]protocol.Diagnostic) map[impactKey][]entry {
 		m := map[impactKey][]entry{}
 		for uri, diags := range byURI {
 			file := b.displayURI(uri)
 			for _, d := range diags {
 				k := impactKey{file, render.Severity(d.Severity), d.Source, render.OneLine(d.Message)}
-				m[k] = append(m[k], entry{k, int(d.Range.Start.Line), int(d.Range.Start.Character)})
+				m[k] = append(m[k], entry{k, int(d.Range.Start.Line), int(d.Range.Start.Character), lines.Pos(uri, d.Range.Start)})
 			}
 		}
 		return m
@@ -226,7 +232,7 @@ func (b *Bridge) impact(before, after map[string][]protocol.Diagnostic, out *Dia
 	slices.SortFunc(removed, order)
 	im := &DiagnosticsImpact{Unchanged: len(unchanged)}
 	render := func(e entry) string {
-		d := diagnostic{line: e.line, char: e.char, severity: e.key.severity, source: e.key.source, message: e.key.message}
+		d := diagnostic{line: e.line, char: e.char, at: iplace.Span{Start: e.at}, severity: e.key.severity, source: e.key.source, message: e.key.message}
 		return path.Base(e.key.file) + ":" + d.entry(false)
 	}
 	// The introduced diagnostics the answer lists are marked there; those
@@ -237,7 +243,7 @@ func (b *Bridge) impact(before, after map[string][]protocol.Diagnostic, out *Dia
 	}
 	pending := map[place]int{}
 	for _, e := range introduced {
-		pending[place(e)]++
+		pending[place{e.key, e.line, e.char}]++
 	}
 	for i := range out.items {
 		d := &out.items[i]
@@ -250,8 +256,8 @@ func (b *Bridge) impact(before, after map[string][]protocol.Diagnostic, out *Dia
 	for _, e := range introduced {
 		p := im.Packages.Ref(path.Dir(e.key.file))
 		p.Introduced++
-		if pending[place(e)] > 0 {
-			pending[place(e)]--
+		if k := (place{e.key, e.line, e.char}); pending[k] > 0 {
+			pending[k]--
 			p.Unlisted = append(p.Unlisted, render(e))
 		}
 	}

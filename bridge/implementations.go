@@ -35,8 +35,8 @@ type ImplementationsOutput struct {
 	Notes  Notes  `json:"notes,omitempty" jsonschema:"that the list is cut at limit, as the text says it"`
 	// One of the two lists is given: which one says how the results
 	// relate to the symbol.
-	Implementations *Places `json:"implementations,omitempty" jsonschema:"when the symbol is an interface (or its method): the types (methods) implementing it, by file, as line:character: source line"`
-	Interfaces      *Places `json:"interfaces,omitempty" jsonschema:"when the symbol is a concrete type (or method): the interfaces (methods) it satisfies, by file, as line:character: source line"`
+	Implementations *Places `json:"implementations,omitempty" jsonschema:"when the symbol is an interface (or its method): the types (methods) implementing it, by file, as line:col: source line; 1-based, byte columns, as go vet prints them"`
+	Interfaces      *Places `json:"interfaces,omitempty" jsonschema:"when the symbol is a concrete type (or method): the interfaces (methods) it satisfies, by file, as line:col: source line; 1-based, byte columns, as go vet prints them"`
 	More            Counts  `json:"more,omitzero" jsonschema:"by file, how many are beyond the limit, not listed"`
 
 	relation string
@@ -81,7 +81,7 @@ var implementationsTool = ToolSpec{
 	Summary:     "implementations of an interface, or the interfaces a type satisfies",
 	Framing:     []string{`^\d+ implementations? of `, ` satisfies \d+ interfaces?`},
 	Good:        Sample{Args: `{"file": "shapes/shapes.go", "symbol": "Shape"}`, Want: "2 implementations of Shape"},
-	Bad:         Sample{Args: `{"file": "shapes/shapes.go", "line": 0, "character": 500}`, Want: `^character 500 is past the end of line 0`},
+	Bad:         Sample{Args: `{"file": "shapes/shapes.go", "line": 1, "column": 500}`, Want: `^column 500 is past the end of line 1`},
 	Questions: []string{
 		"which types implement this interface",
 		"what interfaces does this struct satisfy",

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/goplsmcp/goplsmcp/mcp"
+	"go.lsp.dev/protocol"
 )
 
 // LocationReferencesInput is the input of go_references, gopls mcp's
@@ -13,10 +14,25 @@ type LocationReferencesInput struct {
 	Location Location `json:"location" jsonschema:"where the symbol is, as an LSP location; its range's start is used"`
 }
 
-// Location is an LSP location: a file:// URI and a range in it.
+// Location is an LSP location: a file:// URI and a range in it, as LSP
+// counts them (gopls mcp's parameter), unlike every other position
+// goplsmcp takes.
 type Location struct {
-	URI   string `json:"uri" jsonschema:"file:// URI of a file inside the root"`
-	Range Range  `json:"range"`
+	URI   string   `json:"uri" jsonschema:"file:// URI of a file inside the root"`
+	Range LSPRange `json:"range"`
+}
+
+// LSPPosition is a position as LSP counts it: 0-based line and 0-based
+// UTF-16 character.
+type LSPPosition struct {
+	Line      int `json:"line" jsonschema:"0-based line (LSP)"`
+	Character int `json:"character" jsonschema:"0-based UTF-16 column (LSP)"`
+}
+
+// LSPRange is the text between two LSP positions.
+type LSPRange struct {
+	Start LSPPosition `json:"start"`
+	End   LSPPosition `json:"end"`
 }
 
 // locationReferencesTool is go_references's entry in the catalogue (see ToolSpec).
@@ -36,8 +52,11 @@ var locationReferencesTool = ToolSpec{
 
 func (b *Bridge) locationReferences(ctx context.Context, in *LocationReferencesInput) (*ReferencesOutput, error) {
 	if in.Location.URI == "" {
-		return nil, errors.New("location.uri is empty; pass the file:// URI of a file inside the root, and range.start at the symbol (0-based line and character)")
+		return nil, errors.New("location.uri is empty; pass the file:// URI of a file inside the root, and range.start at the symbol (an LSP position: 0-based line and UTF-16 character)")
 	}
-	line, char := in.Location.Range.Start.Line, in.Location.Range.Start.Character
-	return b.references(ctx, &ReferencesInput{At: At{Doc: Doc{URI: in.Location.URI}, Line: &line, Character: &char}})
+	start := in.Location.Range.Start
+	if start.Line < 0 || start.Character < 0 {
+		return nil, errors.New("location.range.start must not be negative; LSP lines and characters count from 0")
+	}
+	return b.references(ctx, &ReferencesInput{At: At{Doc: Doc{URI: in.Location.URI}, LSP: &protocol.Position{Line: uint32(start.Line), Character: uint32(start.Character)}}})
 }

@@ -47,7 +47,7 @@ type PackageAPI struct {
 	Dir   string `json:"dir,omitempty" jsonschema:"its directory (detailed only)"`
 	Doc   string `json:"doc,omitempty" jsonschema:"package documentation: first sentence, or all when detailed"`
 	Error string `json:"error,omitempty" jsonschema:"why the package could not be described"`
-	Decls Places `json:"decls,omitzero" jsonschema:"by the name of the file that declares them: constants, variables, functions, then types each followed by its methods, as signature // first doc sentence, or when detailed line:character: signature then the whole doc"`
+	Decls Places `json:"decls,omitzero" jsonschema:"by the name of the file that declares them: constants, variables, functions, then types each followed by its methods, as signature // first doc sentence, or when detailed line:col: signature then the whole doc; 1-based, byte columns, as go vet prints them"`
 	More  int    `json:"more,omitempty" jsonschema:"declarations beyond the limit, not listed"`
 }
 
@@ -55,14 +55,14 @@ type PackageAPI struct {
 type apiDecl struct {
 	name, sig, doc string
 	file           string
-	line, char     int
+	at             iplace.Pos
 }
 
 // entry renders d as go_package_api lists it.
 func (d apiDecl) entry(detailed bool) string {
 	switch {
 	case detailed:
-		s := fmt.Sprintf("%d:%d: %s", d.line, d.char, d.sig)
+		s := d.at.Text(d.sig)
 		if d.doc != "" {
 			s += "\n" + strings.TrimSuffix(comment(d.doc, "\t"), "\n")
 		}
@@ -353,12 +353,11 @@ type apiDecls struct {
 // addFile adds the exported declarations of g, the file named file.
 func (a *apiDecls) addFile(g *decl.File, file string) {
 	add := func(list *[]apiDecl, info *decl.Info, at token.Pos) {
-		line, char := g.Where(at)
 		doc := strings.TrimSpace(info.Doc)
 		if !a.detailed {
 			doc = render.FirstSentence(doc)
 		}
-		*list = append(*list, apiDecl{name: info.Name, sig: info.Sig, doc: doc, file: file, line: line, char: char})
+		*list = append(*list, apiDecl{name: info.Name, sig: info.Sig, doc: doc, file: file, at: g.PosOf(at)})
 	}
 	for _, d := range g.AST.Decls {
 		switch d := d.(type) {

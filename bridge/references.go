@@ -34,7 +34,7 @@ type ReferencesOutput struct {
 	Symbol      string       `json:"symbol" jsonschema:"the identifier whose references these are"`
 	Total       int          `json:"total,omitempty" jsonschema:"number of references found, the declaration included, when fewer are listed"`
 	Notes       Notes        `json:"notes,omitempty" jsonschema:"that the list is cut at limit, and whose source lines are withheld since they lie outside the workspace root, as the text says it"`
-	Declaration string       `json:"declaration,omitempty" jsonschema:"path:line:character of the reference that is the declaration"`
+	Declaration string       `json:"declaration,omitempty" jsonschema:"path:line:col of the reference that is the declaration; 1-based, byte columns, as go vet prints them"`
 	Refs        Places       `json:"refs" jsonschema:"references by file"`
 	More        Counts       `json:"more,omitzero" jsonschema:"by file, how many are beyond the limit, not listed"`
 	Radius      *BlastRadius `json:"radius,omitempty" jsonschema:"with radius: the packages the symbol's references reach"`
@@ -43,7 +43,7 @@ type ReferencesOutput struct {
 }
 
 // Render implements mcp.Renderer: a count line, then each file's path
-// followed by its references as line:character: source line, and, for a
+// followed by its references as line:col: source line, and, for a
 // cut list, how many more each file has.
 func (o *ReferencesOutput) Render() string {
 	var b strings.Builder
@@ -142,7 +142,7 @@ func (b *Bridge) references(ctx context.Context, in *ReferencesInput) (*Referenc
 		file := b.displayURI(string(l.URI))
 		list.Add(file, func() string { return lines.Place(l) })
 		if out.Declaration == "" && slices.ContainsFunc(defs, func(d protocol.Location) bool { return d.URI == l.URI && d.Range.Start == l.Range.Start }) {
-			out.Declaration = fmt.Sprintf("%s:%d:%d", file, l.Range.Start.Line, l.Range.Start.Character)
+			out.Declaration = lines.Pos(string(l.URI), l.Range.Start).In(file)
 		}
 	}
 	out.Refs, out.More = list.Files, list.More

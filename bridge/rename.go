@@ -89,7 +89,7 @@ func (b *Bridge) rename(ctx context.Context, in *RenameInput) (*RenameOutput, er
 		return nil, ask.Error(err)
 	}
 	if prep == nil {
-		return nil, fmt.Errorf("there is nothing to rename at %s:%d:%d; point at an identifier, or pass symbol", b.displayPath(t.Src.Path), t.Line, t.Character)
+		return nil, fmt.Errorf("there is nothing to rename at %s; point at an identifier, or pass symbol", t.Pos().In(b.displayPath(t.Src.Path)))
 	}
 	old := prep.Placeholder
 	if old == "" {

@@ -33,7 +33,7 @@ type SearchInput struct {
 type SearchOutput struct {
 	Total   int    `json:"total,omitempty" jsonschema:"number of symbols found in the scope, when fewer are listed"`
 	Notes   Notes  `json:"notes,omitempty" jsonschema:"what the counts mean, as the text says them: what scope all would add, that the list is cut at limit, that gopls stopped at its 100 matches and how many of its last were left out, the symbols withheld"`
-	Symbols Places `json:"symbols" jsonschema:"by file, as line:character: kind name; the workspace's best matches first, then those of dependencies"`
+	Symbols Places `json:"symbols" jsonschema:"by file, as line:col: kind name; the workspace's best matches first, then those of dependencies; 1-based, byte columns, as go vet prints them"`
 	More    Counts `json:"more,omitzero" jsonschema:"by file, how many are beyond the limit, not listed"`
 
 	found int  // what Total says, listed or not
@@ -66,7 +66,7 @@ func searchNotes(outside int, truncated, capped bool, unsettled, withheld int, v
 }
 
 // Render implements mcp.Renderer: a count line with the notes, then each
-// file's path followed by its symbols as line:character: kind name.
+// file's path followed by its symbols as line:col: kind name.
 func (o *SearchOutput) Render() string {
 	var b strings.Builder
 	switch {
@@ -183,7 +183,7 @@ func (b *Bridge) search(ctx context.Context, in *SearchInput) (*SearchOutput, er
 					text += ": " + src
 				}
 			}
-			return render.Place(int(start.Line), int(start.Character), text)
+			return lines.Pos(uri, start).Text(text)
 		})
 	}
 	out.Symbols, out.More = list.Files, list.More

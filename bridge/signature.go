@@ -71,8 +71,8 @@ var signatureTool = ToolSpec{
 	Doc:         "signature of the call around a position, and the parameter the position is at",
 	Summary:     "the signature of the call around a position",
 	Framing:     []string{`^parameter \d+: `},
-	Good:        Sample{Args: `{"file": "main.go", "line": 12, "character": 28}`, Want: "parameter 0: list []shapes.Shape"},
-	Bad:         Sample{Args: `{"file": "main.go", "uri": "file:///x.go", "line": 0, "character": 0}`, Want: `^pass file or uri, not both`},
+	Good:        Sample{Args: `{"file": "main.go", "line": 13, "column": 29}`, Want: "parameter 0: list []shapes.Shape"},
+	Bad:         Sample{Args: `{"file": "main.go", "uri": "file:///x.go", "line": 1, "column": 1}`, Want: `^pass file or uri, not both`},
 	Questions: []string{
 		"what arguments does this call take",
 		"parameter hints for a function call",

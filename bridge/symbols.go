@@ -25,7 +25,7 @@ type SymbolsInput struct {
 type SymbolsOutput struct {
 	Total   int      `json:"total,omitempty" jsonschema:"number of symbols in the file, members included, when fewer are listed"`
 	Notes   Notes    `json:"notes,omitempty" jsonschema:"that the list is cut at limit, as the text says it"`
-	Symbols []string `json:"symbols" jsonschema:"declarations in source order as line:character declaration, each type's fields and methods after it, indented by two spaces"`
+	Symbols []string `json:"symbols" jsonschema:"declarations in source order as line:col declaration (1-based, byte column, as go vet prints it), each type's fields and methods after it, indented by two spaces"`
 
 	file  string // the file outlined, as the text names it
 	total int
@@ -87,7 +87,7 @@ var symbolsTool = ToolSpec{
 	Narrow:      "narrow the call: pass a smaller limit, and leave detailed out",
 	Instruction: "outline of a file.",
 	Skill:       "Outline of a file",
-	Doc:         "outline of one `file`: declarations with their fields and methods, at line:character (`detailed`: ranges)",
+	Doc:         "outline of one `file`: declarations with their fields and methods, at line:column (`detailed`: ranges)",
 	Summary:     "the outline of one file",
 	Framing:     []string{`: \d+ symbols?`},
 	Good:        Sample{Args: `{"file": "shapes/shapes.go", "detailed": true}`, Want: "type Shape interface{...} [6:5-11:1]"},
@@ -149,10 +149,9 @@ func (b *Bridge) symbols(ctx context.Context, in *SymbolsInput) (*SymbolsOutput,
 				if indent == "" {
 					sym.tparams = tparams(d)
 				}
-				entry := fmt.Sprintf("%s%d:%d %s", indent, sel.Line, sel.Character, sym.decl())
+				entry := indent + src.Pos(sel).String() + " " + sym.decl()
 				if in.Detailed {
-					r := d.Range
-					entry += fmt.Sprintf(" [%d:%d-%d:%d]", r.Start.Line, r.Start.Character, r.End.Line, r.End.Character)
+					entry += " [" + src.Span(d.Range).String() + "]"
 				}
 				out.Symbols = append(out.Symbols, entry)
 			}

@@ -11,6 +11,7 @@ import (
 	iplace "github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/mcp"
+	"go.lsp.dev/protocol"
 )
 
 const defaultTokenLimit = 500
@@ -18,8 +19,8 @@ const defaultTokenLimit = 500
 // TokensInput is the input of go_tokens.
 type TokensInput struct {
 	File      string   `json:"file" jsonschema:"Go file (root-relative or absolute)"`
-	StartLine *int     `json:"startLine,omitempty" jsonschema:"first 0-based line (default 0)"`
-	EndLine   *int     `json:"endLine,omitempty" jsonschema:"last 0-based line, inclusive"`
+	StartLine *int     `json:"startLine,omitempty" jsonschema:"first line, 1-based as go vet prints it (default 1)"`
+	EndLine   *int     `json:"endLine,omitempty" jsonschema:"last line, 1-based as go vet prints it, inclusive"`
 	Types     []string `json:"types,omitempty" jsonschema:"only these types, e.g. [\"function\"]"`
 	Limit     int      `json:"limit,omitempty" jsonschema:"default 500"`
 }
@@ -28,7 +29,7 @@ type TokensInput struct {
 type TokensOutput struct {
 	Total  int      `json:"total,omitempty" jsonschema:"number of tokens that match, when fewer are listed"`
 	Notes  Notes    `json:"notes,omitempty" jsonschema:"how many are listed of total and how to see more, as the text says it"`
-	Tokens []string `json:"tokens" jsonschema:"the tokens in source order, as line:character type[modifiers] text, with gopls's legend's names"`
+	Tokens []string `json:"tokens" jsonschema:"the tokens in source order, as line:col type[modifiers] text, with gopls's legend's names; 1-based, byte columns, as go vet prints them"`
 
 	file      string // as the text names it
 	total     int
@@ -54,10 +55,10 @@ var tokensTool = ToolSpec{
 	Narrow:      "narrow the call: pass startLine and endLine for fewer lines, types to keep only some token types, or a smaller limit",
 	Instruction: "semantic tokens of a file.",
 	Skill:       "Semantic tokens of a file",
-	Doc:         "semantic tokens of a `file` or a line range, each as `line:character type[modifiers] text`",
+	Doc:         "semantic tokens of a `file` or a line range, each as `line:col type[modifiers] text`",
 	Summary:     "semantic tokens of a file or a line range",
 	Framing:     []string{`: \d+ tokens?`},
-	Good:        Sample{Args: `{"file": "shapes/shapes.go", "startLine": 5, "endLine": 8}`, Want: "type[definition,interface] Shape"},
+	Good:        Sample{Args: `{"file": "shapes/shapes.go", "startLine": 6, "endLine": 9}`, Want: "type[definition,interface] Shape"},
 	Bad:         Sample{Args: `{"file": "main.go", "startLine": 10, "endLine": 2}`, Want: `^endLine 2 is before startLine 10`},
 	Questions: []string{
 		"semantic highlighting of a file",
@@ -84,11 +85,11 @@ func (b *Bridge) tokens(ctx context.Context, in *TokensInput) (*TokensOutput, er
 		return nil, err
 	}
 	defer src.Release()
-	last := len(src.Lines) - 1
+	last := len(src.Lines) // 1-based
 	method := "textDocument/semanticTokens/full"
 	params := map[string]any{"textDocument": map[string]any{"uri": src.URI}}
 	if in.StartLine != nil || in.EndLine != nil {
-		start, end := 0, last
+		start, end := 1, last
 		if in.StartLine != nil {
 			start = *in.StartLine
 		}
@@ -96,18 +97,18 @@ func (b *Bridge) tokens(ctx context.Context, in *TokensInput) (*TokensOutput, er
 			end = *in.EndLine
 		}
 		switch {
-		case start < 0 || end < 0:
-			return nil, errors.New("startLine and endLine are 0-based and must not be negative")
+		case start < 1 || end < 1:
+			return nil, errors.New("startLine and endLine count from 1, as go vet prints lines, and must be at least 1")
 		case start > last:
-			return nil, fmt.Errorf("startLine %d is past the end of the file, which has lines 0 to %d", start, last)
+			return nil, fmt.Errorf("startLine %d is past the end of the file, which has lines 1 to %d", start, last)
 		case end < start:
 			return nil, fmt.Errorf("endLine %d is before startLine %d", end, start)
 		}
 		end = min(end, last)
 		method = "textDocument/semanticTokens/range"
 		params["range"] = map[string]any{
-			"start": map[string]any{"line": start, "character": 0},
-			"end":   map[string]any{"line": end, "character": iplace.UTF16Len(src.Line(end))},
+			"start": map[string]any{"line": start - 1, "character": 0},
+			"end":   map[string]any{"line": end - 1, "character": iplace.UTF16Len(src.Line(end - 1))},
 		}
 	}
 	var res *struct {
@@ -141,7 +142,7 @@ func (b *Bridge) tokens(ctx context.Context, in *TokensInput) (*TokensOutput, er
 			continue
 		}
 		var tb strings.Builder
-		fmt.Fprintf(&tb, "%d:%d %s", line, char, typ)
+		tb.WriteString(src.Pos(protocol.Position{Line: uint32(line), Character: uint32(char)}).String() + " " + typ)
 		var modifiers []string
 		for bit, name := range mods {
 			if d[4]&(1<<bit) != 0 {

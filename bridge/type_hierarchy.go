@@ -23,7 +23,7 @@ type TypeHierarchyInput struct {
 // TypeHierarchyOutput is the result of go_type_hierarchy.
 type TypeHierarchyOutput struct {
 	Note       string         `json:"note,omitempty" jsonschema:"how the position was adjusted, if it was"`
-	Root       string         `json:"root" jsonschema:"the type asked about: kind name path:line:character"`
+	Root       string         `json:"root" jsonschema:"the type asked about: kind name path:line:col; 1-based, byte columns, as go vet prints them"`
 	Supertypes *TypeRelations `json:"supertypes,omitempty" jsonschema:"interfaces the type implements (when asked)"`
 	Subtypes   *TypeRelations `json:"subtypes,omitempty" jsonschema:"types that implement it (when asked)"`
 
@@ -35,7 +35,7 @@ type TypeHierarchyOutput struct {
 type TypeRelations struct {
 	Total int      `json:"total,omitempty" jsonschema:"types found, over the levels followed, when fewer are listed"`
 	Notes Notes    `json:"notes,omitempty" jsonschema:"that the list is cut at limit, and whose source lines are withheld since they lie outside the workspace root, as the text says it"`
-	Types []string `json:"types,omitempty" jsonschema:"depth first, indented two spaces a level, as path:line:character: declaring line"`
+	Types []string `json:"types,omitempty" jsonschema:"depth first, indented two spaces a level, as path:line:col: declaring line; 1-based, byte columns, as go vet prints them"`
 
 	truncated bool // fewer than total are listed
 }

@@ -48,7 +48,7 @@ type VulnFinding struct {
 	Fixed   string   `json:"fixed,omitempty" jsonschema:"the version that fixes it; left out when none does"`
 	Status  string   `json:"status" jsonschema:"called (the code calls a vulnerable symbol), imported (a vulnerable package is imported, no vulnerable symbol called) or required (the module is required, the package not imported)"`
 	Summary string   `json:"summary,omitempty" jsonschema:"what the vulnerability is"`
-	Path    []string `json:"path,omitempty" jsonschema:"when called, one call path from the code to the vulnerable symbol: path:line:character: F calls G, each where it calls the next, then the symbol where it is declared"`
+	Path    []string `json:"path,omitempty" jsonschema:"when called, one call path from the code to the vulnerable symbol: path:line:col: F calls G, each where it calls the next, then the symbol where it is declared; 1-based, byte columns, as go vet prints them"`
 }
 
 // Render implements mcp.Renderer: a count line, then each vulnerability
@@ -356,7 +356,6 @@ func moduleAt(mod, version string) string {
 // each frame as the place it calls the next from, and the symbol as its
 // declaration.
 func (b *Bridge) callPath(trace []vulnFrame, mods map[string]string, dir string) []string {
-	lines := b.buffers.LineCache()
 	names := make([]string, len(trace))
 	for i, f := range trace {
 		name := f.Function
@@ -374,7 +373,7 @@ func (b *Bridge) callPath(trace []vulnFrame, mods map[string]string, dir string)
 		if i > 0 {
 			step += " calls " + names[i-1]
 		}
-		if at := b.framePlace(trace[i], mods, dir, lines); at != "" {
+		if at := b.framePlace(trace[i], mods, dir); at != "" {
 			step = at + ": " + step
 		}
 		out = append(out, step)
@@ -382,10 +381,10 @@ func (b *Bridge) callPath(trace []vulnFrame, mods map[string]string, dir string)
 	return out
 }
 
-// framePlace renders where a frame is, as path:line:character, or "".
+// framePlace renders where a frame is, as path:line:col, or "".
 // govulncheck names files relative to their module's directory, with
-// 1-based lines and byte columns.
-func (b *Bridge) framePlace(f vulnFrame, mods map[string]string, dir string, lines *render.Lines) string {
+// 1-based lines and byte columns, as answers show them.
+func (b *Bridge) framePlace(f vulnFrame, mods map[string]string, dir string) string {
 	if f.Position == nil || f.Position.Line <= 0 {
 		return ""
 	}
@@ -404,13 +403,7 @@ func (b *Bridge) framePlace(f vulnFrame, mods map[string]string, dir string, lin
 		modDir = dir
 	}
 	file := filepath.Join(modDir, filepath.FromSlash(f.Position.Filename))
-	line := f.Position.Line - 1
-	char := f.Position.Column - 1
-	uri := lspclient.FileURI(file)
-	if text, ok := lines.Untrimmed(uri, line); ok {
-		char = iplace.UTF16Col(text, char)
-	}
-	return fmt.Sprintf("%s:%d:%d", b.displayPath(file), line, char)
+	return iplace.Pos{Line: f.Position.Line, Column: max(f.Position.Column, 1)}.In(b.displayPath(file))
 }
 
 // moduleDirs maps the workspace's modules to their directories, from

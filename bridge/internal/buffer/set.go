@@ -154,9 +154,9 @@ func (s *Set) OpenFile(ctx context.Context, c Caller, file string) (*Source, err
 }
 
 // LineCache returns the source lines of the files a call shows, in the
-// text gopls holds for them (see render.Lines).
-func (s *Set) LineCache() *render.Lines {
-	return render.NewLines(s.CurrentText, s.c.Lines)
+// text gopls holds for them (see place.Lines).
+func (s *Set) LineCache() *place.Lines {
+	return place.NewLines(s.CurrentText, s.c.Lines)
 }
 
 // OpenOverlay makes gopls hold text as the content of the file at path,

@@ -5,6 +5,7 @@ import (
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/lspclient"
+	"go.lsp.dev/protocol"
 )
 
 // Kind says where a source's text comes from.
@@ -63,7 +64,19 @@ func (s *Source) Line(i int) string {
 	return s.Lines[i]
 }
 
-// CheckPosition reports whether line and character (0-based, UTF-16)
+// Pos is the LSP position p in the source as answers show it (see
+// place.Pos): 1-based line, byte column.
+func (s *Source) Pos(p protocol.Position) place.Pos {
+	return place.FromLSP(s.Line(int(p.Line)), p)
+}
+
+// Span is the LSP range r in the source as answers show it.
+func (s *Source) Span(r protocol.Range) place.Span {
+	return place.Span{Start: s.Pos(r.Start), End: s.Pos(r.End)}
+}
+
+// CheckPosition reports whether line and character (0-based, UTF-16, as
+// LSP counts them: only gopls mcp's tools that take an LSP location do)
 // address a place in the file, with a message saying what is valid.
 func (s *Source) CheckPosition(line, char int) error {
 	if line < 0 || char < 0 {

@@ -100,5 +100,11 @@ func (g *File) Where(p token.Pos) (int, int) {
 	return line, place.UTF16Col(g.Lines[line], pos.Column-1)
 }
 
+// PosOf is where p is as answers show it: 1-based line, byte column.
+func (g *File) PosOf(p token.Pos) place.Pos {
+	pos := g.fset.Position(p)
+	return place.Pos{Line: pos.Line, Column: pos.Column}
+}
+
 // Offset returns the byte offset of p in the file's text.
 func (g *File) Offset(p token.Pos) int { return g.tf.Offset(p) }

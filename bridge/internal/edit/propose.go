@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,30 +15,33 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// Position is a place in a file: 0-based line and UTF-16 character.
-type Position struct {
-	Line      int `json:"line" jsonschema:"0-based line"`
-	Character int `json:"character" jsonschema:"0-based UTF-16 column"`
-}
-
-// Range is the text between two positions.
-type Range struct {
-	Start Position `json:"start"`
-	End   Position `json:"end"`
-}
-
 // Edit replaces the text of a range of a file with new text. Ranges refer
-// to the file before any of the edits.
+// to the file before any of the edits, as go vet prints places: 1-based
+// lines, 1-based byte columns, the end exclusive.
 type Edit struct {
-	File    string `json:"file" jsonschema:"path relative to the workspace root"`
-	Range   Range  `json:"range"`
-	NewText string `json:"newText"`
+	File    string     `json:"file" jsonschema:"path relative to the workspace root"`
+	Range   place.Span `json:"range"`
+	NewText string     `json:"newText"`
 }
 
-// String renders an edit on one line: file:line:char-line:char "new text".
+// String renders an edit on one line: file:line:col-line:col "new text".
 func (e Edit) String() string {
-	return fmt.Sprintf("%s:%d:%d-%d:%d %q", e.File, e.Range.Start.Line, e.Range.Start.Character,
-		e.Range.End.Line, e.Range.End.Character, e.NewText)
+	return e.Range.In(e.File) + " " + strconv.Quote(e.NewText)
+}
+
+// TextEdit is e as gopls takes it, in text, the file it applies to.
+func (e Edit) TextEdit(text string) protocol.TextEdit {
+	lines := strings.Split(text, "\n")
+	line := func(p place.Pos) string {
+		if p.Line < 1 || p.Line > len(lines) {
+			return ""
+		}
+		return lines[p.Line-1]
+	}
+	return protocol.TextEdit{NewText: e.NewText, Range: protocol.Range{
+		Start: e.Range.Start.LSP(line(e.Range.Start)),
+		End:   e.Range.End.LSP(line(e.Range.End)),
+	}}
 }
 
 // Changes are changes to files, as a unified diff: it says all the edits
@@ -190,11 +194,15 @@ func (p *Proposer) List(es *Set) []Edit {
 		name := p.Gate.Display(fe.Path)
 		edits := slices.Clone(fe.Edits)
 		slices.SortStableFunc(edits, func(x, y protocol.TextEdit) int { return place.ComparePos(x.Range.Start, y.Range.Start) })
+		lines := strings.Split(fe.Before, "\n")
+		line := func(p protocol.Position) string {
+			if int(p.Line) < len(lines) {
+				return lines[p.Line]
+			}
+			return ""
+		}
 		for _, e := range edits {
-			out = append(out, Edit{File: name, NewText: e.NewText, Range: Range{
-				Start: Position{Line: int(e.Range.Start.Line), Character: int(e.Range.Start.Character)},
-				End:   Position{Line: int(e.Range.End.Line), Character: int(e.Range.End.Character)},
-			}})
+			out = append(out, Edit{File: name, NewText: e.NewText, Range: place.SpanFromLSP(line(e.Range.Start), line(e.Range.End), e.Range)})
 		}
 	}
 	return out

@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/goplsmcp/goplsmcp/bridge/internal/edit"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/lspclient"
 )
 
@@ -47,9 +48,13 @@ func TestProposerProposes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantList := []edit.Edit{{File: "a.go", NewText: "Y", Range: edit.Range{Start: edit.Position{Line: 2, Character: 4}, End: edit.Position{Line: 2, Character: 5}}}}
+	// gopls's 2:4-2:5 (0-based) is go vet's 3:5-3:6.
+	wantList := []edit.Edit{{File: "a.go", NewText: "Y", Range: place.Span{Start: place.Pos{Line: 3, Column: 5}, End: place.Pos{Line: 3, Column: 6}}}}
 	if diff := cmp.Diff(wantList, p.List(es)); diff != "" {
 		t.Errorf("List (-want +got):\n%s", diff)
+	}
+	if got, want := wantList[0].String(), `a.go:3:5-3:6 "Y"`; got != want {
+		t.Errorf("String = %s, want %s", got, want)
 	}
 	ch, err := p.Propose(edit.Write{}, es)
 	if err != nil {

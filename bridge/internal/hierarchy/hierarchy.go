@@ -59,10 +59,13 @@ func (h *Item) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-func (h *Item) key() string {
-	s := h.SelectionRange.Start
-	return fmt.Sprintf("%s:%d:%d", h.URI, s.Line, s.Character)
+// itemKey identifies an item by where its name is.
+type itemKey struct {
+	uri string
+	at  protocol.Position
 }
+
+func (h *Item) key() itemKey { return itemKey{h.URI, h.SelectionRange.Start} }
 
 // Edge is one neighbour of an item: for calls, with the ranges of the
 // calls, which lie in sitesURI.
@@ -79,8 +82,8 @@ type Fetch func(context.Context, Item) ([]Edge, error)
 type Node struct {
 	Name, Kind string
 	File       string
-	Line, Char int    // of the declaration's name
-	Text       string // the declaring source line
+	At         place.Pos // of the declaration's name
+	Text       string    // the declaring source line
 	// Sites are where the calls are: in this caller for incoming calls,
 	// in the calling function for outgoing ones.
 	Sites []Site
@@ -92,16 +95,14 @@ type Node struct {
 	Depth int
 }
 
-// Loc is where the node is declared, as path:line:character.
-func (n Node) Loc() string {
-	return fmt.Sprintf("%s:%d:%d", n.File, n.Line, n.Char)
-}
+// Loc is where the node is declared, as path:line:col.
+func (n Node) Loc() string { return n.At.In(n.File) }
 
 // Site is where one call is made.
 type Site struct {
-	File       string
-	Line, Char int
-	Text       string
+	File string
+	At   place.Pos
+	Text string
 }
 
 // Tree is the result of expanding a hierarchy.
@@ -127,7 +128,7 @@ func (w *Walker) Prepare(ctx context.Context, t *target.Target, method, what str
 		return Item{}, ask.Error(err)
 	}
 	if len(items) == 0 {
-		return Item{}, fmt.Errorf("no %s at %s:%d:%d; put the position on its name", what, w.Reads.Display(t.Src.Path), t.Line, t.Character)
+		return Item{}, fmt.Errorf("no %s at %s; put the position on its name", what, t.Pos().In(w.Reads.Display(t.Src.Path)))
 	}
 	return items[0], nil
 }
@@ -194,7 +195,7 @@ func (w *Walker) Expand(ctx context.Context, c buffer.Caller, root Item, depth, 
 		children []*node
 	}
 	top := &node{edge: Edge{item: root}}
-	seen := map[string]bool{root.key(): true}
+	seen := map[itemKey]bool{root.key(): true}
 	level := []*node{top}
 	tree := &Tree{}
 	listed := 0
@@ -248,8 +249,7 @@ func (w *Walker) Expand(ctx context.Context, c buffer.Caller, root Item, depth, 
 			for _, r := range n.edge.sites {
 				h.Sites = append(h.Sites, Site{
 					File: w.displayURI(n.edge.sitesURI),
-					Line: int(r.Start.Line),
-					Char: int(r.Start.Character),
+					At:   lines.Pos(n.edge.sitesURI, r.Start),
 					Text: lines.Line(n.edge.sitesURI, int(r.Start.Line)),
 				})
 			}
@@ -266,14 +266,13 @@ func (w *Walker) Node(it Item) Node {
 	return w.node(w.Buffers.LineCache(), it)
 }
 
-func (w *Walker) node(lines *render.Lines, it Item) Node {
+func (w *Walker) node(lines *place.Lines, it Item) Node {
 	start := it.SelectionRange.Start
 	return Node{
 		Name: it.Name,
 		Kind: render.SymbolKind(it.Kind),
 		File: w.displayURI(it.URI),
-		Line: int(start.Line),
-		Char: int(start.Character),
+		At:   lines.Pos(it.URI, start),
 		Text: lines.Line(it.URI, int(start.Line)),
 	}
 }
@@ -301,7 +300,7 @@ func Lines(nodes []Node, bySite bool) []string {
 		switch {
 		case bySite && len(n.Sites) > 0:
 			for _, s := range n.Sites {
-				lines = append(lines, fmt.Sprintf("%s%s %s:%d:%d: %s%s", indent, n.Name, s.File, s.Line, s.Char, s.Text, more))
+				lines = append(lines, fmt.Sprintf("%s%s %s: %s%s", indent, n.Name, s.At.In(s.File), s.Text, more))
 			}
 		case n.Kind == "func" || n.Kind == "method":
 			lines = append(lines, fmt.Sprintf("%s%s %s: %s%s", indent, n.Name, n.Loc(), n.Text, more))

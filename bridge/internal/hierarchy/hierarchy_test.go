@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/place"
 )
 
 func TestDepth(t *testing.T) {
@@ -20,10 +21,10 @@ func TestDepth(t *testing.T) {
 
 func TestLines(t *testing.T) {
 	nodes := []Node{
-		{Name: "A", Kind: "func", File: "a.go", Line: 3, Char: 5, Text: "func A() {", Depth: 1,
-			Sites: []Site{{File: "a.go", Line: 4, Char: 1, Text: "B()"}, {File: "a.go", Line: 6, Char: 1, Text: "B()"}}},
-		{Name: "T", Kind: "struct", File: "t.go", Line: 1, Char: 5, Text: "type T struct{}", Depth: 2},
-		{Name: "A", Kind: "func", File: "a.go", Line: 3, Char: 5, Text: "func A() {", Depth: 2, Repeated: true},
+		{Name: "A", Kind: "func", File: "a.go", At: place.Pos{Line: 3, Column: 5}, Text: "func A() {", Depth: 1,
+			Sites: []Site{{File: "a.go", At: place.Pos{Line: 4, Column: 1}, Text: "B()"}, {File: "a.go", At: place.Pos{Line: 6, Column: 1}, Text: "B()"}}},
+		{Name: "T", Kind: "struct", File: "t.go", At: place.Pos{Line: 1, Column: 5}, Text: "type T struct{}", Depth: 2},
+		{Name: "A", Kind: "func", File: "a.go", At: place.Pos{Line: 3, Column: 5}, Text: "func A() {", Depth: 2, Repeated: true},
 	}
 	for _, tc := range []struct {
 		bySite bool

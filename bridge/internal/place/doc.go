@@ -13,12 +13,19 @@
 // percent-encoding or unexpanded variable), then lexically, then through
 // its symbolic links; otherwise it says in one sentence why not.
 //
-// It also owns positions as tools and gopls give them, 0-based lines and
-// UTF-16 columns, and their conversion to and from byte offsets
-// (UTF16Col, ByteOffset, LineIndex, IdentColumns).
+// It owns positions. Every position an answer shows and every position
+// argument of goplsmcp's own tools is written and read here and nowhere
+// else (TestOnePlaceForPositions): as go build and go vet print them, a
+// 1-based line and a 1-based column counted in bytes (Pos: line:col;
+// Span: line:col-line:col; Loc: file:line:col: source line). gopls speaks
+// LSP's 0-based lines and UTF-16 characters; they are converted at the
+// edges through the text of their line (FromLSP, Pos.LSP, Lines.Pos),
+// and to and from byte offsets (UTF16Col, ByteOffset, LineIndex,
+// IdentColumns). Lines reads the source lines places are shown with.
 //
-// Imports: memo (the files resolved lately), render (echoes of arguments
-// in messages) and lspclient (Windows paths, compared without regard to
-// case); besides, the standard library and go.lsp.dev/protocol.
+// Imports: memo (the files resolved lately, the lines of a text), render
+// (echoes of arguments in messages) and lspclient (Windows paths, compared
+// without regard to case; file URIs); besides, the standard library and
+// go.lsp.dev/protocol.
 // bridge composes a Gate and a Resolver and passes them down.
 package place

@@ -2,40 +2,19 @@ package render
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/goplsmcp/goplsmcp/mcp"
 )
 
 // Places are the places of a list by file: each file's path, as the key,
-// once, then its places as the text answer shows them, "line:character:
-// source", in the order of the answer.
+// once, then its places as the text answer shows them, "line:col: source"
+// (written by place.Pos), in the order of the answer.
 type Places = mcp.OrderedMap[[]string]
 
 // Counts are numbers by file (or package): how many places a list has
 // beyond those it shows.
 type Counts = mcp.OrderedMap[int]
-
-// Place renders a place within its file as line:character: text, or
-// line:character when there is no text.
-func Place(line, char int, text string) string {
-	var b strings.Builder
-	WritePlace(&b, line, char, text)
-	return b.String()
-}
-
-// WritePlace writes Place(line, char, text) to b.
-func WritePlace(b *strings.Builder, line, char int, text string) {
-	var num [20]byte
-	b.Write(strconv.AppendInt(num[:0], int64(line), 10))
-	b.WriteByte(':')
-	b.Write(strconv.AppendInt(num[:0], int64(char), 10))
-	if text != "" {
-		b.WriteString(": ")
-		b.WriteString(text)
-	}
-}
 
 // A PlaceList collects the places of an answer by file, in the order
 // their files first come, listing at most limit of them; the others are
@@ -105,23 +84,6 @@ func WithBuffer(uri, text string) string {
 		return text
 	}
 	return "buffer " + uri + "\n" + text
-}
-
-// Loc is a place in the code as tools report it: 0-based line and UTF-16
-// character, the same numbers the tools accept, and the source line.
-type Loc struct {
-	File      string `json:"file" jsonschema:"path relative to the workspace root, or $GOROOT/... or $GOMODCACHE/... for read-only context"`
-	Line      int    `json:"line" jsonschema:"0-based line"`
-	Character int    `json:"character" jsonschema:"0-based UTF-16 column"`
-	Text      string `json:"text,omitempty" jsonschema:"the source line, trimmed"`
-}
-
-// String renders the location as path:line:character: text.
-func (l Loc) String() string {
-	if l.Text == "" {
-		return fmt.Sprintf("%s:%d:%d", l.File, l.Line, l.Character)
-	}
-	return fmt.Sprintf("%s:%d:%d: %s", l.File, l.Line, l.Character, l.Text)
 }
 
 // symbolKinds names LSP symbol kinds in Go's own words.

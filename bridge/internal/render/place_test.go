@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 )
 
@@ -17,7 +18,7 @@ func TestPlaceList(t *testing.T) {
 		line, char int
 		text       string
 	}{{"b.go", 1, 2, "x := 1"}, {"a.go", 3, 0, ""}, {"b.go", 4, 1, "y"}, {"a.go", 9, 9, "z"}, {"c.go", 0, 0, "w"}} {
-		l.Add(p.file, func() string { return render.Place(p.line, p.char, p.text) })
+		l.Add(p.file, func() string { return place.Pos{Line: p.line, Column: p.char}.Text(p.text) })
 	}
 	if !l.Truncated() {
 		t.Error("Truncated() = false with 5 places and a limit of 3")
@@ -50,15 +51,13 @@ func TestQuote(t *testing.T) {
 	}
 }
 
-// TestLocAndSymbolKind: a Loc shows its source line only when it has one,
-// and symbol kinds are named in Go's words, or by number past LSP's.
-func TestLocAndSymbolKind(t *testing.T) {
+// TestSymbolKind: symbol kinds are named in Go's words, or by number past
+// LSP's.
+func TestSymbolKind(t *testing.T) {
 	got := []string{
-		render.Loc{File: "a.go", Line: 1, Character: 2}.String(),
-		render.Loc{File: "a.go", Line: 1, Character: 2, Text: "x := 1"}.String(),
 		render.SymbolKind(12), render.SymbolKind(26), render.SymbolKind(0), render.SymbolKind(27),
 	}
-	want := []string{"a.go:1:2", "a.go:1:2: x := 1", "func", "type parameter", "kind 0", "kind 27"}
+	want := []string{"func", "type parameter", "kind 0", "kind 27"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

@@ -14,8 +14,10 @@ import (
 // A Decl is a declaration found by the symbol search.
 type Decl struct {
 	Path      string
-	Line, Col int // 0-based; Col in UTF-16
-	Desc      string
+	Line, Col int // 0-based; Col in UTF-16, as gopls takes them
+	// At is the same place as answers show it (1-based, byte column).
+	At   place.Pos
+	Desc string
 	// Via names the embedded fields a promoted method or field is
 	// reached through, e.g. "Base" for Derived.Hello declared on Base.
 	Via []string
@@ -76,7 +78,7 @@ func (f *File) DeclAt(id *ast.Ident, desc string) Decl {
 	if i := strings.IndexByte(lineText, '\n'); i >= 0 {
 		lineText = lineText[:i]
 	}
-	return Decl{Path: f.Path, Line: line, Col: place.UTF16Col(lineText, pos.Column-1), Desc: desc}
+	return Decl{Path: f.Path, Line: line, Col: place.UTF16Col(lineText, pos.Column-1), At: place.Pos{Line: pos.Line, Column: pos.Column}, Desc: desc}
 }
 
 // MatchDecl calls add for each identifier in d that declares ref.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/place"
 )
 
 func TestSplit(t *testing.T) {
@@ -85,7 +86,7 @@ type Base struct{ Field int }
 
 func (b *Base) Hello() {}
 
-// Wide has a rune of two UTF-16 units before its name.
+// Wide has a rune of two UTF-16 units and four bytes before its name.
 var 𝔸, Wide = 1, 2
 
 type I interface{ Do() }
@@ -106,13 +107,13 @@ func TestDecls(t *testing.T) {
 		ref  Ref
 		want []Decl
 	}{
-		{ref: Ref{Name: "Free"}, want: []Decl{{Path: "/p/p.go", Line: 18, Col: 5, Desc: "func Free"}}},
-		{ref: Ref{Name: "Base"}, want: []Decl{{Path: "/p/p.go", Line: 2, Col: 5, Desc: "type Base"}}},
-		{ref: Ref{Type: "Base", Name: "Hello"}, want: []Decl{{Path: "/p/p.go", Line: 4, Col: 15, Desc: "method Base.Hello"}}},
-		{ref: Ref{Type: "Base", Name: "Field"}, want: []Decl{{Path: "/p/p.go", Line: 2, Col: 18, Desc: "field Base.Field"}}},
-		{ref: Ref{Type: "I", Name: "Do"}, want: []Decl{{Path: "/p/p.go", Line: 9, Col: 18, Desc: "method I.Do"}}},
+		{ref: Ref{Name: "Free"}, want: []Decl{{Path: "/p/p.go", Line: 18, Col: 5, At: place.Pos{Line: 19, Column: 6}, Desc: "func Free"}}},
+		{ref: Ref{Name: "Base"}, want: []Decl{{Path: "/p/p.go", Line: 2, Col: 5, At: place.Pos{Line: 3, Column: 6}, Desc: "type Base"}}},
+		{ref: Ref{Type: "Base", Name: "Hello"}, want: []Decl{{Path: "/p/p.go", Line: 4, Col: 15, At: place.Pos{Line: 5, Column: 16}, Desc: "method Base.Hello"}}},
+		{ref: Ref{Type: "Base", Name: "Field"}, want: []Decl{{Path: "/p/p.go", Line: 2, Col: 18, At: place.Pos{Line: 3, Column: 19}, Desc: "field Base.Field"}}},
+		{ref: Ref{Type: "I", Name: "Do"}, want: []Decl{{Path: "/p/p.go", Line: 9, Col: 18, At: place.Pos{Line: 10, Column: 19}, Desc: "method I.Do"}}},
 		// 𝔸 is two UTF-16 units: the column counts them, not bytes.
-		{ref: Ref{Name: "Wide"}, want: []Decl{{Path: "/p/p.go", Line: 7, Col: 8, Desc: "var Wide"}}},
+		{ref: Ref{Name: "Wide"}, want: []Decl{{Path: "/p/p.go", Line: 7, Col: 8, At: place.Pos{Line: 8, Column: 11}, Desc: "var Wide"}}},
 		{ref: Ref{Name: "Hello"}},
 		{ref: Ref{Type: "Derived", Name: "Hello"}},
 	}
@@ -137,9 +138,9 @@ func TestPromoted(t *testing.T) {
 		typ, name string
 		want      []Decl
 	}{
-		{typ: "Derived", name: "Hello", want: []Decl{{Path: "/p/p.go", Line: 4, Col: 15, Desc: "method Base.Hello", Via: []string{"Base"}}}},
-		{typ: "Outer", name: "Hello", want: []Decl{{Path: "/p/p.go", Line: 4, Col: 15, Desc: "method Base.Hello", Via: []string{"Derived", "Base"}}}},
-		{typ: "Outer", name: "Do", want: []Decl{{Path: "/p/p.go", Line: 9, Col: 18, Desc: "method I.Do", Via: []string{"Derived", "I"}}}},
+		{typ: "Derived", name: "Hello", want: []Decl{{Path: "/p/p.go", Line: 4, Col: 15, At: place.Pos{Line: 5, Column: 16}, Desc: "method Base.Hello", Via: []string{"Base"}}}},
+		{typ: "Outer", name: "Hello", want: []Decl{{Path: "/p/p.go", Line: 4, Col: 15, At: place.Pos{Line: 5, Column: 16}, Desc: "method Base.Hello", Via: []string{"Derived", "Base"}}}},
+		{typ: "Outer", name: "Do", want: []Decl{{Path: "/p/p.go", Line: 9, Col: 18, At: place.Pos{Line: 10, Column: 19}, Desc: "method I.Do", Via: []string{"Derived", "I"}}}},
 		{typ: "Outer", name: "Missing"},
 		// A type's own members are not promoted ones.
 		{typ: "Base", name: "Hello"},

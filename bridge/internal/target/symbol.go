@@ -109,11 +109,11 @@ func (res *Resolver) ambiguous(sym string, decls []symbol.Decl, workspace bool) 
 			list = append(list, fmt.Sprintf("and %d more", len(decls)-10))
 			break
 		}
-		list = append(list, fmt.Sprintf("%s at %s:%d:%d", d.Desc, res.Reads.Display(d.Path), d.Line, d.Col))
+		list = append(list, d.Desc+" at "+d.At.In(res.Reads.Display(d.Path)))
 	}
-	hint := "pass file with line and character of one of"
+	hint := "pass file with line and column of one of"
 	if workspace {
-		hint = "qualify it (pkg.Name, Type.Method), pass file for its scope, or pass file with line and character of one of"
+		hint = "qualify it (pkg.Name, Type.Method), pass file for its scope, or pass file with line and column of one of"
 	}
 	return fmt.Errorf("symbol %s is ambiguous; %s: %s", render.Quote(sym), hint, strings.Join(list, "; "))
 }
@@ -170,7 +170,11 @@ func (r *symbolResolver) inScope(scope *buffer.Source, fset *token.FileSet, file
 // preferred to those outside it.
 func (r *symbolResolver) inWorkspace(refs []symbol.Ref) ([]symbol.Decl, error) {
 	var found []symbol.Decl
-	seen := map[string]bool{}
+	type key struct {
+		path string
+		at   place.Pos
+	}
+	seen := map[key]bool{}
 	for _, ref := range refs {
 		queries := []string{ref.Name}
 		if ref.Type != "" {
@@ -187,9 +191,8 @@ func (r *symbolResolver) inWorkspace(refs []symbol.Ref) ([]symbol.Decl, error) {
 					continue
 				}
 				for _, d := range r.find(p.dir, p.name, symbol.Ref{Type: ref.Type, Name: ref.Name}, nil) {
-					key := fmt.Sprintf("%s:%d:%d", d.Path, d.Line, d.Col)
-					if !seen[key] {
-						seen[key] = true
+					if k := (key{d.Path, d.At}); !seen[k] {
+						seen[k] = true
 						found = append(found, d)
 					}
 				}

@@ -12,21 +12,29 @@ import (
 	"github.com/goplsmcp/goplsmcp/bridge/internal/place"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/render"
 	"github.com/goplsmcp/goplsmcp/lspclient"
+	"go.lsp.dev/protocol"
 )
 
 // At is how a tool call names a place in the code: the code (a file, an
 // overlay, a snippet or an open buffer; see [buffer.Doc]) and either a position
-// (0-based line and UTF-16 character, optionally anchored by the
-// identifier expected there) or a symbol.
+// (line and column as go build and go vet print them: both 1-based, the
+// column in bytes; optionally anchored by the identifier expected there)
+// or a symbol.
 type At struct {
 	buffer.Doc
-	Line      *int   `json:"line,omitempty" jsonschema:"0-based"`
-	Character *int   `json:"character,omitempty" jsonschema:"0-based, UTF-16"`
-	Name      string `json:"name,omitempty" jsonschema:"identifier expected there"`
-	Symbol    string `json:"symbol,omitempty" jsonschema:"or: Name, pkg.Name, Type.Method"`
+	Line   *int   `json:"line,omitempty" jsonschema:"1-based, as go build and go vet print it"`
+	Column *int   `json:"column,omitempty" jsonschema:"1-based, in bytes, as go build and go vet print it"`
+	Name   string `json:"name,omitempty" jsonschema:"identifier expected there"`
+	Symbol string `json:"symbol,omitempty" jsonschema:"or: Name, pkg.Name, Type.Method"`
+	// LSP is a position as LSP counts it (0-based line and UTF-16
+	// character), in place of Line and Column, for gopls mcp's tools
+	// that take an LSP location; never read from a call's arguments.
+	LSP *protocol.Position `json:"-"`
 }
 
-// A Target is a resolved place: a file as gopls holds it and a position.
+// A Target is a resolved place: a file as gopls holds it and a position,
+// held as gopls takes it (0-based line, UTF-16 character); Pos is the
+// same place as answers show it.
 // It keeps gopls holding the buffers it was resolved in until released,
 // so that the answer matches them; tools release it when they have their
 // answer (and, as a backstop, it is released when the call's context
@@ -102,20 +110,23 @@ type Resolver struct {
 // Resolve turns an At into a target for caller, or says which fields to
 // send. The caller must release the target.
 func (res *Resolver) Resolve(ctx context.Context, caller buffer.Caller, at At) (*Target, error) {
-	hasPos := at.Line != nil || at.Character != nil
+	if at.LSP != nil {
+		at.Line, at.Column = new(int), new(int) // present, and not read
+	}
+	hasPos := at.Line != nil || at.Column != nil
 	switch {
 	case hasPos && at.Symbol != "":
-		return nil, errors.New("pass either line and character, or symbol, not both")
+		return nil, errors.New("pass either line and column, or symbol, not both")
 	case !hasPos && at.Symbol == "" && !at.Given():
-		return nil, errors.New("say where: pass file with line and character (0-based), or symbol (with file for its scope, or alone to search the workspace)")
+		return nil, errors.New("say where: pass file with line and column (1-based, as go vet prints them), or symbol (with file for its scope, or alone to search the workspace)")
 	case !hasPos && at.Symbol == "":
-		return nil, errors.New("pass line and character (0-based), or symbol, to say where in the file")
-	case hasPos && (at.Line == nil || at.Character == nil):
-		return nil, errors.New("line and character go together; pass both (0-based)")
+		return nil, errors.New("pass line and column (1-based, as go vet prints them), or symbol, to say where in the file")
+	case hasPos && (at.Line == nil || at.Column == nil):
+		return nil, errors.New("line and column go together; pass both (1-based, as go vet prints them)")
 	case hasPos && !at.Given():
-		return nil, errors.New("line and character need file (or uri, or text) to say which file they are in")
+		return nil, errors.New("line and column need file (or uri, or text) to say which file they are in")
 	case at.Name != "" && !hasPos:
-		return nil, errors.New("name anchors line and character; with symbol, leave it out")
+		return nil, errors.New("name anchors line and column; with symbol, leave it out")
 	}
 	t := newTarget(ctx)
 	ok := false
@@ -145,25 +156,37 @@ func (res *Resolver) Resolve(ctx context.Context, caller buffer.Caller, at At) (
 		ok = true
 		return t, nil
 	}
-	t.Src, t.Line, t.Character = src, *at.Line, *at.Character
-	if at.Name != "" {
-		if err := t.snap(at.Name); err != nil {
+	pos := place.Pos{Line: *at.Line, Column: *at.Column}
+	t.Src = src
+	if at.LSP != nil {
+		t.Line, t.Character = int(at.LSP.Line), int(at.LSP.Character)
+		if err := src.CheckPosition(t.Line, t.Character); err != nil {
 			return nil, err
 		}
-	} else if err := src.CheckPosition(t.Line, t.Character); err != nil {
+	} else if at.Name != "" {
+		if err := t.snap(pos, at.Name); err != nil {
+			return nil, err
+		}
+	} else if err := pos.Check(src.Lines); err != nil {
 		return nil, err
+	} else {
+		lsp := pos.LSP(src.Line(pos.Line - 1))
+		t.Line, t.Character = int(lsp.Line), int(lsp.Character)
 	}
 	ok = true
 	return t, nil
 }
 
-// snap moves t onto the identifier name: the one at t if it is there, else
-// the nearest occurrence on t's line, then the lines above and below, up
+// snap puts t on the identifier name: the one at pos if it is there, else
+// the nearest occurrence on pos's line, then the lines above and below, up
 // to two lines away. Models often miss lines by one; this absorbs it.
-func (t *Target) snap(name string) error {
-	if t.Line < 0 || t.Character < 0 {
-		return errors.New("line and character are 0-based and must not be negative")
+func (t *Target) snap(pos place.Pos, name string) error {
+	if pos.Line < 1 || pos.Column < 1 {
+		return place.ErrNotPositive
 	}
+	// Compared as gopls counts: UTF-16 columns, 0-based lines.
+	lsp := pos.LSP(t.Src.Line(pos.Line - 1))
+	t.Line, t.Character = int(lsp.Line), int(lsp.Character)
 	found := false
 	var bestLine, bestCol, bestDL, bestDC int
 	for l := t.Line - 2; l <= t.Line+2; l++ {
@@ -178,12 +201,12 @@ func (t *Target) snap(name string) error {
 		}
 	}
 	if !found {
-		return fmt.Errorf("%s is not on line %d or the two lines either side of it; check the line (0-based) or pass symbol instead", render.Quote(name), t.Line)
-	}
-	if bestDL != 0 || bestDC != 0 {
-		t.Note = fmt.Sprintf("position moved from %d:%d to %d:%d, where %s is", t.Line, t.Character, bestLine, bestCol, render.Clip(name))
+		return fmt.Errorf("%s is not on line %d or the two lines either side of it; check the line (1-based, as go vet prints it) or pass symbol instead", render.Quote(name), pos.Line)
 	}
 	t.Line, t.Character = bestLine, bestCol
+	if bestDL != 0 || bestDC != 0 {
+		t.Note = fmt.Sprintf("position moved from %s to %s, where %s is", pos, t.Pos(), render.Clip(name))
+	}
 	return nil
 }
 
@@ -192,6 +215,11 @@ func abs(x int) int {
 		return -x
 	}
 	return x
+}
+
+// Pos is t's position as answers show it: 1-based line, byte column.
+func (t *Target) Pos() place.Pos {
+	return place.FromLSP(t.Src.Line(t.Line), protocol.Position{Line: uint32(t.Line), Character: uint32(t.Character)})
 }
 
 // Position is the LSP position of t, as the params of a request about it.

@@ -6,10 +6,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/goplsmcp/goplsmcp/bridge/internal/buffer"
+	"github.com/goplsmcp/goplsmcp/bridge/internal/place"
 )
 
-// TestSnap checks that a position is moved onto the name it anchors, the
-// nearest occurrence first, and refused when the name is too far.
+// TestSnap checks that a position (1-based, byte column) is moved onto
+// the name it anchors, the nearest occurrence first, and refused when the
+// name is too far; the target is held as gopls takes it (0-based, UTF-16)
+// and the note says both places as go vet would.
 func TestSnap(t *testing.T) {
 	src := &buffer.Source{Lines: []string{
 		"package p",           // 0
@@ -32,19 +35,20 @@ func TestSnap(t *testing.T) {
 		want      pos
 		wantErr   string
 	}{
-		{name: "n", line: 3, col: 6, want: pos{3, 6, ""}},
-		{name: "n", line: 3, col: 7, want: pos{3, 6, ""}}, // just after it
-		{name: "n", line: 3, col: 10, want: pos{3, 10, ""}},
-		{name: "n", line: 3, col: 9, want: pos{3, 10, "position moved from 3:9 to 3:10, where n is"}},
-		{name: "x", line: 5, col: 0, want: pos{4, 5, "position moved from 5:0 to 4:5, where x is"}},
-		{name: "Run", line: 4, col: 0, want: pos{2, 5, "position moved from 4:0 to 2:5, where Run is"}},
-		// UTF-16 columns: 𝔸 is two units, four bytes.
-		{name: "Run", line: 7, col: 0, want: pos{8, 15, "position moved from 7:0 to 8:15, where Run is"}},
-		{name: "Run", line: 5, col: 0, wantErr: `"Run" is not on line 5`},
-		{name: "n", line: -1, col: 0, wantErr: "must not be negative"},
+		{name: "n", line: 4, col: 7, want: pos{3, 6, ""}},
+		{name: "n", line: 4, col: 8, want: pos{3, 6, ""}}, // just after it
+		{name: "n", line: 4, col: 11, want: pos{3, 10, ""}},
+		{name: "n", line: 4, col: 10, want: pos{3, 10, "position moved from 4:10 to 4:11, where n is"}},
+		{name: "x", line: 6, col: 1, want: pos{4, 5, "position moved from 6:1 to 5:6, where x is"}},
+		{name: "Run", line: 5, col: 1, want: pos{2, 5, "position moved from 5:1 to 3:6, where Run is"}},
+		// 𝔸 is two UTF-16 units and four bytes: gopls's column 15 is
+		// go vet's 18.
+		{name: "Run", line: 8, col: 1, want: pos{8, 15, "position moved from 8:1 to 9:18, where Run is"}},
+		{name: "Run", line: 6, col: 1, wantErr: `"Run" is not on line 6`},
+		{name: "n", line: 0, col: 1, wantErr: "must be at least 1"},
 	} {
-		tg := &Target{Src: src, Line: c.line, Character: c.col}
-		err := tg.snap(c.name)
+		tg := &Target{Src: src}
+		err := tg.snap(place.Pos{Line: c.line, Column: c.col}, c.name)
 		if c.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 				t.Errorf("snap(%q) at %d:%d: error %v, want one containing %q", c.name, c.line, c.col, err, c.wantErr)
@@ -70,12 +74,12 @@ func TestResolveArguments(t *testing.T) {
 		at   At
 		want string
 	}{
-		{At{Doc: file, Line: &n, Character: &n, Symbol: "F"}, "pass either line and character, or symbol, not both"},
-		{At{}, "say where: pass file with line and character (0-based), or symbol (with file for its scope, or alone to search the workspace)"},
-		{At{Doc: file}, "pass line and character (0-based), or symbol, to say where in the file"},
-		{At{Doc: file, Line: &n}, "line and character go together; pass both (0-based)"},
-		{At{Line: &n, Character: &n}, "line and character need file (or uri, or text) to say which file they are in"},
-		{At{Doc: file, Symbol: "F", Name: "F"}, "name anchors line and character; with symbol, leave it out"},
+		{At{Doc: file, Line: &n, Column: &n, Symbol: "F"}, "pass either line and column, or symbol, not both"},
+		{At{}, "say where: pass file with line and column (1-based, as go vet prints them), or symbol (with file for its scope, or alone to search the workspace)"},
+		{At{Doc: file}, "pass line and column (1-based, as go vet prints them), or symbol, to say where in the file"},
+		{At{Doc: file, Line: &n}, "line and column go together; pass both (1-based, as go vet prints them)"},
+		{At{Line: &n, Column: &n}, "line and column need file (or uri, or text) to say which file they are in"},
+		{At{Doc: file, Symbol: "F", Name: "F"}, "name anchors line and column; with symbol, leave it out"},
 	} {
 		// A zero Resolver: these are refused before it is used.
 		_, err := (&Resolver{}).Resolve(t.Context(), buffer.Caller{}, c.at)

@@ -1,4 +1,4 @@
-package render
+package place
 
 import (
 	"strings"
@@ -48,9 +48,20 @@ func (c *Lines) Untrimmed(uri string, n int) (string, bool) {
 	return lines[n], true
 }
 
-// Place renders an LSP location within its file as line:character:
-// source line.
+// Pos is the LSP position p in the file at uri as answers show it (see
+// FromLSP): its line's text turns the UTF-16 character into bytes.
+func (c *Lines) Pos(uri string, p protocol.Position) Pos {
+	line, _ := c.Untrimmed(uri, int(p.Line))
+	return FromLSP(line, p)
+}
+
+// Span is the LSP range r in the file at uri as answers show it.
+func (c *Lines) Span(uri string, r protocol.Range) Span {
+	return Span{Start: c.Pos(uri, r.Start), End: c.Pos(uri, r.End)}
+}
+
+// Place renders an LSP location within its file as line:col: source line.
 func (c *Lines) Place(l protocol.Location) string {
 	start := l.Range.Start
-	return Place(int(start.Line), int(start.Character), c.Line(string(l.URI), int(start.Line)))
+	return c.Pos(string(l.URI), start).Text(c.Line(string(l.URI), int(start.Line)))
 }
