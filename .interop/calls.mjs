@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 
 // Each default tool's good and bad sample call, as bridge's catalogue
 // declares them (catalogue.json is written by go generate ./bridge, and a
-// Go test keeps it current). Positions are 0-based; main.go line 12 is
+// Go test keeps it current). Positions are as go vet prints them (1-based
+// lines, 1-based byte columns); main.go line 13 is
 // "\tfmt.Println(report.Summary(list))".
 const catalogue = JSON.parse(readFileSync(new URL('./catalogue.json', import.meta.url), 'utf8')).tools;
 
@@ -27,5 +28,5 @@ export const extraCalls = [
   ['go_diagnostics', {}],
   ['go_diagnostics', { file: 'main.go', text: 'package main\n\nfunc main() { var x int = "no" }\n' }],
   ['go_definition', { file: 'main.go', symbol: 'report.Largest', kind: 'type' }],
-  ['go_code_actions', { file: 'broken/broken.go', line: 7, character: 9 }],
+  ['go_code_actions', { file: 'broken/broken.go', line: 8, column: 10 }],
 ];

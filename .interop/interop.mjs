@@ -38,7 +38,7 @@ const vulnEnv = ['--env', 'GOVULNDB=file://' + resolve(opts.fixture, '../vulnche
 // More bad calls: gopls itself refusing, a tool that does not exist, and
 // an error with debug: true (the trace follows the message in the text).
 const extraBadCalls = [
-  ['go_rename_symbol', { text: 'package p\n\nfunc f() {\n\tx := 1\n\ty := 2\n\t_, _ = x, y\n}\n', line: 3, character: 1, new_name: 'y' },
+  ['go_rename_symbol', { text: 'package p\n\nfunc f() {\n\tx := 1\n\ty := 2\n\t_, _ = x, y\n}\n', line: 4, column: 2, new_name: 'y' },
     /^gopls: .*conflicts with var in same block/],
   ['go_nope', {}, /^unknown tool$/],
   ['go_describe', { file: 'main.go', symbol: 'Nope', debug: true }, /^symbol "Nope" is not declared .*\ndebug: [0-9.]+ ms, [0-9]+ requests?\n  workspace\/symbol /s],
