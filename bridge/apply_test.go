@@ -101,7 +101,7 @@ func TestApplyBuild(t *testing.T) {
 		{"go_rename_symbol", map[string]any{"file": "trip/trip.go", "symbol": "geo.Point", "new_name": "Place"}},
 		{"go_format", map[string]any{"file": "messy/messy.go"}},
 		{"go_organize_imports", map[string]any{"file": "imports/imports.go"}},
-		{"go_code_actions", map[string]any{"file": "config/config.go", "line": 12, "character": 7, "name": "Config", "title": "Fill Config"}},
+		{"go_code_actions", map[string]any{"file": "config/config.go", "line": 13, "column": 8, "name": "Config", "title": "Fill Config"}},
 	}
 	for _, call := range calls {
 		call.args["apply"] = true
@@ -267,7 +267,7 @@ func TestApplyDisabled(t *testing.T) {
 		{"go_rename_symbol", map[string]any{"file": "shapes/shapes.go", "symbol": "Shape", "new_name": "Figure"}},
 		{"go_format", map[string]any{"file": "main.go"}},
 		{"go_organize_imports", map[string]any{"file": "main.go"}},
-		{"go_code_actions", map[string]any{"file": "main.go", "line": 10, "character": 1, "index": 0}},
+		{"go_code_actions", map[string]any{"file": "main.go", "line": 11, "column": 2, "index": 0}},
 	} {
 		call.args["apply"] = true
 		res, err := c.CallTool(ctx, call.tool, call.args)

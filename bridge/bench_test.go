@@ -42,7 +42,7 @@ func BenchmarkToolCalls(b *testing.B) {
 		i += offset
 		line := strings.Count(string(data[:i]), "\n")
 		char := i - (strings.LastIndexByte(string(data[:i]), '\n') + 1)
-		return map[string]any{"file": item, "line": line, "character": char}
+		return map[string]any{"file": item, "line": line + 1, "column": char + 1}
 	}
 	for _, tc := range []struct {
 		name, tool string

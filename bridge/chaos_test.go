@@ -40,7 +40,7 @@ type chaosCall struct {
 var chaosCalls = []chaosCall{
 	{"go_diagnostics", map[string]any{}},
 	{"go_diagnostics", map[string]any{"files": []string{"shapes/shapes.go"}}},
-	{"go_definition", map[string]any{"file": "main.go", "line": 12, "character": 22}},
+	{"go_definition", map[string]any{"file": "main.go", "line": 13, "column": 23}},
 	{"go_describe", map[string]any{"file": "shapes/shapes.go", "symbol": "Rect.Area"}},
 	{"go_symbol_references", map[string]any{"file": "shapes/shapes.go", "symbol": "Shape"}},
 }

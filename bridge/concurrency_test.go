@@ -413,7 +413,7 @@ func TestNewPackagesLoadApart(t *testing.T) {
 	run := cs.runs.Add(1)
 	a, b := cs.session(t), cs.session(t)
 	ctx := testCtx(t)
-	describe := map[string]any{"file": "main.go", "line": 12, "character": 22}
+	describe := map[string]any{"file": "main.go", "line": 13, "column": 23}
 	atRest, err := a.CallTool(ctx, "go_describe", describe)
 	if err != nil || atRest.IsError {
 		t.Fatalf("go_describe at rest: %v %v", atRest, err)
@@ -491,7 +491,7 @@ func writeTestFile(t *testing.T, path, text string) {
 // cancelledCall is a go_describe that no other call of these tests makes,
 // so that its request is found in the trace by its position.
 func cancelledCall(id string) string {
-	return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"go_describe","arguments":{"file":"shapes/shapes.go","line":30,"character":16}}}`
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"go_describe","arguments":{"file":"shapes/shapes.go","line":31,"column":17}}}`
 }
 
 // hoversAtCancelled counts the hover requests at cancelledCall's position.
@@ -499,7 +499,7 @@ func hoversAtCancelled(events []rpcEvent) int {
 	n := 0
 	for _, ev := range events {
 		if ev.kind == "request" && ev.method == "textDocument/hover" &&
-			strings.Contains(ev.body, "/shapes/shapes.go\"") && strings.Contains(ev.body, `"line":30`) && strings.Contains(ev.body, `"character":16`) {
+			strings.Contains(ev.body, "/shapes/shapes.go\"") && strings.Contains(ev.body, `"line":31`) && strings.Contains(ev.body, `"column":17`) {
 			n++
 		}
 	}

@@ -159,7 +159,7 @@ func TestConfinementEveryTool(t *testing.T) {
 	// with adds what each tool needs besides the code to work on.
 	with := func(props map[string]json.RawMessage, args map[string]any) map[string]any {
 		if _, ok := props["line"]; ok {
-			args["line"], args["character"] = 0, 0
+			args["line"], args["column"] = 1, 1
 		}
 		if _, ok := props["new_name"]; ok {
 			args["new_name"] = "Renamed"

@@ -20,7 +20,7 @@ func TestCRLFAndUTF16Columns(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
-	res, err := c.CallTool(ctx, "go_definition", map[string]any{"file": "a.go", "line": 5, "character": 22})
+	res, err := c.CallTool(ctx, "go_definition", map[string]any{"file": "a.go", "line": 6, "column": 23})
 	if err != nil || res.IsError {
 		t.Fatalf("go_definition: %v %s", err, res.Text())
 	}
@@ -29,7 +29,7 @@ func TestCRLFAndUTF16Columns(t *testing.T) {
 	}
 	// Asked at the UTF-16 column of Target on the CRLF line itself, with
 	// no name to correct a wrong column.
-	res, err = c.CallTool(ctx, "go_symbol_references", map[string]any{"file": "a.go", "line": 3, "character": 19})
+	res, err = c.CallTool(ctx, "go_symbol_references", map[string]any{"file": "a.go", "line": 4, "column": 20})
 	if err != nil || res.IsError {
 		t.Fatalf("go_symbol_references: %v %s", err, res.Text())
 	}

@@ -83,7 +83,7 @@ func TestDebugTrace(t *testing.T) {
 
 	// gopls refuses a rename that conflicts: its error shows as a code.
 	res, err = c.CallTool(ctx, "go_rename_symbol", map[string]any{"text": "package p\n\nfunc f() {\n\tx := 1\n\ty := 2\n\t_, _ = x, y\n}\n",
-		"line": 3, "character": 1, "new_name": "y", "debug": true})
+		"line": 4, "column": 2, "new_name": "y", "debug": true})
 	if err != nil {
 		t.Fatal(err)
 	}

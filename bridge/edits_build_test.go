@@ -50,7 +50,7 @@ func TestEditsBuild(t *testing.T) {
 			[]string{"geo/geo.go", "route/route.go", "trip/trip.go"}},
 		{"go_format", map[string]any{"file": "messy/messy.go"}, []string{"messy/messy.go"}},
 		{"go_organize_imports", map[string]any{"file": "imports/imports.go"}, []string{"imports/imports.go"}},
-		{"go_code_actions", map[string]any{"file": "config/config.go", "line": 12, "character": 7, "name": "Config", "title": "Fill Config"},
+		{"go_code_actions", map[string]any{"file": "config/config.go", "line": 13, "column": 8, "name": "Config", "title": "Fill Config"},
 			[]string{"config/config.go"}},
 	}
 	var diffs strings.Builder

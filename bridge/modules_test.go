@@ -65,9 +65,9 @@ func TestMissingModule(t *testing.T) {
 
 	// The package's name, what it selects, and the import itself.
 	for _, at := range []map[string]any{
-		{"file": "main.go", "line": 4, "character": 23},
-		{"file": "main.go", "line": 4, "character": 30},
-		{"file": "main.go", "line": 2, "character": 10},
+		{"file": "main.go", "line": 5, "column": 24},
+		{"file": "main.go", "line": 5, "column": 31},
+		{"file": "main.go", "line": 3, "column": 11},
 	} {
 		for _, tool := range []string{"go_describe", "go_definition"} {
 			res, err := c.CallTool(ctx, tool, at)
@@ -76,7 +76,7 @@ func TestMissingModule(t *testing.T) {
 			}
 			// The definition of the package's name is its import, found
 			// without the package: the answer says why there is no more.
-			if (!res.IsError && (tool != "go_definition" || at["character"] != 23)) || !strings.Contains(res.Text(), hint) {
+			if (!res.IsError && (tool != "go_definition" || at["column"] != 24)) || !strings.Contains(res.Text(), hint) {
 				t.Errorf("%s %v: %s; want a tool error saying the module is missing and how to get it", tool, at, res.Text())
 			}
 		}

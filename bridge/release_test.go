@@ -51,17 +51,17 @@ func use() float64 { return Total(Square{Side: 2}) }
 		tool string
 		args map[string]any // without file
 	}{
-		{"go_describe", map[string]any{"line": 12, "character": 5}},
+		{"go_describe", map[string]any{"line": 13, "column": 6}},
 		{"go_describe", map[string]any{"symbol": "Total"}},
-		{"go_definition", map[string]any{"line": 20, "character": 28}},
-		{"go_symbol_references", map[string]any{"line": 12, "character": 5}},
-		{"go_implementations", map[string]any{"line": 3, "character": 5}},
+		{"go_definition", map[string]any{"line": 21, "column": 29}},
+		{"go_symbol_references", map[string]any{"line": 13, "column": 6}},
+		{"go_implementations", map[string]any{"line": 4, "column": 6}},
 		{"go_symbols", map[string]any{}},
-		{"go_complete", map[string]any{"line": 20, "character": 28}},
-		{"go_signature", map[string]any{"line": 20, "character": 34}},
+		{"go_complete", map[string]any{"line": 21, "column": 29}},
+		{"go_signature", map[string]any{"line": 21, "column": 35}},
 		{"go_tokens", map[string]any{}},
-		{"go_call_hierarchy", map[string]any{"line": 12, "character": 5}},
-		{"go_type_hierarchy", map[string]any{"line": 3, "character": 5}},
+		{"go_call_hierarchy", map[string]any{"line": 13, "column": 6}},
+		{"go_type_hierarchy", map[string]any{"line": 4, "column": 6}},
 		{"go_file_context", map[string]any{}},
 	}
 	for i := range cases {

@@ -96,10 +96,12 @@ func (r goplsRelease) diagBase() int { return 0 }
 
 // goplsmcpLineBase and goplsmcpColumnBase are the numbers goplsmcp gives a
 // file's first line and a line's first column in the places it answers
-// with.
+// with: 1 and 1, as go build and go vet print them (the columns count
+// bytes, which the archives' ASCII lines make the same as gopls mcp's
+// UTF-16).
 const (
-	goplsmcpLineBase   = 0
-	goplsmcpColumnBase = 0
+	goplsmcpLineBase   = 1
+	goplsmcpColumnBase = 1
 )
 
 // factPlace is a place as the facts compare it: line:column, both counted from
@@ -250,7 +252,7 @@ func replayArchive(t *testing.T, r goplsRelease, ar *txtar.Archive, want map[str
 			if !ok {
 				t.Fatalf("%s: no //@loc(%s, ...) marker", mk.file, mk.loc)
 			}
-			pos := func(char int) map[string]any { return map[string]any{"line": l.line, "character": char} }
+			pos := func(char int) map[string]any { return map[string]any{"line": l.line, "character": char} } // an LSP position, as gopls mcp takes it
 			args["location"] = map[string]any{
 				"uri":   "file://" + filepath.ToSlash(filepath.Join(root, l.file)),
 				"range": map[string]any{"start": pos(l.char), "end": pos(l.char + l.length)},

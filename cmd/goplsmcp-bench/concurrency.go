@@ -46,7 +46,7 @@ func (b *bench) concurrency(ctx context.Context, ws *workspace, s *servers) erro
 			if err != nil {
 				return err
 			}
-			args["line"], args["character"] = p.line, p.char
+			args["line"], args["column"] = p.line+1, p.char+1
 			params = position(uri, p)
 			if sp.method == "textDocument/references" {
 				params = references(uri, p, false)
@@ -161,7 +161,7 @@ func (b *bench) newPackagesLoading(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	describe := map[string]any{"file": file, "line": p.line, "character": p.char}
+	describe := map[string]any{"file": file, "line": p.line + 1, "column": p.char + 1}
 	atRest, err := ours.mustCall(ctx, "go_describe", describe)
 	if err != nil {
 		return err

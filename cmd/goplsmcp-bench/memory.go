@@ -22,8 +22,8 @@ func (b *bench) memory(ctx context.Context, ws *workspace, s *servers) error {
 		tool string
 		args map[string]any
 	}{
-		{"go_describe", map[string]any{"file": editFile, "line": wrapCall.line, "character": wrapCall.char}},
-		{"go_definition", map[string]any{"file": editFile, "line": wrapCall.line, "character": wrapCall.char}},
+		{"go_describe", map[string]any{"file": editFile, "line": wrapCall.line + 1, "column": wrapCall.char + 1}},
+		{"go_definition", map[string]any{"file": editFile, "line": wrapCall.line + 1, "column": wrapCall.char + 1}},
 		{"go_symbols", map[string]any{"file": editFile}},
 		{"go_symbol_references", map[string]any{"file": editFile, "symbol": "Item"}},
 	}

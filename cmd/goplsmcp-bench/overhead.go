@@ -59,7 +59,7 @@ func fixtureQueries(ctx context.Context, ws *workspace, d *directClient) ([]quer
 		return nil, err
 	}
 	at := func(p pos) map[string]any {
-		return map[string]any{"file": item, "line": p.line, "character": p.char}
+		return map[string]any{"file": item, "line": p.line + 1, "column": p.char + 1}
 	}
 	return []query{
 		{"describe (hover)", "go_describe", at(wrapCall),

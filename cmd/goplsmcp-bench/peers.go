@@ -111,7 +111,7 @@ func (b *bench) peerQuestions(ctx context.Context, ws *workspace, s *servers) ([
 			// name: the difference is what resolving the name costs.
 			name: "references of " + ws.refs.symbol + " (goplsmcp given the position)", tool: "go_symbol_references", n: n, rescan: true,
 			count: refCount, unit: "references", informational: true,
-			ours:   map[string]any{"file": refsFile, "line": ws.refs.at.line, "character": ws.refs.at.char, "includeDeclaration": true, "limit": 1000},
+			ours:   map[string]any{"file": refsFile, "line": ws.refs.at.line + 1, "column": ws.refs.at.char + 1, "includeDeclaration": true, "limit": 1000},
 			peer:   map[string]any{"file": refsFile, "symbol": ws.refs.symbol},
 			direct: lspQuery(s.direct, "textDocument/references", references(refsURI, ws.refs.at, true)),
 		},

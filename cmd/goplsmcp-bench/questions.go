@@ -60,7 +60,7 @@ func at(needle string, offset int, name string) func(ws *workspace, q *toolQuest
 		if err != nil {
 			return err
 		}
-		q.args["line"], q.args["character"] = p.line, p.char
+		q.args["line"], q.args["column"] = p.line+1, p.char+1
 		if name != "" {
 			q.args["name"] = name
 		}
@@ -178,7 +178,7 @@ func gorootQuestions() questionSet {
 			prepare: at("return srv.Serve(l)", len("return srv."), "Serve")},
 		{tool: "go_implementations", what: "implementations of net/http.Handler", args: map[string]any{"file": "net/http/server.go", "symbol": "Handler"}},
 		{tool: "go_symbols", what: "outline of net/http/server.go", args: map[string]any{"file": "net/http/server.go"}},
-		{tool: "go_complete", what: `completion after "w." in a handler being written (snippet)`, args: map[string]any{"text": completeSnippet, "line": 5, "character": 3}},
+		{tool: "go_complete", what: `completion after "w." in a handler being written (snippet)`, args: map[string]any{"text": completeSnippet, "line": 6, "column": 4}},
 		{tool: "go_signature", what: "signature inside a fmt.Fprintf call of net/http/fs.go", args: map[string]any{"file": "net/http/fs.go"},
 			prepare: at(`fmt.Fprintf(w, "<a href=\"%s\">%s</a>\n", url.String()`, len(`fmt.Fprintf(w, "<a href=\"%s\">%s</a>\n", `), "")},
 		{tool: "go_tokens", what: "semantic tokens of the first 40 lines of (*Server).Serve", args: map[string]any{"file": "net/http/server.go"},

@@ -52,13 +52,13 @@ var script = []step{
 	{"Who calls TotalArea?", "go_call_hierarchy",
 		map[string]any{"file": "shapes/shapes.go", "symbol": "TotalArea"}},
 	{"What is report.Summary? (the position is one line off; name snaps it)", "go_describe",
-		map[string]any{"file": "main.go", "line": 11, "character": 20, "name": "Summary"}},
+		map[string]any{"file": "main.go", "line": 12, "column": 21, "name": "Summary"}},
 	{"Rename Rect to Rectangle everywhere (a diff; nothing is written)", "go_rename_symbol",
 		map[string]any{"file": "shapes/shapes.go", "symbol": "Rect", "new_name": "Rectangle"}},
 	{"Check an edit before saving it: broken.go with the error fixed, as unsaved text", "go_diagnostics",
 		map[string]any{"file": "broken/broken.go", "text": "// Package broken holds a deliberate type error, to show diagnostics.\npackage broken\n\nimport \"example.com/shapes/shapes\"\n\n// Unit is a 1×1 square.\nfunc Unit() shapes.Rect {\n\treturn shapes.Rect{W: 1, H: 1}\n}\n"}},
 	{"A mistake: a file outside the workspace root", "go_describe",
-		map[string]any{"file": "../../go.mod", "line": 0, "character": 0}},
+		map[string]any{"file": "../../go.mod", "line": 1, "column": 1}},
 }
 
 func run(args []string, out io.Writer) error {

@@ -57,7 +57,7 @@ func TestCall(t *testing.T) {
 	}{
 		{name: "answer", args: []string{"call", "--root", root, "--gopls", gopls, "go_definition", `{"file":"main.go","symbol":"report.Summary"}`},
 			wantStdout: "report/report.go:10:5: func Summary(list []shapes.Shape) string {\n"},
-		{name: "flags before call", args: []string{"--root", root, "--gopls", gopls, "call", "go_definition", `{"file":"main.go","line":12,"character":22}`},
+		{name: "flags before call", args: []string{"--root", root, "--gopls", gopls, "call", "go_definition", `{"file":"main.go","line":13,"column":23}`},
 			wantStdout: "report/report.go:10:5: func Summary(list []shapes.Shape) string {\n"},
 		{name: "json", args: []string{"--gopls", gopls, "call", "--root", root, "--json", "go_definition", `{"file":"main.go","symbol":"report.Summary"}`},
 			wantJSON: map[string]any{"at": []any{"report/report.go:10:5: func Summary(list []shapes.Shape) string {"}}},
@@ -68,7 +68,7 @@ func TestCall(t *testing.T) {
 			wantCode: 1, wantStderr: "goplsmcp: "},
 		{name: "tool error", args: []string{"call", "--root", root, "--gopls", gopls, "go_definition", `{"file":"nope.go","symbol":"X"}`},
 			wantCode: 1, wantStderr: `goplsmcp: file "nope.go" does not exist`},
-		{name: "tool error as json", args: []string{"call", "--root", root, "--gopls", gopls, "--json", "go_definition", `{"file":"../x.go","line":0,"character":0}`},
+		{name: "tool error as json", args: []string{"call", "--root", root, "--gopls", gopls, "--json", "go_definition", `{"file":"../x.go","line":1,"column":1}`},
 			wantCode: 1, wantStderr: `goplsmcp: file "../x.go" is outside the workspace root; pass a path inside ` + root},
 		{name: "writes disabled", args: []string{"call", "--root", root, "--gopls", gopls, "go_format", `{"file":"main.go","apply":true}`},
 			wantCode: 1, wantStderr: "writes are disabled"},

@@ -195,7 +195,7 @@ func TestInstructionsSubcommand(t *testing.T) {
 	if err := run(t.Context(), []string{"instructions"}, strings.NewReader(""), &stdout, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"go_symbol_references", "0-based", "Never build, run or test"} {
+	for _, want := range []string{"go_symbol_references", "1-based", "Never build, run or test"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("instructions do not mention %q:\n%s", want, stdout.String())
 		}

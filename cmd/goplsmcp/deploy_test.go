@@ -93,7 +93,7 @@ func TestBuildContext(t *testing.T) {
 			if isError || !strings.Contains(text, want) {
 				t.Errorf("diagnostics of use.go: %q (isError %v), want %q", text, isError, want)
 			}
-			text, _, isError = p.call(3, "go_definition", `{"file":"use.go","line":6,"character":8,"name":"Integrated"}`)
+			text, _, isError = p.call(3, "go_definition", `{"file":"use.go","line":7,"column":9,"name":"Integrated"}`)
 			answers = append(answers, text)
 			if tt.tagged && (isError || text != definition) {
 				t.Errorf("definition of Integrated: %q (isError %v), want %q", text, isError, definition)

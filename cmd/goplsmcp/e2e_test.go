@@ -286,11 +286,11 @@ func TestEndToEnd(t *testing.T) {
 				`7:29: cannot use "1" (untyped string constant) as float64 value in struct literal`},
 		{"go_definition", `{"file":"report/report.go","symbol":"shapes.TotalArea"}`,
 			"shapes/shapes.go:36:5: func TotalArea(shapes ...Shape) float64 {"},
-		{"go_definition", `{"file":"main.go","line":12,"character":22}`,
+		{"go_definition", `{"file":"main.go","line":13,"column":23}`,
 			"report/report.go:10:5: func Summary(list []shapes.Shape) string {"},
-		{"go_definition", `{"file":"main.go","line":11,"character":1,"kind":"type"}`,
+		{"go_definition", `{"file":"main.go","line":12,"column":2,"kind":"type"}`,
 			"shapes/shapes.go:6:5: type Shape interface {"},
-		{"go_describe", `{"file":"main.go","line":11,"character":20,"name":"Summary"}`,
+		{"go_describe", `{"file":"main.go","line":12,"column":21,"name":"Summary"}`,
 			"position moved from 11:20 to 12:20, where Summary is\n" +
 				"func report.Summary(list []shapes.Shape) string\n" +
 				"Summary describes a set of shapes in one line."},
@@ -318,7 +318,7 @@ func TestEndToEnd(t *testing.T) {
 				"shapes/shapes.go\n" +
 				"30:16: func (c Circle) Area() float64 { return math.Pi * c.R * c.R }\n" +
 				"39:11: sum += s.Area()"},
-		{"go_symbol_references", `{"file":"report/report.go","line":18,"character":37,"limit":2}`,
+		{"go_symbol_references", `{"file":"report/report.go","line":19,"column":38,"limit":2}`,
 			"5 references to Area in 3 files, the declaration at shapes/shapes.go:8:1 included (list truncated; raise limit to see more)\n" +
 				"main.go\n" +
 				"13:34: fmt.Println(report.Largest(list).Area())\n" +
@@ -343,10 +343,10 @@ func TestEndToEnd(t *testing.T) {
 
 	// Mistakes are tool errors that say what to do, and the session goes on.
 	for i, tt := range []struct{ tool, args, want string }{
-		{"go_describe", `{"file":"../outside.go","line":0,"character":0}`, "outside the workspace root"},
+		{"go_describe", `{"file":"../outside.go","line":1,"column":1}`, "outside the workspace root"},
 		{"go_describe", `{"file":"main.go"}`, "pass line and character"},
 		{"go_describe", `{"file":"main.go","symbol":"Nope"}`, "not declared"},
-		{"go_definition", `{"file":"main.go","line":99,"character":0}`, "past the end of the file"},
+		{"go_definition", `{"file":"main.go","line":100,"column":1}`, "past the end of the file"},
 	} {
 		text, _, isError := p.call(100+i, tt.tool, tt.args)
 		if !isError || !strings.Contains(text, tt.want) {

@@ -456,8 +456,8 @@ func TestNoWrites(t *testing.T) {
 				{"go_diagnostics", `{"files":["broken/broken.go","inject/inject.go"]}`, "cannot use"},
 				// Unsaved text for main.go, used by uri until forgotten.
 				{"go_diagnostics", `{"file":"main.go","text":"` + overlay + `"}`, "buffer file://"},
-				{"go_code_actions", `{"uri":"file://$ROOT/main.go","line":5,"character":7}`, "Fill"},
-				{"go_code_actions", `{"uri":"file://$ROOT/main.go","line":5,"character":7,"title":"Fill"}`, "W:"},
+				{"go_code_actions", `{"uri":"file://$ROOT/main.go","line":6,"column":8}`, "Fill"},
+				{"go_code_actions", `{"uri":"file://$ROOT/main.go","line":6,"column":8,"title":"Fill"}`, "W:"},
 				{"go_format", `{"uri":"file://$ROOT/main.go"}`, "already formatted"},
 				{"go_close", `{"file":"main.go"}`, "forgot the unsaved text"},
 				// A snippet, and unsaved text for a file that does not exist.
@@ -468,7 +468,7 @@ func TestNoWrites(t *testing.T) {
 				{"go_describe", `{"file":"inject/inject.go","symbol":"Payload"}`, "Payload"},
 				{"go_format", `{"file":"messy/messy.go"}`, "-func  Messy( ) {"},
 				{"go_organize_imports", `{"file":"messy/messy.go"}`, `-	"os"`},
-				{"go_code_actions", `{"file":"broken/broken.go","line":7,"character":29}`, "broken/broken.go:7:29"},
+				{"go_code_actions", `{"file":"broken/broken.go","line":8,"column":30}`, "broken/broken.go:7:29"},
 			}...)
 			called := map[string]bool{}
 			for _, c := range calls {

@@ -104,7 +104,7 @@ const ExtConst = "VALUE_S"
 		for i, line := range strings.Split(text, "\n") {
 			if j := strings.Index(line, anchor); j >= 0 {
 				k := strings.Index(line[j:], word)
-				return fmt.Sprintf(`"file":%q,"line":%d,"character":%d`, file, i, j+k+offset)
+				return fmt.Sprintf(`"file":%q,"line":%d,"column":%d`, file, i+1, j+k+offset+1)
 			}
 		}
 		t.Fatalf("%q is not in %s", anchor, file)
@@ -166,10 +166,10 @@ const ExtConst = "VALUE_S"
 	// The workspace's own declarations are shown as ever.
 	for _, c := range []struct{ tool, args, want string }{
 		{"go_describe", `{"file":"shapes/shapes.go","symbol":"Shape","detailed":true}`, "Shape is a closed plane figure"},
-		{"go_describe", `{"file":"shapes/shapes.go","line":30,"character":46,"detailed":true}`, "const math.Pi"},
-		{"go_signature", `{"file":"main.go","line":12,"character":28}`, "Summary(list []shapes.Shape) string"},
+		{"go_describe", `{"file":"shapes/shapes.go","line":31,"column":47,"detailed":true}`, "const math.Pi"},
+		{"go_signature", `{"file":"main.go","line":13,"column":29}`, "Summary(list []shapes.Shape) string"},
 		{"go_search", `{"query":"TotalArea"}`, "36:5: func TotalArea"},
-		{"go_complete", `{"file":"main.go","line":12,"character":22}`, "Summary func(list []shapes.Shape) string"},
+		{"go_complete", `{"file":"main.go","line":13,"column":23}`, "Summary func(list []shapes.Shape) string"},
 		{"go_complete", "{" + fresh("shapes.TotalAr", "TotalAr", 7) + "}", `TotalArea func(shapes ...Shape) float64, adds import`},
 	} {
 		m := s.request("tools/call", `{"name":`+jsonString(c.tool)+`,"arguments":`+c.args+`}`)

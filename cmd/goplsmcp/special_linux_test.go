@@ -64,7 +64,7 @@ func TestSpecialFiles(t *testing.T) {
 				if text, isErr := toolWithin(t, s, "go_search", `{"query":"Rect"}`); isErr || !strings.Contains(text, "struct Rect") {
 					t.Errorf("go_search Rect: want struct Rect, got (error %v) %q", isErr, text)
 				}
-				if text, isErr := toolWithin(t, s, "go_describe", `{"file":"main.go","line":12,"character":22}`); isErr || !strings.Contains(text, "Shape") {
+				if text, isErr := toolWithin(t, s, "go_describe", `{"file":"main.go","line":13,"column":23}`); isErr || !strings.Contains(text, "Shape") {
 					t.Errorf("go_describe in main.go: want Shape, got (error %v) %q", isErr, text)
 				}
 				if _, isErr := toolWithin(t, s, "go_diagnostics", `{}`); isErr {
