@@ -74,7 +74,7 @@ var callHierarchyTool = ToolSpec{
 	Doc:         "callers (`incoming`, with call sites) or callees (`outgoing`) of a function, `depth` 1–3",
 	Summary:     "callers or callees of a function, 1–3 levels",
 	Framing:     []string{`^\d+ (callers?|callees?) of `, ` over \d+ levels`},
-	Good:        Sample{Args: `{"file": "shapes/shapes.go", "symbol": "TotalArea", "depth": 2}`, Want: "  main main.go:12:20:"},
+	Good:        Sample{Args: `{"file": "shapes/shapes.go", "symbol": "TotalArea", "depth": 2}`, Want: "  main main.go:13:21:"},
 	Bad:         Sample{Args: `{"file": "shapes/shapes.go", "symbol": "TotalArea", "direction": "sideways"}`, Want: `^direction must be "incoming" or "outgoing"`},
 	Questions: []string{
 		"find callers of a function",

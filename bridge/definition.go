@@ -57,7 +57,7 @@ var definitionTool = ToolSpec{
 	Skill:       "Go to the definition of this identifier, or of its type (`kind: \"type\"`)",
 	Doc:         "where the target is declared (`kind: \"type\"`: where its type is declared)",
 	Summary:     "where the target (or its type) is declared",
-	Good:        Sample{Args: `{"file": "report/report.go", "symbol": "shapes.TotalArea"}`, Want: "shapes/shapes.go:36:5: func TotalArea("},
+	Good:        Sample{Args: `{"file": "report/report.go", "symbol": "shapes.TotalArea"}`, Want: "shapes/shapes.go:37:6: func TotalArea("},
 	Bad:         Sample{Args: `{"file": "main.go", "symbol": "report.Nope"}`, Want: `^symbol "report\.Nope" is not declared `},
 	Questions: []string{
 		"where is this function defined",

@@ -90,7 +90,7 @@ var symbolsTool = ToolSpec{
 	Doc:         "outline of one `file`: declarations with their fields and methods, at line:column (`detailed`: ranges)",
 	Summary:     "the outline of one file",
 	Framing:     []string{`: \d+ symbols?`},
-	Good:        Sample{Args: `{"file": "shapes/shapes.go", "detailed": true}`, Want: "type Shape interface{...} [6:5-11:1]"},
+	Good:        Sample{Args: `{"file": "shapes/shapes.go", "detailed": true}`, Want: "type Shape interface{...} [7:6-12:2]"},
 	Bad:         Sample{Args: `{"file": "missing.go"}`, Want: `^file "missing\.go" does not exist; `},
 	Questions: []string{
 		"list the functions and types in a file",
