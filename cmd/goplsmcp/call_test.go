@@ -56,11 +56,11 @@ func TestCall(t *testing.T) {
 		wantStderr string // substring
 	}{
 		{name: "answer", args: []string{"call", "--root", root, "--gopls", gopls, "go_definition", `{"file":"main.go","symbol":"report.Summary"}`},
-			wantStdout: "report/report.go:10:5: func Summary(list []shapes.Shape) string {\n"},
+			wantStdout: "report/report.go:11:6: func Summary(list []shapes.Shape) string {\n"},
 		{name: "flags before call", args: []string{"--root", root, "--gopls", gopls, "call", "go_definition", `{"file":"main.go","line":13,"column":23}`},
-			wantStdout: "report/report.go:10:5: func Summary(list []shapes.Shape) string {\n"},
+			wantStdout: "report/report.go:11:6: func Summary(list []shapes.Shape) string {\n"},
 		{name: "json", args: []string{"--gopls", gopls, "call", "--root", root, "--json", "go_definition", `{"file":"main.go","symbol":"report.Summary"}`},
-			wantJSON: map[string]any{"at": []any{"report/report.go:10:5: func Summary(list []shapes.Shape) string {"}}},
+			wantJSON: map[string]any{"at": []any{"report/report.go:11:6: func Summary(list []shapes.Shape) string {"}}},
 		{name: "arguments from stdin", stdin: `{"file":"shapes/shapes.go","symbol":"Rect.Area"}`,
 			args:       []string{"call", "--root", root, "--gopls", gopls, "go_describe", "-"},
 			wantStdout: "func (r Rect) Area() float64\nArea returns the rectangle's area.\n"},
@@ -119,7 +119,7 @@ func TestCall(t *testing.T) {
 
 	// debug: true adds the LSP requests, to the text and to the JSON.
 	stdout, _, code := runOnce(t, "", "call", "--root", root, "--gopls", gopls, "go_definition", `{"file":"main.go","symbol":"report.Summary","debug":true}`)
-	if code != 0 || !strings.HasPrefix(stdout, "report/report.go:10:5: func Summary(list []shapes.Shape) string {\ndebug: ") ||
+	if code != 0 || !strings.HasPrefix(stdout, "report/report.go:11:6: func Summary(list []shapes.Shape) string {\ndebug: ") ||
 		!strings.Contains(stdout, "\n  textDocument/definition ") {
 		t.Errorf("text with debug (exit %d):\n%s", code, stdout)
 	}

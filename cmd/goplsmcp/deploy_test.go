@@ -58,8 +58,8 @@ func TestBuildContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	const (
-		definition = `integration.go:5:5: func Integrated() string { return "integration" }`
-		undefined  = "use.go: 1 error\n6:8: undefined: Integrated"
+		definition = `integration.go:6:6: func Integrated() string { return "integration" }`
+		undefined  = "use.go: 1 error\n7:9: undefined: Integrated"
 	)
 	tests := []struct {
 		name    string

@@ -279,17 +279,17 @@ func TestEndToEnd(t *testing.T) {
 	}{
 		{"go_diagnostics", `{}`,
 			"broken/broken.go: 1 error\n" +
-				`7:29: cannot use "1" (untyped string constant) as float64 value in struct literal`},
+				`8:30: cannot use "1" (untyped string constant) as float64 value in struct literal`},
 		// shapes.go is clean; the workspace's error is listed too.
 		{"go_diagnostics", `{"files":["shapes/shapes.go"]}`,
 			"broken/broken.go: 1 error\n" +
-				`7:29: cannot use "1" (untyped string constant) as float64 value in struct literal`},
+				`8:30: cannot use "1" (untyped string constant) as float64 value in struct literal`},
 		{"go_definition", `{"file":"report/report.go","symbol":"shapes.TotalArea"}`,
-			"shapes/shapes.go:36:5: func TotalArea(shapes ...Shape) float64 {"},
+			"shapes/shapes.go:37:6: func TotalArea(shapes ...Shape) float64 {"},
 		{"go_definition", `{"file":"main.go","line":13,"column":23}`,
-			"report/report.go:10:5: func Summary(list []shapes.Shape) string {"},
+			"report/report.go:11:6: func Summary(list []shapes.Shape) string {"},
 		{"go_definition", `{"file":"main.go","line":12,"column":2,"kind":"type"}`,
-			"shapes/shapes.go:6:5: type Shape interface {"},
+			"shapes/shapes.go:7:6: type Shape interface {"},
 		{"go_describe", `{"file":"main.go","line":12,"column":21,"name":"Summary"}`,
 			"position moved from 11:20 to 12:20, where Summary is\n" +
 				"func report.Summary(list []shapes.Shape) string\n" +
@@ -297,33 +297,33 @@ func TestEndToEnd(t *testing.T) {
 		{"go_describe", `{"file":"shapes/shapes.go","symbol":"Rect.Area"}`,
 			"func (r Rect) Area() float64\nArea returns the rectangle's area."},
 		{"go_symbol_references", `{"file":"shapes/shapes.go","symbol":"Shape"}`,
-			"7 references to Shape in 3 files, the declaration at shapes/shapes.go:6:5 included\n" +
+			"7 references to Shape in 3 files, the declaration at shapes/shapes.go:7:6 included\n" +
 				"main.go\n" +
-				"11:18: list := []shapes.Shape{shapes.Rect{W: 3, H: 4}, shapes.Circle{R: 1}}\n" +
+				"12:19: list := []shapes.Shape{shapes.Rect{W: 3, H: 4}, shapes.Circle{R: 1}}\n" +
 				"report/report.go\n" +
-				"10:27: func Summary(list []shapes.Shape) string {\n" +
-				"15:27: func Largest(list []shapes.Shape) shapes.Shape {\n" +
-				"15:41: func Largest(list []shapes.Shape) shapes.Shape {\n" +
-				"16:17: var best shapes.Shape\n" +
+				"11:28: func Summary(list []shapes.Shape) string {\n" +
+				"16:28: func Largest(list []shapes.Shape) shapes.Shape {\n" +
+				"16:42: func Largest(list []shapes.Shape) shapes.Shape {\n" +
+				"17:18: var best shapes.Shape\n" +
 				"shapes/shapes.go\n" +
-				"6:5: type Shape interface {\n" +
-				"36:25: func TotalArea(shapes ...Shape) float64 {"},
+				"7:6: type Shape interface {\n" +
+				"37:26: func TotalArea(shapes ...Shape) float64 {"},
 		{"go_symbol_references", `{"file":"main.go","symbol":"shapes.Circle.Area"}`,
-			"5 references to Area in 3 files, the declaration at shapes/shapes.go:30:16 included\n" +
+			"5 references to Area in 3 files, the declaration at shapes/shapes.go:31:17 included\n" +
 				"main.go\n" +
-				"13:34: fmt.Println(report.Largest(list).Area())\n" +
+				"14:35: fmt.Println(report.Largest(list).Area())\n" +
 				"report/report.go\n" +
-				"18:22: if best == nil || s.Area() > best.Area() {\n" +
-				"18:36: if best == nil || s.Area() > best.Area() {\n" +
+				"19:23: if best == nil || s.Area() > best.Area() {\n" +
+				"19:37: if best == nil || s.Area() > best.Area() {\n" +
 				"shapes/shapes.go\n" +
-				"30:16: func (c Circle) Area() float64 { return math.Pi * c.R * c.R }\n" +
-				"39:11: sum += s.Area()"},
+				"31:17: func (c Circle) Area() float64 { return math.Pi * c.R * c.R }\n" +
+				"40:12: sum += s.Area()"},
 		{"go_symbol_references", `{"file":"report/report.go","line":19,"column":38,"limit":2}`,
-			"5 references to Area in 3 files, the declaration at shapes/shapes.go:8:1 included (list truncated; raise limit to see more)\n" +
+			"5 references to Area in 3 files, the declaration at shapes/shapes.go:9:2 included (list truncated; raise limit to see more)\n" +
 				"main.go\n" +
-				"13:34: fmt.Println(report.Largest(list).Area())\n" +
+				"14:35: fmt.Println(report.Largest(list).Area())\n" +
 				"report/report.go\n" +
-				"18:22: if best == nil || s.Area() > best.Area() {\n" +
+				"19:23: if best == nil || s.Area() > best.Area() {\n" +
 				"report/report.go: 1 more\n" +
 				"shapes/shapes.go: 2 more"},
 	}
@@ -344,7 +344,7 @@ func TestEndToEnd(t *testing.T) {
 	// Mistakes are tool errors that say what to do, and the session goes on.
 	for i, tt := range []struct{ tool, args, want string }{
 		{"go_describe", `{"file":"../outside.go","line":1,"column":1}`, "outside the workspace root"},
-		{"go_describe", `{"file":"main.go"}`, "pass line and character"},
+		{"go_describe", `{"file":"main.go"}`, "pass line and column"},
 		{"go_describe", `{"file":"main.go","symbol":"Nope"}`, "not declared"},
 		{"go_definition", `{"file":"main.go","line":100,"column":1}`, "past the end of the file"},
 	} {

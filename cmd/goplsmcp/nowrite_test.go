@@ -468,7 +468,7 @@ func TestNoWrites(t *testing.T) {
 				{"go_describe", `{"file":"inject/inject.go","symbol":"Payload"}`, "Payload"},
 				{"go_format", `{"file":"messy/messy.go"}`, "-func  Messy( ) {"},
 				{"go_organize_imports", `{"file":"messy/messy.go"}`, `-	"os"`},
-				{"go_code_actions", `{"file":"broken/broken.go","line":8,"column":30}`, "broken/broken.go:7:29"},
+				{"go_code_actions", `{"file":"broken/broken.go","line":8,"column":30}`, "broken/broken.go:8:30"},
 			}...)
 			called := map[string]bool{}
 			for _, c := range calls {

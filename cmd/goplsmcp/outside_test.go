@@ -168,7 +168,7 @@ const ExtConst = "VALUE_S"
 		{"go_describe", `{"file":"shapes/shapes.go","symbol":"Shape","detailed":true}`, "Shape is a closed plane figure"},
 		{"go_describe", `{"file":"shapes/shapes.go","line":31,"column":47,"detailed":true}`, "const math.Pi"},
 		{"go_signature", `{"file":"main.go","line":13,"column":29}`, "Summary(list []shapes.Shape) string"},
-		{"go_search", `{"query":"TotalArea"}`, "36:5: func TotalArea"},
+		{"go_search", `{"query":"TotalArea"}`, "37:6: func TotalArea"},
 		{"go_complete", `{"file":"main.go","line":13,"column":23}`, "Summary func(list []shapes.Shape) string"},
 		{"go_complete", "{" + fresh("shapes.TotalAr", "TotalAr", 7) + "}", `TotalArea func(shapes ...Shape) float64, adds import`},
 	} {

@@ -149,7 +149,7 @@ func forwarder(t *testing.T, p *proc, remote string) int {
 	return pid
 }
 
-const definitionOfSummary = "report/report.go:10:5: func Summary(list []shapes.Shape) string {"
+const definitionOfSummary = "report/report.go:11:6: func Summary(list []shapes.Shape) string {"
 
 // TestRemoteSharesDaemon starts a gopls daemon on a socket of its own and
 // two goplsmcp with --remote on it: both answer, through forwarders, and
@@ -181,7 +181,7 @@ func TestRemoteSharesDaemon(t *testing.T) {
 		}
 		// Workspace diagnostics come through the forwarder in full.
 		if text, _, isError := p.call(4, "go_diagnostics", `{}`); isError || text != "broken/broken.go: 1 error\n"+
-			`7:29: cannot use "1" (untyped string constant) as float64 value in struct literal` {
+			`8:30: cannot use "1" (untyped string constant) as float64 value in struct literal` {
 			t.Errorf("goplsmcp %d: workspace diagnostics %q (isError %v)", i, text, isError)
 		}
 		text, structured, _ := p.call(3, "go_workspace", `{}`)

@@ -190,7 +190,7 @@ func TestGoplsKilledDuringCalls(t *testing.T) {
 		pid = next
 	}
 	text, _, isError := p.call(900, "go_definition", `{"file":"main.go","line":13,"column":23}`)
-	if isError || text != "report/report.go:10:5: func Summary(list []shapes.Shape) string {" {
+	if isError || text != "report/report.go:11:6: func Summary(list []shapes.Shape) string {" {
 		t.Errorf("call after two kills = %q (isError %v)", text, isError)
 	}
 }

@@ -142,7 +142,7 @@ const brokenReport = `{"file":"report/report.go","text":"package report\n\nvar X
 // the session's unsaved report.go lasts (naming report.go alone would end
 // it: the file as it is on disk).
 const (
-	overlayError  = `2:12: cannot use "s" (untyped string constant) as int value`
+	overlayError  = `3:13: cannot use "s" (untyped string constant) as int value`
 	importerError = `undefined: report.Summary`
 	mainGo        = `{"file":"main.go"}`
 )
