@@ -89,7 +89,7 @@ func TestChaos(t *testing.T) {
 	if _, err := client.Sync(ctx, lspclient.FileURI(brokenPath), buffer); err != nil {
 		t.Fatal(err)
 	}
-	const bufferError = "broken/broken.go: 1 error\n7:29: cannot use true (untyped bool constant) as float64 value in struct literal"
+	const bufferError = "broken/broken.go: 1 error\n8:30: cannot use true (untyped bool constant) as float64 value in struct literal"
 
 	// The right answers, from a gopls nobody kills.
 	want := make([]string, len(chaosCalls))

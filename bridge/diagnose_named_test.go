@@ -102,7 +102,7 @@ func TestEcho(t *testing.T) { _ = Echo("x") }
 
 	// Unsaved text is no part of gopls's diagnosis of the disk's files.
 	text, asked = diagnose(map[string]any{"file": "p/p.go", "text": string(src)})
-	if !strings.Contains(text, "+ 4:48: warning: "+printf) {
+	if !strings.Contains(text, "+ 5:49: warning: "+printf) {
 		t.Errorf("with the unsaved text as it was, the diagnosis lacks the text's finding:\n%s", text)
 	}
 	if !pulled(asked) {

@@ -74,7 +74,7 @@ func TestOfflineToolchain(t *testing.T) {
 		if err != nil || res.IsError {
 			t.Fatalf("go_diagnostics: %v %s", err, res.Text())
 		}
-		want := "m.go: 1 error\n2:12: cannot use \"s\" (untyped string constant) as int value in variable declaration"
+		want := "m.go: 1 error\n3:13: cannot use \"s\" (untyped string constant) as int value in variable declaration"
 		if diff := cmp.Diff(want, res.Text()); diff != "" {
 			t.Errorf("go_diagnostics (-want +got):\n%s", diff)
 		}

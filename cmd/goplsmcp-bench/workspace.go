@@ -11,8 +11,9 @@ import (
 	"time"
 )
 
-// A pos is a 0-based line and UTF-16 character, as both LSP and goplsmcp
-// take them.
+// A pos is a 0-based line and UTF-16 character, as LSP takes them;
+// goplsmcp's tools take line+1 and char+1, the same on the ASCII lines
+// the questions are on.
 type pos struct{ line, char int }
 
 // A workspace is a module the servers are started on, with the questions

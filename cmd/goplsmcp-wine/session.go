@@ -230,7 +230,7 @@ func (p *prepared) smoke(verbose bool) error {
 		}
 		t.call(servers, "a new file is seen", "go_search", func(*server) string { return `{"query": "AddedOnDisk"}` }, wants("func AddedOnDisk"))
 		t.call(servers, "a changed CRLF file is seen", "go_diagnostics", func(*server) string { return `{"files": ["broken/broken.go"]}` }, wants("cannot use x"))
-		t.call(servers, "its symbols, in UTF-16 columns", "go_symbols", func(*server) string { return `{"file": "broken/broken.go", "detailed": true}` }, wants("func Unit() shapes.Rect"))
+		t.call(servers, "its symbols, in byte columns", "go_symbols", func(*server) string { return `{"file": "broken/broken.go", "detailed": true}` }, wants("func Unit() shapes.Rect"))
 		return t.summary(), t.err()
 	})
 	if err != nil {

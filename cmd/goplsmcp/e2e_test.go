@@ -291,7 +291,7 @@ func TestEndToEnd(t *testing.T) {
 		{"go_definition", `{"file":"main.go","line":12,"column":2,"kind":"type"}`,
 			"shapes/shapes.go:7:6: type Shape interface {"},
 		{"go_describe", `{"file":"main.go","line":12,"column":21,"name":"Summary"}`,
-			"position moved from 11:20 to 12:20, where Summary is\n" +
+			"position moved from 12:21 to 13:21, where Summary is\n" +
 				"func report.Summary(list []shapes.Shape) string\n" +
 				"Summary describes a set of shapes in one line."},
 		{"go_describe", `{"file":"shapes/shapes.go","symbol":"Rect.Area"}`,

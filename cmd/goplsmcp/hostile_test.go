@@ -157,7 +157,7 @@ func hostileRows() []hostileRow {
 		toolRow("index 10^9", "go_code_actions", `{"file":"broken/broken.go","line":8,"column":30,"index":1000000000}`, "error: index 1000000000 is out of range"),
 		toolRow("endLine alone", "go_code_actions", `{"file":"main.go","line":13,"column":1,"endLine":14}`, "error: endLine and endColumn go together"),
 		toolRow("range backwards", "go_code_actions", `{"file":"main.go","line":13,"column":6,"endLine":12,"endColumn":1}`, "error: the range ends (12:1) before it starts (13:6)"),
-		toolRow("tokens range negative", "go_tokens", `{"file":"main.go","startLine":-3}`, "error: must not be negative"),
+		toolRow("tokens range negative", "go_tokens", `{"file":"main.go","startLine":-3}`, "error: must be at least 1"),
 		toolRow("tokens range past the end", "go_tokens", `{"file":"main.go","startLine":100000}`, "error: startLine 100000 is past the end of the file"),
 		toolRow("file a number", "go_symbols", `{"file":42}`, "error: file must be a string, not an integer"),
 		toolRow("files a string", "go_diagnostics", `{"files":"main.go"}`, "error: files must be an array, not a string"),
