@@ -448,7 +448,7 @@ func TestInstructions(t *testing.T) {
 	if len(head) > 120 {
 		t.Errorf("the first line is %d characters, over 120: %s", len(head), head)
 	}
-	for _, want := range []string{"grep", "whole files", "Never build, run or test", "0-based", "UTF-16", "symbol"} {
+	for _, want := range []string{"grep", "whole files", "Never build, run or test", "1-based", "byte columns", "go vet", "symbol"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("instructions lack %q:\n%s", want, text)
 		}
