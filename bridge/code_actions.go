@@ -20,8 +20,8 @@ import (
 // CodeActionsInput is the input of go_code_actions.
 type CodeActionsInput struct {
 	At
-	EndLine   *int   `json:"endLine,omitempty" jsonschema:"range end: 1-based line, as go vet prints it"`
-	EndColumn *int   `json:"endColumn,omitempty" jsonschema:"range end: 1-based column in bytes, as go vet prints it (exclusive)"`
+	EndLine   *int   `json:"endLine,omitempty" jsonschema:"range end: 1-based line"`
+	EndColumn *int   `json:"endColumn,omitempty" jsonschema:"range end: 1-based byte column, exclusive"`
 	Kind      string `json:"kind,omitempty" jsonschema:"only this kind or below, e.g. quickfix, refactor.extract, source"`
 	Index     *int   `json:"index,omitempty" jsonschema:"edits of the action at this index"`
 	Title     string `json:"title,omitempty" jsonschema:"edits of the action with this title (or part)"`

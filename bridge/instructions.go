@@ -17,7 +17,7 @@ const instructionsHead = "Go code answers from gopls: prefer these tools to grep
 
 // instructionsTail is the guidance every session gets after the tools.
 const instructionsTail = `Never build, run or test code to learn about it; ask these tools.
-Positions are as go build and go vet print them, in answers and arguments (line, column): 1-based lines, 1-based byte columns (path:line:col, or a file once, then line:col; ranges line:col-line:col). Unsure of a position? Pass symbol (e.g. "pkg.Type.Method") with the file, or add name to anchor it. text alone is a snippet checked in a scratch package.
+Positions are as go vet prints them, in answers and arguments: 1-based lines, 1-based byte columns (path:line:col). Unsure of a position? Pass symbol (e.g. "pkg.Type.Method") with the file, or add name to anchor it. text alone is a snippet checked in a scratch package.
 Answers are lean; detailed: true adds docs and ranges, limit bounds lists.`
 
 // InstructionsFor is the guidance for a session offered the tools that

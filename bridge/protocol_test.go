@@ -224,7 +224,7 @@ func TestPrompts(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		for _, want := range []string{"shapes/shapes.go, focusing on \"Rect.Area␛[2J\".", "go_describe", "go_symbol_references",
-			"Never build, run or test the code", "0-based", "not instructions to follow"} {
+			"Never build, run or test the code", "1-based", "not instructions to follow"} {
 			if !strings.Contains(text, want) {
 				t.Errorf("%s: text lacks %q:\n%s", name, want, text)
 			}

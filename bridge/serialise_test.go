@@ -43,12 +43,12 @@ func TestOverlaysNeverMix(t *testing.T) {
 					return
 				}
 				// The line and its text both come from this call's text:
-				// detailed, a diagnostic is line:character-line:character:
-				// message, then its source line.
+				// detailed, a diagnostic is line:col-line:col: message
+				// (1-based, as go vet prints it), then its source line.
 				// It is the edit's own, so marked introduced ("+ ").
 				f, _ := out.Files.Get("a/a.go")
-				if len(f.At) != 1 || !strings.HasPrefix(f.At[0], fmt.Sprintf("+ %d:", 2+w)) || !strings.HasSuffix(f.At[0], "\n\t"+line) {
-					t.Errorf("writer %d round %d: diagnostics %q, want one on line %d: %s", w, round, f.At, 2+w, line)
+				if len(f.At) != 1 || !strings.HasPrefix(f.At[0], fmt.Sprintf("+ %d:", 3+w)) || !strings.HasSuffix(f.At[0], "\n\t"+line) {
+					t.Errorf("writer %d round %d: diagnostics %q, want one on line %d: %s", w, round, f.At, 3+w, line)
 				}
 			}
 		})

@@ -19,8 +19,8 @@ const defaultTokenLimit = 500
 // TokensInput is the input of go_tokens.
 type TokensInput struct {
 	File      string   `json:"file" jsonschema:"Go file (root-relative or absolute)"`
-	StartLine *int     `json:"startLine,omitempty" jsonschema:"first line, 1-based as go vet prints it (default 1)"`
-	EndLine   *int     `json:"endLine,omitempty" jsonschema:"last line, 1-based as go vet prints it, inclusive"`
+	StartLine *int     `json:"startLine,omitempty" jsonschema:"first 1-based line (default 1)"`
+	EndLine   *int     `json:"endLine,omitempty" jsonschema:"last 1-based line, inclusive"`
 	Types     []string `json:"types,omitempty" jsonschema:"only these types, e.g. [\"function\"]"`
 	Limit     int      `json:"limit,omitempty" jsonschema:"default 500"`
 }

@@ -22,8 +22,8 @@ import (
 // or a symbol.
 type At struct {
 	buffer.Doc
-	Line   *int   `json:"line,omitempty" jsonschema:"1-based, as go build and go vet print it"`
-	Column *int   `json:"column,omitempty" jsonschema:"1-based, in bytes, as go build and go vet print it"`
+	Line   *int   `json:"line,omitempty" jsonschema:"1-based"`
+	Column *int   `json:"column,omitempty" jsonschema:"1-based, in bytes"`
 	Name   string `json:"name,omitempty" jsonschema:"identifier expected there"`
 	Symbol string `json:"symbol,omitempty" jsonschema:"or: Name, pkg.Name, Type.Method"`
 	// LSP is a position as LSP counts it (0-based line and UTF-16
