@@ -381,8 +381,8 @@ func TestPackagesDriver(t *testing.T) {
 	s.ask(t, "go_symbol_references", `{"file":"$WORKDIR/main.go","symbol":"lib.Answer"}`)
 	s.ask(t, "go_diagnostics", `{}`)
 	res, err := s.ours.CallTool(testCtx(t), "go_definition", map[string]any{"file": "other/use.go", "symbol": "lib.Answer"})
-	if err != nil || res.IsError || !strings.Contains(res.Text(), "lib/lib.go:3:5") {
-		t.Errorf("go_definition of lib.Answer = %v %s; want lib/lib.go:3:5", err, res.Text())
+	if err != nil || res.IsError || !strings.Contains(res.Text(), "lib/lib.go:4:6") {
+		t.Errorf("go_definition of lib.Answer = %v %s; want lib/lib.go:4:6", err, res.Text())
 	}
 	if data, err := os.ReadFile(log); err != nil || len(data) == 0 {
 		t.Errorf("the driver was never run (%v): GOPACKAGESDRIVER did not reach gopls", err)
