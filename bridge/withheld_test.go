@@ -89,13 +89,13 @@ const ExtConst = "VALUE_S"
 }
 
 // at addresses word's occurrence after anchor in leak/leak.go, offset
-// characters on.
+// bytes on, as go vet numbers lines and columns (from 1).
 func at(t *testing.T, anchor, word string, offset int) map[string]any {
 	t.Helper()
 	for i, line := range strings.Split(outsideUse, "\n") {
 		if j := strings.Index(line, anchor); j >= 0 {
 			k := strings.Index(line[j:], word)
-			return map[string]any{"file": "leak/leak.go", "line": i, "character": j + k + offset}
+			return map[string]any{"file": "leak/leak.go", "line": i + 1, "column": j + k + offset + 1}
 		}
 	}
 	t.Fatalf("%q is not in leak/leak.go", anchor)
@@ -128,7 +128,7 @@ func TestOutsideSaysWithheld(t *testing.T) {
 		t.Helper()
 		for i, line := range strings.Split(freshUse, "\n") {
 			if j := strings.Index(line, anchor); j >= 0 {
-				return map[string]any{"file": "fresh/fresh.go", "line": i, "character": j + strings.Index(line[j:], word) + offset}
+				return map[string]any{"file": "fresh/fresh.go", "line": i + 1, "column": j + strings.Index(line[j:], word) + offset + 1}
 			}
 		}
 		t.Fatalf("%q is not in fresh/fresh.go", anchor)
@@ -212,9 +212,9 @@ func TestOutsideSaysWithheld(t *testing.T) {
 		want string
 	}{
 		{"go_describe", map[string]any{"file": "shapes/shapes.go", "symbol": "Shape", "detailed": true}, "Shape is a closed plane figure"},
-		{"go_signature", map[string]any{"file": "main.go", "line": 12, "character": 28}, "Summary(list []shapes.Shape) string"},
+		{"go_signature", map[string]any{"file": "main.go", "line": 13, "column": 29}, "Summary(list []shapes.Shape) string"},
 		{"go_search", map[string]any{"query": "TotalArea"}, "func TotalArea"},
-		{"go_complete", map[string]any{"file": "main.go", "line": 12, "character": 22}, "Summary func(list []shapes.Shape) string"},
+		{"go_complete", map[string]any{"file": "main.go", "line": 13, "column": 23}, "Summary func(list []shapes.Shape) string"},
 		{"go_complete", fresh("shapes.TotalAr", "TotalAr", 7), `TotalArea func(shapes ...Shape) float64, adds import "example.com/shapes/shapes"`},
 		{"go_file_context", map[string]any{"file": "main.go"}, "type Shape interface { Area() float64; Perimeter() float64 }"},
 	} {
@@ -249,7 +249,7 @@ func TestGoWorkUseSaysWithheld(t *testing.T) {
 		}
 	}
 	c := startStack(t, root)
-	at := map[string]any{"file": "main.go", "line": 4, "character": 23} // Func
+	at := map[string]any{"file": "main.go", "line": 5, "column": 24} // Func
 	want := "outside the workspace root, reached through the go.work use " + lib
 	for _, tool := range []string{"go_describe", "go_definition", "go_source"} {
 		res, err := c.CallTool(testCtx(t), tool, at)
