@@ -32,18 +32,26 @@ import (
 // watcher's budget bounds its watches.
 const maxSpecialScan = 20000
 
-// findSpecial returns the Go files under root, in the directories the go
-// command reads (not testdata, vendor, nor those starting with . or _),
-// that are not regular files once links are followed. Links to
-// directories are not followed. Only links and files of other types are
-// looked at further: a regular file costs nothing beyond its directory's
-// read.
+// findSpecial returns the Go files that are not regular files once links
+// are followed, in every directory the go command may read: under root
+// and under the modules go.work uses and go.mod replaces with local
+// directories (which may lie outside root). Unlike the watcher, it looks
+// in vendor (read in vendor mode), testdata and directories starting with
+// _ (read when a package imports them): only directories starting with .
+// are skipped, which no import path may name. Links to directories are
+// not followed. Only links and files of other types are looked at
+// further: a regular file costs nothing beyond its directory's read.
 func findSpecial(root string) []string {
 	var out []string
-	dirs := []string{root}
+	dirs := append([]string{root}, localModules(root)...)
+	seen := map[string]bool{}
 	for n := 0; len(dirs) > 0 && n < maxSpecialScan; n++ {
 		dir := dirs[len(dirs)-1]
 		dirs = dirs[:len(dirs)-1]
+		if seen[dir] {
+			continue
+		}
+		seen[dir] = true
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			continue
@@ -52,7 +60,7 @@ func findSpecial(root string) []string {
 			name := e.Name()
 			switch {
 			case e.IsDir():
-				if !skipDir(name) {
+				if !strings.HasPrefix(name, ".") {
 					dirs = append(dirs, filepath.Join(dir, name))
 				}
 			case e.Type().IsRegular():
@@ -62,6 +70,61 @@ func findSpecial(root string) []string {
 		}
 	}
 	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// localModules returns the directories outside root that root's go.work
+// uses and its go.work's and go.mod's replace directives name (a local
+// path: one starting with ./, ../ or /). A directory in root is scanned
+// with it. It reads only those two files, with no module parser: a
+// directive it misreads costs a directory unscanned, which the watch on
+// gopls's children (children_linux.go) still catches when read.
+func localModules(root string) []string {
+	var out []string
+	for _, name := range []string{"go.work", "go.mod"} {
+		data, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil || len(data) > 1<<20 {
+			continue
+		}
+		block := ""
+		for line := range strings.Lines(string(data)) {
+			line, _, _ = strings.Cut(line, "//")
+			f := strings.Fields(line)
+			switch {
+			case len(f) == 0:
+				continue
+			case f[0] == ")":
+				block = ""
+				continue
+			case len(f) == 2 && f[1] == "(":
+				block = f[0]
+				continue
+			}
+			verb := block
+			if verb == "" {
+				verb, f = f[0], f[1:]
+			}
+			var dir string
+			switch {
+			case verb == "use" && name == "go.work" && len(f) >= 1:
+				dir = f[0]
+			case verb == "replace":
+				if i := slices.Index(f, "=>"); i >= 0 && i+1 < len(f) {
+					dir = f[i+1]
+				}
+			}
+			dir = strings.Trim(dir, "\"`")
+			if !filepath.IsAbs(dir) && !strings.HasPrefix(dir, "./") && !strings.HasPrefix(dir, "../") && dir != "." && dir != ".." {
+				continue
+			}
+			if !filepath.IsAbs(dir) {
+				dir = filepath.Join(root, dir)
+			}
+			if !within(root, filepath.Clean(dir)) {
+				out = append(out, filepath.Clean(dir))
+			}
+		}
+	}
 	return out
 }
 
@@ -79,14 +142,13 @@ func isSpecial(path string) bool {
 
 // writeOverlayLocked writes the go command's overlay file that deletes
 // the shielded files (under each name of the root they may be seen by):
-// created at the first, rewritten whole (by a rename, so that no go
-// command reads half of it) as files are found, removed by Close. A
-// failure leaves the last one; gopls's overlays still shield the files
-// after its first load. c.docs.mu is held.
+// created before the first gopls starts, even with nothing to delete, so
+// that a file that becomes special later can still be hidden from the go
+// commands gopls runs (its settings are not sent again); rewritten whole
+// (by a rename, so that no go command reads half of it) as files are
+// found, removed by Close. A failure leaves the last one. c.docs.mu is
+// held.
 func (c *Client) writeOverlayLocked() {
-	if len(c.docs.shields) == 0 {
-		return
-	}
 	root := c.opts.Root
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
@@ -179,16 +241,17 @@ func (c *Client) recordShieldLocked(path string) {
 	c.docs.shields[FileURI(path)] = true
 }
 
-// shieldNew shields the Go files among paths that have become special.
-func (c *Client) shieldNew(paths []string) {
-	var special []string
+// shieldNew shields the Go files among paths that have become special,
+// and returns them: gopls must not hear of them either, since it reads
+// a file it is told of.
+func (c *Client) shieldNew(paths []string) (special []string) {
 	for _, p := range paths {
 		if isGoFile(filepath.Base(p)) && isSpecial(p) {
 			special = append(special, p)
 		}
 	}
 	if len(special) == 0 {
-		return
+		return nil
 	}
 	c.docs.mu.Lock()
 	defer c.docs.mu.Unlock()
@@ -201,4 +264,5 @@ func (c *Client) shieldNew(paths []string) {
 		// settings are not sent again.
 		c.writeOverlayLocked()
 	}
+	return special
 }

@@ -535,7 +535,15 @@ func (w *watcher) tell(changes changeSet, dirsGone, newPackages []string) {
 			appeared = append(appeared, path)
 		}
 	}
-	w.c.shieldNew(appeared)
+	for _, path := range w.c.shieldNew(appeared) {
+		// Never told, even as gone: gopls reads every file it is told
+		// changed (open(2) on a FIFO blocks it for good; a device
+		// floods it), and would for a load of its package. A file it
+		// knew keeps its last text in gopls; the go command no longer
+		// lists it.
+		delete(changes, path)
+		newPackages = slices.DeleteFunc(newPackages, func(uri string) bool { return uri == FileURI(path) })
+	}
 	for _, path := range w.c.refreshDocuments(changes, dirsGone) {
 		// gopls has the new text as the document's: the document, not
 		// the disk, is what it reads while it is open, and it reads the
