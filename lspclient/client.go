@@ -142,6 +142,14 @@ type Client struct {
 	capabilities json.RawMessage
 
 	pid atomic.Int64 // of the last gopls started
+	// kills records the processes gopls ran that the watch of its
+	// children killed (children_linux.go): n counts them, list keeps the
+	// last few, for the requests that waited for them (see watched).
+	kills struct {
+		sync.Mutex
+		n    uint64
+		list []childKill
+	}
 	// diagnoseSeq numbers the progress tokens of workspace diagnoses.
 	diagnoseSeq atomic.Int64
 	// mods counts every change told to gopls, answers those that may

@@ -24,6 +24,9 @@
 // the client starts has ended when [Client.Close] returns. gopls is the
 // only subprocess it runs for its own work; it is bounded by the request
 // timeout and the hang detection, and stopped within two seconds by Close.
+// What gopls runs — the go command and the tools it runs — is watched
+// apart on Linux (children_linux.go): a process past its bound, or
+// blocked on a file that is not a regular file, is killed.
 //
 // It also owns how processes end with goplsmcp, however goplsmcp ends: on
 // Unix a guard (a shell reading a pipe only goplsmcp writes) kills gopls's

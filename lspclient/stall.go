@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -113,6 +114,9 @@ func (c *Client) watched(ctx context.Context, p *process, method string, params 
 			}
 		})
 	)
+	c.kills.Lock()
+	kills := c.kills.n
+	c.kills.Unlock()
 	err := req(wctx)
 	starter.Stop()
 	mu.Lock()
@@ -120,11 +124,40 @@ func (c *Client) watched(ctx context.Context, p *process, method string, params 
 	mu.Unlock()
 	close(done)
 	wg.Wait()
+	if ctx.Err() != nil {
+		return err
+	}
+	if kerr := c.killedFor(kills, method, params, err); kerr != nil {
+		// What the request waited for was killed: that is the answer.
+		return kerr
+	}
 	var stuck *StuckError
-	if ctx.Err() == nil && errors.As(context.Cause(wctx), &stuck) {
+	if errors.As(context.Cause(wctx), &stuck) {
 		return stuck
 	}
 	return err
+}
+
+// killedFor returns the *ChildError of a process gopls ran that was
+// killed while a request waited (since kills counted since), if the
+// request failed or was about a file of the killed process's package: its
+// answer, if any, says nothing of that package. Else nil.
+func (c *Client) killedFor(since uint64, method string, params any, err error) error {
+	c.kills.Lock()
+	defer c.kills.Unlock()
+	n := c.kills.n - since
+	if n == 0 {
+		return nil
+	}
+	recent := c.kills.list[max(len(c.kills.list)-int(min(n, uint64(len(c.kills.list)))), 0):]
+	file := requestFile(params)
+	for i := len(recent) - 1; i >= 0; i-- {
+		k := recent[i]
+		if err != nil || (file != "" && k.dir != "" && filepath.Dir(file) == k.dir) {
+			return &ChildError{Method: method, Sentence: k.sentence}
+		}
+	}
+	return nil
 }
 
 // stallSteps is how many looks at gopls a stall window holds: a stall is

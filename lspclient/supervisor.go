@@ -78,6 +78,7 @@ func (c *Client) launch(ctx context.Context) (*process, error) {
 		return nil, err
 	}
 	c.pid.Store(int64(p.pid))
+	p.goBG(func() { c.watchChildren(p) })
 	if err := c.initialize(ctx, p); err != nil {
 		p.stop(c.log, false)
 		return nil, err
