@@ -21,7 +21,12 @@ func Error(err error) error {
 	var re *lspclient.ResponseError
 	var lt *lspclient.LoadTimeoutError
 	var stuck *lspclient.StuckError
+	var child *lspclient.ChildError
 	switch {
+	case errors.As(err, &child):
+		// What gopls ran for the call was killed: the sentence names the
+		// package and the cause (a path or an import path, bounded).
+		return fmt.Errorf("%s; fix that, then send the call again", render.ClipN(child.Sentence, 2*MessageChars))
 	case errors.As(err, &re):
 		// gopls's messages may span lines; a tool error is one line.
 		// They may quote what the client sent (a name, a line of its

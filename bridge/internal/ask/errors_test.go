@@ -26,6 +26,8 @@ func TestError(t *testing.T) {
 			"gopls stopped answering while working on x.go (no CPU time and no message for 30s) and was restarted; send the call again"},
 		{&lspclient.StuckError{Method: "textDocument/references", Idle: 30 * time.Second},
 			"gopls stopped working on this call (no CPU time and no message for 30s, though it still answers): something it reads blocks it, such as a link to a pipe or a device; remove that, or ask about other files"},
+		{fmt.Errorf("asking: %w", &lspclient.ChildError{Method: "textDocument/hover", Sentence: "gopls's go command ran cgo on package example.com/m/cg for 2m0s, past its bound of 2m0s, and it was killed"}),
+			"gopls's go command ran cgo on package example.com/m/cg for 2m0s, past its bound of 2m0s, and it was killed; fix that, then send the call again"},
 		{other, "other"},
 	} {
 		if got := Error(c.err).Error(); got != c.want {
