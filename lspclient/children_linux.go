@@ -124,7 +124,15 @@ func (c *Client) watchChildren(p *process) {
 // lookAtChildren takes one look at p's group, and acts on what it finds.
 // It returns the blocks seen.
 func (c *Client) lookAtChildren(p *process, before map[string]bool, killed map[groupProc]bool) map[string]bool {
-	procs := slices.DeleteFunc(groupProcs(p.tree.pgid), func(gp groupProc) bool { return killed[gp] })
+	var procs []groupProc
+	if hasChildren(p.tree.pgid) || len(killed) > 0 {
+		procs = groupProcs(p.tree.pgid)
+	} else {
+		// gopls alone, as most of the time: it is looked at without
+		// reading every process's stat.
+		procs = []groupProc{{pid: p.tree.pgid, comm: "gopls"}}
+	}
+	procs = slices.DeleteFunc(procs, func(gp groupProc) bool { return killed[gp] })
 	for gp := range killed {
 		if !slices.ContainsFunc(procs, func(q groupProc) bool { return q.pid == gp.pid }) {
 			delete(killed, gp)
@@ -300,6 +308,23 @@ func groupProcs(pgid int) []groupProc {
 		out = append(out, gp)
 	}
 	return out
+}
+
+// hasChildren reports whether process pid has children, or may have
+// (when its threads' lists of children cannot be read).
+func hasChildren(pid int) bool {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task/"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return true
+	}
+	for _, task := range tasks {
+		data, err := os.ReadFile(dir + task.Name() + "/children")
+		if err != nil || len(bytes.TrimSpace(data)) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // uptimeTicks returns the time since boot in clock ticks, 0 if unknown.

@@ -150,12 +150,17 @@ func (c *Client) killedFor(since uint64, method string, params any, err error) e
 		return nil
 	}
 	recent := c.kills.list[max(len(c.kills.list)-int(min(n, uint64(len(c.kills.list)))), 0):]
+	// The first kill of the request's package, else (for a request that
+	// failed) the first kill: a kill ends a tool with what it started,
+	// and what escaped it, killed after, says less of it.
 	file := requestFile(params)
-	for i := len(recent) - 1; i >= 0; i-- {
-		k := recent[i]
-		if err != nil || (file != "" && k.dir != "" && filepath.Dir(file) == k.dir) {
+	for _, k := range recent {
+		if file != "" && k.dir != "" && filepath.Dir(file) == k.dir {
 			return &ChildError{Method: method, Sentence: k.sentence}
 		}
+	}
+	if err != nil {
+		return &ChildError{Method: method, Sentence: recent[0].sentence}
 	}
 	return nil
 }
