@@ -130,3 +130,43 @@ func TestEndlessCompileKilled(t *testing.T) {
 	c.Close()
 	waitFor(t, 10*time.Second, "gopls's group to end with the client", func() bool { return len(groupPIDs(pgid)) == 0 })
 }
+
+// TestBlockedGoListKilled saves a FIFO into vendor/ after the load — a
+// folder the watcher skips, read by the go command in vendor mode — and
+// then makes main.go import the package: the go command gopls runs
+// blocks in open(2) on the FIFO. It must be killed and the FIFO hidden:
+// the call answers, at worst with a sentence naming the FIFO, and the
+// next calls answer.
+func TestBlockedGoListKilled(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTree(t, root, map[string]string{
+		"go.mod":                       "module example.com/m\n\ngo 1.22\n\nrequire example.com/dep v1.0.0\n",
+		"main.go":                      "package main\n\nfunc main() {}\n",
+		"vendor/modules.txt":           "# example.com/dep v1.0.0\n## explicit; go 1.22\nexample.com/dep\n",
+		"vendor/example.com/dep/ok.go": depOK,
+	})
+	c := startWith(t, Options{Root: root, Timeout: 5 * time.Second, LoadTimeout: shieldBound})
+	waitFor(t, shieldBound, "the workspace to load", c.Loaded)
+	fifo := filepath.Join(root, "vendor", "example.com", "dep", "dep.go")
+	makeSpecial(t, fifo, "fifo")
+	writeTree(t, root, map[string]string{"main.go": fmt.Sprintf(mainUsesDep, "example.com/dep")})
+
+	ctx, cancel := context.WithTimeout(context.Background(), shieldBound)
+	defer cancel()
+	began := time.Now()
+	text, err := hoverOK(ctx, c, root)
+	if err != nil && !strings.Contains(err.Error(), fifo) {
+		t.Errorf("hover on dep.OK with a FIFO in vendor/ after %s: want an answer or an error naming %s, got %q, %v",
+			time.Since(began).Round(time.Millisecond), fifo, text, err)
+	}
+	t.Logf("first call after %s: %q, %v", time.Since(began).Round(time.Millisecond), text, err)
+	for range 2 {
+		began := time.Now()
+		if text, err := hoverOK(ctx, c, root); err != nil || !strings.Contains(text, "OK() int") {
+			t.Errorf("hover on dep.OK after %s: want OK() int, got %q, %v", time.Since(began).Round(time.Millisecond), text, err)
+		}
+	}
+}
