@@ -22,7 +22,10 @@ import (
 //     it runs), where the system tells it cheaply: /proc on Linux (with
 //     major page faults: waiting for the disk is work too), the job
 //     object on Windows. Elsewhere an answered probe counts as work, up to
-//     the load timeout.
+//     the load timeout. On Linux each of those children is also bounded
+//     apart (children_linux.go): one that never ends — a C compiler on a
+//     preamble that never finishes — is killed at its bound instead of
+//     counting as work for ever.
 //
 // The workspace load is not watched: it has its own bound, the load
 // timeout, since the go command gopls waits for may work without using
