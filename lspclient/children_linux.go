@@ -32,9 +32,11 @@ import (
 //     is killed, gopls is replaced (a new gopls starts with the file
 //     hidden, and the request is sent to it again).
 //   - A child past its bound, in time since it started: the go command
-//     itself gets the load timeout, the bound the user gave for the go
-//     command's work (it may download modules or wait for a lock, using
-//     no CPU); each tool the go command (or gopls) runs — cgo, which runs
+//     itself, after the workspace load (during it, the load timeout
+//     answers the calls and the load goes on), gets the load timeout, the
+//     bound the user gave for the go command's work (it may download
+//     modules or wait for a lock, using no CPU), or a tool's bound if
+//     longer; each tool the go command (or gopls) runs — cgo, which runs
 //     the C compiler, the compiler — gets childWindows stall windows, and
 //     at least minToolBound (two minutes with the default window):
 //     running cgo on one package's preamble takes a few seconds, on a
@@ -159,8 +161,10 @@ func (c *Client) lookAtChildren(p *process, before map[string]bool, killed map[g
 		}
 		bound := max(time.Duration(childWindows)*c.opts.Timeout, minToolBound)
 		switch parent := procOf(procs, gp.ppid); {
+		case gp.comm == "go" && !c.Loaded():
+			continue // the load has its own bound, and goes on past it
 		case gp.comm == "go":
-			bound = c.opts.LoadTimeout
+			bound = max(bound, c.opts.LoadTimeout)
 		case parent.pid != 0 && parent.comm != "go" && parent.pid != p.tree.pgid:
 			continue // bound with the tool that started it
 		}
@@ -174,7 +178,7 @@ func (c *Client) lookAtChildren(p *process, before map[string]bool, killed map[g
 				"a file of the package may never finish compiling (a cgo preamble whose macros expand without end, say)",
 				what, pkg, age.Round(time.Second), bound)
 			if gp.comm == "go" {
-				sentence = fmt.Sprintf("gopls's go command (running %s) worked on %s for %s, past the load timeout of %s, and it was killed: "+
+				sentence = fmt.Sprintf("gopls's go command (running %s) worked on %s for %s, past its bound of %s, and it was killed: "+
 					"it may wait for a module download or a lock that never comes, or for a tool that never ends",
 					cmp.Or(strings.Join(descendants(procs, gp), ", "), "nothing else"), pkg, age.Round(time.Second), bound)
 			}
