@@ -494,12 +494,13 @@ func cancelledCall(id string) string {
 	return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"go_describe","arguments":{"file":"shapes/shapes.go","line":31,"column":17}}}`
 }
 
-// hoversAtCancelled counts the hover requests at cancelledCall's position.
+// hoversAtCancelled counts the hover requests at cancelledCall's position,
+// as the LSP wire carries it to gopls (0-based, UTF-16; the line is ASCII).
 func hoversAtCancelled(events []rpcEvent) int {
 	n := 0
 	for _, ev := range events {
 		if ev.kind == "request" && ev.method == "textDocument/hover" &&
-			strings.Contains(ev.body, "/shapes/shapes.go\"") && strings.Contains(ev.body, `"line":31`) && strings.Contains(ev.body, `"column":17`) {
+			strings.Contains(ev.body, "/shapes/shapes.go\"") && strings.Contains(ev.body, `"line":30`) && strings.Contains(ev.body, `"character":16`) {
 			n++
 		}
 	}
