@@ -268,7 +268,8 @@ func (b *Bridge) bufferSet() {
 	b.rootBuild = &gocmd.RootBuild{Gate: b.reads, Build: &b.build, Env: env}
 	b.buffers = buffer.NewSet(buffer.SetConfig{Client: b.client, Reads: b.reads, Addr: b.addr, Lines: &b.lines, InBuild: b.rootBuild.Has, OtherBuild: b.rootBuild.Excludes,
 		Gate: b.gate.Gate, Fault: mcp.InternalError, Log: b.log,
-		TextChars: b.limits.withDefaults().TextChars, Timeout: b.limits.withDefaults().Timeout})
+		TextChars: b.limits.withDefaults().TextChars, Timeout: b.limits.withDefaults().Timeout,
+		KeptBytes: max(MaxKeptText, 4*b.limits.withDefaults().TextChars)})
 }
 
 // overBuffers makes the parts that find places and packages in the

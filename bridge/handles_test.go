@@ -108,3 +108,85 @@ func TestModernHandleIsTheTokens(t *testing.T) {
 		t.Errorf("a foreign handle is refused as %q, a made-up one as %q; want the same words", foreign, unknown)
 	}
 }
+
+// TestHandleBoundedInBytes gives one handle's session snippets of
+// 500 KB each, the most one text may be, until the unsaved text it keeps
+// would pass bridge.MaxKeptText: that text is refused in one sentence
+// naming the bound, what the handle kept stays seen, and once a snippet
+// is closed the text is kept.
+func TestHandleBoundedInBytes(t *testing.T) {
+	root := exampleRoot(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv := mcp.NewServer("goplsmcp", "test", nil)
+	client, err := lspclient.Start(ctx, lspclient.Options{Gopls: testGopls(t), Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	br, err := bridge.New(bridge.Config{Root: root, Client: client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := br.Register(srv); err != nil {
+		t.Fatal(err)
+	}
+	st := &stack{server: srv}
+	c := st.session(t, "")
+	call := func(tool string, args map[string]any) *mcp.ToolResultJSON {
+		t.Helper()
+		var res mcp.ToolResultJSON
+		err := c.Call(testCtx(t), "tools/call", map[string]any{
+			"name": tool, "arguments": args,
+			"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": map[string]any{}},
+		}, &res)
+		if err != nil {
+			t.Fatalf("%s: %v", tool, err)
+		}
+		return &res
+	}
+	// snippet is a whole file of about 500 KB with a type error.
+	const size = 500_000
+	snippet := func(n int) string {
+		head := fmt.Sprintf("package scratch\n\nvar V%d int = \"s\"\n", n)
+		line := "// " + strings.Repeat("x", 76) + "\n"
+		return head + strings.Repeat(line, (size-len(head))/len(line))
+	}
+	if n := len(snippet(1)); n > bridge.DefaultTextChars || bridge.MaxKeptText/n < 2 {
+		t.Fatalf("a snippet has %d bytes; want at most %d and at least two under %d", n, bridge.DefaultTextChars, bridge.MaxKeptText)
+	}
+	first := call("go_diagnostics", map[string]any{"text": snippet(0)})
+	var sc struct {
+		Handle string `json:"handle"`
+		URI    string `json:"uri"`
+	}
+	if err := json.Unmarshal(first.StructuredContent, &sc); err != nil || sc.Handle == "" || first.IsError {
+		t.Fatalf("the first snippet: no handle (%v): %s %s", err, first.Text(), first.StructuredContent)
+	}
+	fits := bridge.MaxKeptText / len(snippet(0))
+	for i := 1; i < fits; i++ {
+		if res := call("go_diagnostics", map[string]any{"text": snippet(i), "handle": sc.Handle}); res.IsError {
+			t.Fatalf("snippet %d of %d under the bound: %s", i+1, fits, res.Text())
+		}
+	}
+	over := call("go_diagnostics", map[string]any{"text": snippet(fits), "handle": sc.Handle})
+	const bound = "more than the 8 MiB allowed"
+	if !over.IsError || !strings.Contains(over.Text(), bound) || strings.Count(strings.TrimSpace(over.Text()), ". ") > 0 {
+		t.Fatalf("snippet %d, past %d bytes kept: %q, isError %v; want one sentence saying %q", fits+1, bridge.MaxKeptText, over.Text(), over.IsError, bound)
+	}
+	t.Logf("refused: %s", over.Text())
+	if res := call("go_diagnostics", map[string]any{"text": snippet(fits), "handle": sc.Handle}); !res.IsError {
+		t.Fatalf("the same snippet again: kept; want refused")
+	}
+	// What the handle kept is still seen, and closing a snippet makes
+	// room.
+	if res := call("go_diagnostics", map[string]any{"uri": sc.URI, "handle": sc.Handle}); res.IsError || !strings.Contains(res.Text(), `cannot use "s"`) {
+		t.Errorf("the first snippet under the handle after the refusal: %q; want its error", res.Text())
+	}
+	if res := call("go_close", map[string]any{"uri": sc.URI, "handle": sc.Handle}); res.IsError {
+		t.Fatalf("go_close of the first snippet: %s", res.Text())
+	}
+	if res := call("go_diagnostics", map[string]any{"text": snippet(fits), "handle": sc.Handle}); res.IsError {
+		t.Errorf("the refused snippet once another is closed: %s", res.Text())
+	}
+}

@@ -49,10 +49,17 @@ func (b *Bridge) sessionState(id string) *buffer.Session {
 // mcp.OfferHandles): the call that gives it is answered with a handle,
 // and a later call that passes the handle runs as the same session, with
 // the same overlays and snippets. Handles are bounded in number and idle
-// time; a forgotten one ends its session, as a legacy session's end does.
+// time, and what each keeps in bytes (MaxKeptText, as every session's);
+// a forgotten one ends its session, as a legacy session's end does.
 const (
 	// MaxHandles bounds the handles kept at once, over all clients.
 	MaxHandles = 64
+	// MaxKeptText bounds the unsaved text (overlays and snippets) one
+	// session, and so one handle, keeps at once, in bytes: 16 texts of
+	// the default --max-text-chars, and at least 4 bytes a character of
+	// one text of --max-text-chars (see buffer.SetConfig.KeptBytes).
+	// With MaxHandles, handles keep at most 512 MiB.
+	MaxKeptText = 8 << 20
 	// HandleIdle forgets a handle no call has used for this long.
 	HandleIdle = 30 * time.Minute
 )

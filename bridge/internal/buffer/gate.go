@@ -352,6 +352,19 @@ func (g *Gate) Overlaid(st *Session, uri, text string) {
 	}
 }
 
+// OverlayBytes returns the bytes of st's overlays, but for uri's.
+func (g *Gate) OverlayBytes(st *Session, uri string) int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := 0
+	for u, text := range st.overlays {
+		if u != uri {
+			n += len(text)
+		}
+	}
+	return n
+}
+
 // Reverted records that st's overlay of uri, if it had one, is gone:
 // gopls holds the file as on disk, or not at all.
 func (g *Gate) Reverted(st *Session, uri string) {

@@ -51,6 +51,11 @@ type SetConfig struct {
 	// Timeout bounds a call, and a switch of what gopls holds.
 	TextChars int
 	Timeout   time.Duration
+	// KeptBytes bounds the unsaved text one session keeps at once, its
+	// overlays' and snippets' together (in bytes); 0 leaves it unbounded.
+	// A handle keeps its session's for as long as it lives, however
+	// little its client still needs it.
+	KeptBytes int
 	// Log receives what goes wrong on the side of a call; nil discards.
 	Log *slog.Logger
 	// InBuild, if set, reports whether gopls knows the file at path
@@ -177,6 +182,11 @@ func (s *Set) hold(ctx context.Context, c Caller, path, text string, kind Kind) 
 		// one slipped past it, which is the server's fault.
 		return nil, s.c.Fault(errors.New("bridge: unsaved text given outside its session's turn at the gate"))
 	}
+	if c.Gated && kind != FromDisk && s.c.KeptBytes > 0 {
+		if kept := s.keptBytes(c.Session, src.URI) + len(text); kept > s.c.KeptBytes {
+			return nil, fmt.Errorf("this unsaved text is not kept: with it the session (or handle) would keep %s of unsaved text and snippets, more than the %s allowed; go_close the files and snippets it no longer needs, then give it again", mebibytes(kept), mebibytes(s.c.KeptBytes))
+		}
+	}
 	var l *lspclient.Lease
 	var err error
 	switch {
@@ -202,6 +212,29 @@ func (s *Set) hold(ctx context.Context, c Caller, path, text string, kind Kind) 
 		}
 	}
 	return src, nil
+}
+
+// mebibytes says n bytes in MiB, as the bound's words are.
+func mebibytes(n int) string {
+	if n%(1<<20) == 0 {
+		return strconv.Itoa(n>>20) + " MiB"
+	}
+	return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
+}
+
+// keptBytes returns the bytes of unsaved text st keeps, its overlays'
+// and its snippets', but for uri's (which a new text replaces).
+func (s *Set) keptBytes(st *Session, uri string) int {
+	n := s.c.Gate.OverlayBytes(st, uri)
+	for _, u := range st.Snippets.All() {
+		if u == uri {
+			continue
+		}
+		if text, _, ok := s.c.Client.Document(u); ok {
+			n += len(text)
+		}
+	}
+	return n
 }
 
 // inGopls reports whether gopls has uri open, in which case Hold and
