@@ -352,6 +352,13 @@ func (g *Gate) Overlaid(st *Session, uri, text string) {
 	}
 }
 
+// OverlayURIs returns the URIs st holds overlays for.
+func (g *Gate) OverlayURIs(st *Session) []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Collect(maps.Keys(st.overlays))
+}
+
 // OverlayBytes returns the bytes of st's overlays, but for uri's.
 func (g *Gate) OverlayBytes(st *Session, uri string) int {
 	g.mu.Lock()

@@ -237,6 +237,22 @@ func (s *Set) keptBytes(st *Session, uri string) int {
 	return n
 }
 
+// UnsavedIn returns the paths in dir of c's unsaved text, its overlays
+// and snippets, which may not be on disk: a listing of dir misses them.
+func (s *Set) UnsavedIn(c Caller, dir string) []string {
+	if c.Session == nil {
+		return nil
+	}
+	var out []string
+	for _, uri := range append(s.c.Gate.OverlayURIs(c.Session), c.Session.Snippets.All()...) {
+		if p, err := lspclient.URIPath(uri); err == nil && filepath.Dir(p) == dir {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // inGopls reports whether gopls has uri open, in which case Hold and
 // HoldDisk do the same and InBuild, which reads the file's header and
 // looks for go.mod and go.work, need not be asked.

@@ -332,9 +332,15 @@ func (r *symbolResolver) load(dir, name string, from *buffer.Source) *symbol.Pac
 			}
 		}
 	}
-	// A snippet, or an overlay of a file not yet on disk.
+	// A snippet, or an overlay of a file not yet on disk: this call's,
+	// or the session's from earlier calls.
 	if from != nil && filepath.Dir(from.Path) == dir && !slices.Contains(paths, from.Path) {
 		paths = append(paths, from.Path)
+	}
+	for _, path := range r.res.Buffers.UnsavedIn(r.caller, dir) {
+		if !slices.Contains(paths, path) {
+			paths = append(paths, path)
+		}
 	}
 	for _, path := range paths {
 		text, ok := r.res.textOf(path, from)
