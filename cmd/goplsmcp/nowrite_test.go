@@ -68,7 +68,6 @@ var writeAllowed = map[string]string{
 	"lspclient/special.go:writeOverlayFile:os.CreateTemp":    "the go command's overlay file (JSON naming the special files to hide), in the temporary directory",
 	"lspclient/special.go:writeOverlayFile:os.Rename":        "replaces the overlay file whole when more special files appear",
 	"lspclient/special.go:writeOverlayFile:os.Remove":        "removes the new overlay file when writing it failed",
-	"lspclient/special.go:removeLeftOverlays:os.Remove":      "removes, in the temporary directory, overlay files of goplsmcp's own name left by killed servers of this user (regular files, named for a pid that no longer runs)",
 	"lspclient/client.go:Close:os.Remove":                    "removes the overlay file when the client closes",
 	"lspclient/readfile.go:OpenRegular:os.OpenFile":          "opens for reading only (O_RDONLY|O_NONBLOCK, so that a FIFO cannot block the open)",
 	"lspclient/guard_unix.go:startGuard:exec.Command":        "the guard, /bin/sh running a fixed script that only kills goplsmcp's children's process groups when goplsmcp ends",
