@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -176,12 +175,9 @@ func (c *Client) writeOverlayLocked() {
 }
 
 // writeOverlayFile writes data to *path, making the file (and setting
-// *path) if *path is "", after removing those killed servers left.
+// *path) if *path is "".
 func writeOverlayFile(path *string, data []byte) error {
-	if *path == "" {
-		removeLeftOverlays(os.TempDir())
-	}
-	f, err := os.CreateTemp("", overlayPrefix+strconv.Itoa(os.Getpid())+"-*.json")
+	f, err := os.CreateTemp("", "goplsmcp-overlay-*.json")
 	if err != nil {
 		return err
 	}
@@ -200,36 +196,6 @@ func writeOverlayFile(path *string, data []byte) error {
 		*path = f.Name()
 	}
 	return nil
-}
-
-// overlayPrefix begins the name of every overlay file, which goes on
-// with the pid of the goplsmcp that wrote it: goplsmcp-overlay-PID-N.json.
-const overlayPrefix = "goplsmcp-overlay-"
-
-// removeLeftOverlays removes from dir the overlay files that servers
-// killed before their Close (which removes them) left behind, naming
-// workspace paths: only this user's own, and only those whose pid no
-// longer runs (leftOverlay). Files named without a pid, by older
-// versions, are left alone: nothing tells whether their writer lives.
-func removeLeftOverlays(dir string) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		rest, ok := strings.CutPrefix(e.Name(), overlayPrefix)
-		if !ok || !e.Type().IsRegular() || !strings.HasSuffix(rest, ".json") {
-			continue
-		}
-		n, _, ok := strings.Cut(rest, "-")
-		pid, err := strconv.Atoi(n)
-		if !ok || err != nil {
-			continue
-		}
-		if fi, err := e.Info(); err == nil && leftOverlay(fi, pid) {
-			_ = os.Remove(filepath.Join(dir, e.Name()))
-		}
-	}
 }
 
 // overlaySettings returns settings whose env setting's GOFLAGS (which
