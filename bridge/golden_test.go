@@ -85,7 +85,12 @@ func TestGolden(t *testing.T) {
 		// -run chose none (make test-gopls-compat chooses some by name).
 		t.Skip("no archive matches -run")
 	}
-	// The archives' answers, all together, by tool (see lean_test.go).
+	// The archives' answers, all together, by tool (see lean_test.go):
+	// a ratio over all of them, which a few archives chosen by -run do not
+	// make.
+	if int(ran.Load()) < len(archives) {
+		return
+	}
 	checkLeanTools(t)
 }
 
