@@ -97,7 +97,7 @@ var searchTool = ToolSpec{
 	Doc:         "declarations matching a fuzzy `query` in the workspace, with kind and position; the count says how many more `scope: \"all\"` adds from dependencies and the standard library; gopls stops at its 100 best matches, and the equally good last ones it keeps differ from call to call, so those are left out and counted: the same search answers the same",
 	Summary:     "declarations matching a fuzzy `query`, with kind and position",
 	Framing:     []string{`^(no symbols|\d+ symbols?)( in the workspace| found)?`},
-	Good:        Sample{Args: `{"query": "Area"}`, Want: "method Rect.Area"},
+	Good:        Sample{Args: `{"query": "TotalArea"}`, Want: "func TotalArea"},
 	Bad:         Sample{Args: `{"query": ""}`, Want: `^query is empty; `},
 	Questions: []string{
 		"find a function by name",
